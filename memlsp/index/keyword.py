@@ -1,0 +1,221 @@
+"""The keyword index: chunks in tantivy, BM25 over text plus boosted title, aliases and headings.
+
+The only module that imports tantivy. Text reaches the analyzer pre-segmented (`parse.tokens`), and
+the analyzer (regex words, lower case, English stemming) must be registered again on every open:
+tantivy does not store custom tokenizers with the index.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+
+from memlsp.model import Chunk
+from memlsp.parse.tokens import segment
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+_ANALYZER = "memlsp"
+_FORMAT_FILE = "memlsp-format.json"
+_WRITER_HEAP = 64_000_000
+FIELD_BOOSTS = {"text": 1.0, "title": 2.0, "aliases": 2.0, "headings": 1.5}
+
+
+class IndexLocked(Exception):
+    """Another process holds the index writer."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFields:
+    """What the index keeps of a chunk's note, besides the chunk itself."""
+
+    title: str
+    aliases: tuple[str, ...]
+    date: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordHit:
+    chunk: Chunk
+    score: float
+
+
+def _analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"[\p{L}\p{N}_]+"))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("path", stored=True, tokenizer_name="raw")
+    for name in FIELD_BOOSTS:
+        builder.add_text_field(name, stored=False, tokenizer_name=_ANALYZER)
+    builder.add_bytes_field("content", stored=True)
+    builder.add_bytes_field("breadcrumb", stored=True)
+    builder.add_integer_field("start_line", stored=True)
+    builder.add_integer_field("end_line", stored=True)
+    builder.add_integer_field("date", stored=False, indexed=True, fast=True)
+    return builder.build()
+
+
+def date_number(date: str | None) -> int:
+    """YYYY-MM-DD as an integer YYYYMMDD; 0 for a note without a date."""
+    return int(date.replace("-", "")) if date else 0
+
+
+class KeywordIndex:
+    """A tantivy index on disk (or in memory when `directory` is None)."""
+
+    def __init__(self, directory: Path | None, *, writable: bool = True) -> None:
+        self.analyzer = _analyzer()
+        self.schema = _schema()
+        self.rebuilt_reason: str | None = None
+        self.read_only = not writable
+        self._index = self._open(directory)
+        self._writer: tantivy.IndexWriter | None = None
+        if writable:
+            try:
+                self._writer = self._index.writer(_WRITER_HEAP, 1)
+            except ValueError as error:
+                if "lock" not in str(error).lower():
+                    raise
+                self.read_only = True
+                log.warning("keyword index is locked by another process; serving it read-only")
+
+    def _open(self, directory: Path | None) -> tantivy.Index:
+        if directory is None:
+            return self._register(tantivy.Index(self.schema))
+        format_file = directory / _FORMAT_FILE
+        if directory.exists():
+            reason = self._check_format(format_file)
+            if reason is None:
+                try:
+                    return self._register(tantivy.Index(self.schema, str(directory), reuse=True))
+                except (OSError, ValueError) as error:
+                    reason = f"unreadable ({error})"
+            log.warning("keyword index at %s %s; rebuilding from the vault", directory, reason)
+            self.rebuilt_reason = reason
+            shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True, exist_ok=True)
+        index = self._register(tantivy.Index(self.schema, str(directory), reuse=False))
+        format_file.write_text(json.dumps({"format": FORMAT_VERSION}))
+        return index
+
+    @staticmethod
+    def _check_format(format_file: Path) -> str | None:
+        try:
+            found = json.loads(format_file.read_text()).get("format")
+        except (OSError, ValueError, AttributeError):
+            return "has no readable format marker"
+        return None if found == FORMAT_VERSION else f"has format {found}, expected {FORMAT_VERSION}"
+
+    def _register(self, index: tantivy.Index) -> tantivy.Index:
+        index.register_tokenizer(_ANALYZER, self.analyzer)
+        return index
+
+    # -- writing --------------------------------------------------------------------------
+
+    def replace_note(self, path: str, fields: NoteFields, chunks: list[Chunk]) -> None:
+        writer = self._require_writer()
+        writer.delete_documents_by_term("path", path)
+        title = segment(fields.title)
+        aliases = segment(" \n".join(fields.aliases))
+        date = date_number(fields.date)
+        for chunk in chunks:
+            headings = [h for h in chunk.breadcrumb[1:] if h != fields.title]
+            writer.add_document(
+                tantivy.Document(
+                    chunk_id=chunk.id,
+                    path=path,
+                    text=segment(chunk.text),
+                    title=title,
+                    aliases=aliases,
+                    headings=segment(" \n".join(headings)),
+                    content=chunk.text.encode(),
+                    breadcrumb=json.dumps(chunk.breadcrumb, ensure_ascii=False).encode(),
+                    start_line=chunk.start_line,
+                    end_line=chunk.end_line,
+                    date=date,
+                )
+            )
+
+    def delete_note(self, path: str) -> None:
+        self._require_writer().delete_documents_by_term("path", path)
+
+    def clear(self) -> None:
+        self._require_writer().delete_all_documents()
+
+    def commit(self) -> None:
+        self._require_writer().commit()
+        self._index.reload()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.wait_merging_threads()
+            self._writer = None
+
+    def _require_writer(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            raise IndexLocked("the keyword index is open read-only")
+        return self._writer
+
+    # -- reading --------------------------------------------------------------------------
+
+    def terms(self, text: str) -> list[str]:
+        """The index terms of a text, in order, without repeats."""
+        return list(dict.fromkeys(self.analyzer.analyze(segment(text))))
+
+    def search(
+        self, terms: list[str], limit: int, *, start_date: str | None = None, end_date: str | None = None
+    ) -> list[KeywordHit]:
+        if not terms or limit <= 0:
+            return []
+        clauses = [
+            (
+                tantivy.Occur.Should,
+                tantivy.Query.boost_query(tantivy.Query.term_query(self.schema, field, term), boost),
+            )
+            for term in terms
+            for field, boost in FIELD_BOOSTS.items()
+        ]
+        query = tantivy.Query.boolean_query(clauses)
+        if start_date or end_date:
+            dates = tantivy.Query.range_query(
+                self.schema,
+                "date",
+                tantivy.FieldType.Integer,
+                date_number(start_date) if start_date else 1,
+                date_number(end_date) if end_date else 99991231,
+            )
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, query), (tantivy.Occur.Must, dates)]
+            )
+        searcher = self._index.searcher()
+        hits = []
+        for score, address in searcher.search(query, limit, count=False).hits:
+            doc = searcher.doc(address)
+            chunk = Chunk(
+                id=doc["chunk_id"][0],
+                path=doc["path"][0],
+                breadcrumb=tuple(json.loads(bytes(doc["breadcrumb"][0]))),
+                start_line=doc["start_line"][0],
+                end_line=doc["end_line"][0],
+                text=bytes(doc["content"][0]).decode(),
+            )
+            hits.append(KeywordHit(chunk, float(score)))
+        hits.sort(key=lambda hit: (-hit.score, hit.chunk.path, hit.chunk.start_line))
+        return hits
+
+    def chunk_count(self) -> int:
+        return int(self._index.searcher().num_docs)

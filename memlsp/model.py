@@ -1,0 +1,207 @@
+"""Frozen value types shared by every layer.
+
+Positions inside a note are 0-based lines and 0-based columns counted in Unicode code points
+(Python string indices). The LSP layer converts columns to the client's negotiated encoding.
+Chunk line ranges are 1-based and inclusive, as users read them in an editor or a search result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A range on one line: `line` 0-based, `start`/`end` code-point columns, end exclusive."""
+
+    line: int
+    start: int
+    end: int
+
+
+class LinkKind(str, Enum):
+    WIKI = "wiki"
+    MARKDOWN = "markdown"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One link as written in a note.
+
+    `target` is the note or file part ("" for a same-note link like `[[#Heading]]`), already
+    URL-decoded for markdown links. `headings` is the heading path after `#` (`[[n#A#B]]` gives
+    ("A", "B")); `block` is the id after `#^`.
+    """
+
+    kind: LinkKind
+    target: str
+    headings: tuple[str, ...]
+    block: str | None
+    label: str | None
+    embed: bool
+    span: Span
+
+    @property
+    def anchor(self) -> str:
+        if self.block:
+            return "^" + self.block
+        return "#".join(self.headings)
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    text: str
+    slug: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    id: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    name: str
+    span: Span | None  # None for tags from frontmatter
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Everything parsed from one file; `path` is vault-relative with forward slashes."""
+
+    path: str
+    title: str
+    aliases: tuple[str, ...]
+    tags: tuple[Tag, ...]
+    description: str
+    date: str | None  # YYYY-MM-DD
+    headings: tuple[Heading, ...]
+    blocks: tuple[Block, ...]
+    links: tuple[Link, ...]
+    line_count: int
+    body_start_line: int  # first line indexed as text: after valid frontmatter, 0-based
+    problems: tuple[str, ...] = ()
+
+    @property
+    def stem(self) -> str:
+        name = self.path.rsplit("/", 1)[-1]
+        return name.rsplit(".", 1)[0] if "." in name else name
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A searchable piece of a note: a heading section, or part of one."""
+
+    id: str
+    path: str
+    breadcrumb: tuple[str, ...]  # title, then the enclosing headings
+    start_line: int  # 1-based, inclusive
+    end_line: int  # 1-based, inclusive
+    text: str
+
+    @property
+    def heading(self) -> str:
+        return self.breadcrumb[-1] if len(self.breadcrumb) > 1 else ""
+
+
+class LinkStatus(str, Enum):
+    RESOLVED = "resolved"
+    AMBIGUOUS = "ambiguous"  # resolved to one note, other candidates exist
+    UNRESOLVED = "unresolved"
+    OUTSIDE = "outside"  # points outside the vault: never resolved
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Where a link goes. `targets` has one path, or several for notes sharing an alias."""
+
+    status: LinkStatus
+    targets: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()  # for AMBIGUOUS: every note the name matched
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedLink:
+    source: str
+    link: Link
+    resolution: Resolution
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """A linked note as shown in link expansion and hover."""
+
+    path: str
+    name: str
+    description: str
+    anchors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    query: str
+    limit: int = 10
+    min_score: float = 0.0
+    start_date: str | None = None
+    end_date: str | None = None
+    expand: bool = True
+    budget_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result with the evidence for its place in the ranking."""
+
+    chunk: Chunk
+    score: float
+    keyword_score: float | None
+    keyword_rank: int | None
+    vector_score: float | None
+    vector_rank: int | None
+    matched_terms: tuple[str, ...]
+    title: str
+    date: str | None
+    outlinks: tuple[Neighbour, ...] = ()
+    inlinks: tuple[Neighbour, ...] = ()
+    source: str = "hit"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchCounts:
+    keyword: int
+    vector: int
+    hybrid: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    query: str
+    hits: tuple[Hit, ...]
+    counts: SearchCounts
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSummary:
+    notes: int
+    chunks: int
+    links: int
+    unresolved: int
+    ambiguous: int
+    added: int
+    modified: int
+    deleted: int
+    skipped: tuple[Skipped, ...]
+    problems: tuple[Skipped, ...]
+    seconds: float
+    read_only: bool = False
+    messages: tuple[str, ...] = field(default_factory=tuple)

@@ -1,0 +1,179 @@
+"""Cut a note into chunks: heading sections, split under a size cap (DESIGN §5).
+
+A section never splits inside a code fence, math block or link unless the fence alone is over the
+cap, in which case it becomes labelled parts. A chunk's id hashes its path, breadcrumb and text (and
+its rank among identical siblings), never its line numbers, so lines shifting above a section leave
+that section's id, and its vector, unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from memlsp.model import Chunk, Note
+from memlsp.parse.mask import mask_lines
+from memlsp.parse.tokens import estimate_tokens
+
+_ATOM = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)|\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    start: int  # 0-based line, inclusive
+    end: int  # 0-based line, inclusive
+    text: str
+    label: str | None = None
+
+
+def chunk_note(note: Note, lines: list[str], max_tokens: int) -> list[Chunk]:
+    """Chunks of a Markdown note, in file order."""
+    pieces: list[tuple[tuple[str, ...], _Piece]] = []
+    stack: list[tuple[int, str]] = []
+    section_headings = [h for h in note.headings if h.line >= note.body_start_line]
+    starts = [note.body_start_line] + [h.line for h in section_headings]
+    ends = [*starts[1:], len(lines)]
+    for index, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        if index > 0:
+            heading = section_headings[index - 1]
+            while stack and stack[-1][0] >= heading.level:
+                stack.pop()
+            stack.append((heading.level, heading.text))
+        breadcrumb = (note.title, *(text for _, text in stack))
+        pieces.extend((breadcrumb, piece) for piece in _split_section(lines, start, end - 1, max_tokens))
+    return _to_chunks(note.path, pieces)
+
+
+def chunk_jsonl(path: str, title: str, lines: list[str], max_tokens: int) -> list[Chunk]:
+    """Records grouped by size with about an eighth of the cap repeated between neighbours."""
+    overlap = max_tokens // 8
+    pieces: list[tuple[tuple[str, ...], _Piece]] = []
+    index = 0
+    while index < len(lines):
+        used = 0
+        end = index
+        while end < len(lines) and (end == index or used + estimate_tokens(lines[end]) <= max_tokens):
+            used += estimate_tokens(lines[end])
+            end += 1
+        for piece in _split_range(lines, index, end - 1, max_tokens):
+            pieces.append(((title,), piece))
+        if end >= len(lines):
+            break
+        back, kept = end, 0
+        while back - 1 > index and kept + estimate_tokens(lines[back - 1]) <= overlap:
+            back -= 1
+            kept += estimate_tokens(lines[back])
+        index = back
+    return _to_chunks(path, pieces)
+
+
+def _to_chunks(path: str, pieces: list[tuple[tuple[str, ...], _Piece]]) -> list[Chunk]:
+    chunks = []
+    seen: dict[str, int] = {}
+    for breadcrumb, piece in pieces:
+        crumbs = (*breadcrumb, piece.label) if piece.label else breadcrumb
+        key = "\0".join((path, *crumbs, piece.text))
+        ordinal = seen.get(key, 0)
+        seen[key] = ordinal + 1
+        digest = hashlib.sha1(f"{key}\0{ordinal}".encode(), usedforsecurity=False).hexdigest()[:20]
+        chunks.append(Chunk(digest, path, crumbs, piece.start + 1, piece.end + 1, piece.text))
+    return chunks
+
+
+def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
+    while start <= end and not lines[start].strip():
+        start += 1
+    while end >= start and not lines[end].strip():
+        end -= 1
+    return start, end
+
+
+def _split_section(lines: list[str], start: int, end: int, max_tokens: int) -> Iterator[_Piece]:
+    start, end = _trim(lines, start, end)
+    if start > end:
+        return
+    text = "\n".join(lines[start : end + 1])
+    if estimate_tokens(text) <= max_tokens:
+        yield _Piece(start, end, text)
+        return
+    yield from _pack(lines, _units(lines, start, end), max_tokens)
+
+
+def _units(lines: list[str], start: int, end: int) -> list[tuple[int, int, bool]]:
+    """(start, end, is_code) runs that should stay together: paragraphs and code/math blocks."""
+    masked = mask_lines(lines[start : end + 1])
+    units: list[tuple[int, int, bool]] = []
+    for offset, line in enumerate(masked):
+        number = start + offset
+        if not lines[number].strip() and not line.in_block:
+            continue
+        if units and units[-1][1] == number - 1 and units[-1][2] == line.in_block:
+            units[-1] = (units[-1][0], number, line.in_block)
+        else:
+            units.append((number, number, line.in_block))
+    return units
+
+
+def _pack(lines: list[str], units: list[tuple[int, int, bool]], max_tokens: int) -> Iterator[_Piece]:
+    current: tuple[int, int] | None = None
+    used = 0
+    for unit_start, unit_end, is_code in units:
+        size = sum(estimate_tokens(lines[n]) for n in range(unit_start, unit_end + 1))
+        if current is not None and used + size > max_tokens:
+            yield from _split_range(lines, current[0], current[1], max_tokens)
+            current, used = None, 0
+        if size > max_tokens and is_code:
+            parts = list(_split_range(lines, unit_start, unit_end, max_tokens))
+            for number, part in enumerate(parts, 1):
+                yield _Piece(part.start, part.end, part.text, f"code part {number}/{len(parts)}")
+            continue
+        current = (current[0] if current else unit_start, unit_end)
+        used += size
+    if current is not None:
+        yield from _split_range(lines, current[0], current[1], max_tokens)
+
+
+def _split_range(lines: list[str], start: int, end: int, max_tokens: int) -> Iterator[_Piece]:
+    """Whole lines under the cap; a single line over the cap is cut between words, never in a link."""
+    first = start
+    used = 0
+    for number in range(start, end + 1):
+        size = estimate_tokens(lines[number])
+        if number > first and used + size > max_tokens:
+            yield _Piece(first, number - 1, "\n".join(lines[first:number]).strip("\n"))
+            first, used = number, 0
+        if size > max_tokens:
+            yield from _split_line(lines[number], number, max_tokens)
+            first, used = number + 1, 0
+            continue
+        used += size
+    if first <= end:
+        text = "\n".join(lines[first : end + 1]).strip("\n")
+        if text.strip():
+            yield _Piece(first, end, text)
+
+
+def _split_line(line: str, number: int, max_tokens: int) -> Iterator[_Piece]:
+    words: list[str] = []
+    used = 0
+    for atom in _atoms(line, max_tokens):
+        size = estimate_tokens(atom)
+        if words and used + size > max_tokens:
+            yield _Piece(number, number, " ".join(words))
+            words, used = [], 0
+        words.append(atom)
+        used += size
+    if words:
+        yield _Piece(number, number, " ".join(words))
+
+
+def _atoms(line: str, max_tokens: int) -> Iterator[str]:
+    """Links and words; a word over the cap (a long CJK run) is cut every `max_tokens` characters."""
+    for match in _ATOM.finditer(line):
+        atom = match.group()
+        if len(atom) > max_tokens and estimate_tokens(atom) > max_tokens:
+            yield from (atom[i : i + max_tokens] for i in range(0, len(atom), max_tokens))
+        else:
+            yield atom

@@ -1,0 +1,131 @@
+"""Blank out the parts of Markdown where nothing is a link, tag, heading or block id.
+
+Code (fenced, indented, inline), HTML comments and math (`$$` blocks, inline `$...$`) are replaced by
+spaces of the same length, so every later regex runs on text whose columns match the original.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_BACKTICKS = re.compile(r"`+")
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?=[^\s$])(?:[^$\n\\]|\\.)*?(?<=[^\s\\])\$(?!\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class MaskedLine:
+    text: str  # same length as the original line, masked regions replaced by spaces
+    in_block: bool  # the whole line belongs to a fence, indented code or math block
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _mask_inline_code(line: str) -> str:
+    """Mask `code spans`: a run of N backticks up to the next run of exactly N."""
+    pos = 0
+    while True:
+        opening = _BACKTICKS.search(line, pos)
+        if opening is None:
+            return line
+        width = len(opening.group())
+        closing = None
+        for candidate in _BACKTICKS.finditer(line, opening.end()):
+            if len(candidate.group()) == width:
+                closing = candidate
+                break
+        if closing is None:
+            pos = opening.end()
+            continue
+        line = _blank(line, opening.start(), closing.end())
+        pos = closing.end()
+
+
+def _mask_inline_math(line: str) -> str:
+    for match in _INLINE_MATH.finditer(line):
+        line = _blank(line, match.start(), match.end())
+    return line
+
+
+class _Scanner:
+    def __init__(self) -> None:
+        self.fence: str | None = None  # the opening fence marker while inside a fence
+        self.in_math = False
+        self.in_comment = False
+        self.prev_blank = True
+        self.prev_indented_code = False
+        self.in_list = False
+
+    def _mask_comments(self, line: str) -> str:
+        pos = 0
+        while pos <= len(line):
+            if self.in_comment:
+                end = line.find("-->", pos)
+                if end < 0:
+                    return _blank(line, pos, len(line))
+                line = _blank(line, pos, end + 3)
+                self.in_comment = False
+                pos = end + 3
+            start = line.find("<!--", pos)
+            if start < 0:
+                return line
+            self.in_comment = True
+            pos = start
+        return line
+
+    def _block_line(self, line: str) -> bool:
+        """Track fences, math blocks and indented code; True when the whole line is masked."""
+        if self.fence is not None:
+            stripped = line.strip()
+            marker = self.fence
+            if stripped.startswith(marker[0] * len(marker)) and set(stripped) <= {marker[0]}:
+                self.fence = None
+            return True
+        if self.in_math:
+            if "$$" in line:
+                self.in_math = False
+            return True
+        fence = _FENCE_OPEN.match(line)
+        if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
+            self.fence = fence.group(1)
+            return True
+        stripped = line.strip()
+        if stripped.startswith("$$"):
+            if not (len(stripped) >= 4 and stripped.endswith("$$")):
+                self.in_math = True
+            return True
+        indented = line.startswith(("    ", "\t")) and bool(stripped)
+        if indented and not self.in_list and (self.prev_blank or self.prev_indented_code):
+            self.prev_indented_code = True
+            return True
+        return False
+
+    def scan(self, line: str) -> MaskedLine:
+        if self.in_comment:
+            line = self._mask_comments(line)
+            if not line.strip():
+                return MaskedLine(line, in_block=False)
+        if self._block_line(line):
+            self.prev_blank = False
+            return MaskedLine(" " * len(line), in_block=True)
+        blank = not line.strip()
+        if not blank:
+            self.prev_indented_code = False
+            if _LIST_ITEM.match(line):
+                self.in_list = True
+            elif not line[:1].isspace() and self.prev_blank:
+                self.in_list = False
+        self.prev_blank = blank
+        masked = _mask_inline_code(line)
+        masked = self._mask_comments(masked)
+        masked = _mask_inline_math(masked)
+        return MaskedLine(masked, in_block=False)
+
+
+def mask_lines(lines: list[str]) -> list[MaskedLine]:
+    scanner = _Scanner()
+    return [scanner.scan(line) for line in lines]

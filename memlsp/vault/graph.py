@@ -1,0 +1,139 @@
+"""The link graph: outlinks, inlinks, unresolved and ambiguous links, kept current note by note.
+
+Updating a note re-resolves its own links, plus the links elsewhere whose resolution can depend on a
+name the update added or removed (its file name or an alias). A content edit that keeps the names
+touches nothing but the note itself, so a hub with thousands of inlinks is cheap to edit.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from memlsp.model import LinkStatus, Note, ResolvedLink
+from memlsp.vault.names import NameTable
+from memlsp.vault.resolve import lookup_keys, resolve
+
+
+class LinkGraph:
+    def __init__(self) -> None:
+        self.table = NameTable()
+        self.notes: dict[str, Note] = {}
+        self._outlinks: dict[str, tuple[ResolvedLink, ...]] = {}
+        self._inlinks: dict[str, Counter[str]] = defaultdict(Counter)  # target -> sources
+        self._dependents: dict[str, set[str]] = defaultdict(set)  # name key -> sources
+
+    # -- updates -------------------------------------------------------------------------
+
+    def load(self, notes: Iterable[Note], files: Iterable[str] = ()) -> None:
+        """Bulk start: register every name first, then resolve every note once."""
+        for note in notes:
+            self.notes[note.path] = note
+            self.table.add(note.path, note.aliases)
+        for path in files:
+            self.table.add(path)
+        for path in self.notes:
+            self._relink(path)
+
+    def upsert(self, note: Note) -> None:
+        old = self.notes.get(note.path)
+        old_names = self.table.names_of(note.path, old.aliases) if old else set()
+        if old is not None:
+            self.table.remove(note.path)
+        self.notes[note.path] = note
+        self.table.add(note.path, note.aliases)
+        changed = old_names ^ self.table.names_of(note.path, note.aliases)
+        self._relink_dependents(changed, also=note.path)
+
+    def remove(self, path: str) -> None:
+        note = self.notes.pop(path, None)
+        if note is None and not self.table.exists(path):
+            return
+        names = self.table.names_of(path, note.aliases if note else ())
+        self.table.remove(path)
+        self._unlink(path)
+        self._outlinks.pop(path, None)
+        self._relink_dependents(names)
+
+    def add_file(self, path: str) -> None:
+        """A non-note file (an attachment) that links and embeds can point at."""
+        if not self.table.exists(path):
+            self.table.add(path)
+            self._relink_dependents(self.table.names_of(path))
+
+    def _relink_dependents(self, keys: set[str], also: str | None = None) -> None:
+        sources = {source for key in keys for source in self._dependents.get(key, ())}
+        if also is not None:
+            sources.add(also)
+        for source in sorted(sources):
+            if source in self.notes:
+                self._relink(source)
+
+    def _unlink(self, source: str) -> None:
+        for resolved in self._outlinks.get(source, ()):
+            for target in resolved.resolution.targets:
+                counter = self._inlinks.get(target)
+                if counter is not None:
+                    counter[source] -= 1
+                    if counter[source] <= 0:
+                        del counter[source]
+                    if not counter:
+                        del self._inlinks[target]
+            for key in lookup_keys(resolved.link):
+                dependents = self._dependents.get(key)
+                if dependents is not None:
+                    dependents.discard(source)
+                    if not dependents:
+                        del self._dependents[key]
+
+    def _relink(self, source: str) -> None:
+        self._unlink(source)
+        note = self.notes[source]
+        resolved = tuple(
+            ResolvedLink(source, link, resolve(link, source, self.table)) for link in note.links
+        )
+        self._outlinks[source] = resolved
+        for item in resolved:
+            for target in item.resolution.targets:
+                self._inlinks[target][source] += 1
+            for key in lookup_keys(item.link):
+                self._dependents[key].add(source)
+
+    # -- queries -------------------------------------------------------------------------
+
+    def outlinks(self, path: str) -> tuple[ResolvedLink, ...]:
+        return self._outlinks.get(path, ())
+
+    def inlinks(self, path: str) -> list[ResolvedLink]:
+        """Every link in another note (or this one) that resolves to `path`, by source then line."""
+        found = [
+            item
+            for source in sorted(self._inlinks.get(path, ()))
+            for item in self._outlinks.get(source, ())
+            if path in item.resolution.targets
+        ]
+        return found
+
+    def inlink_sources(self, path: str) -> list[str]:
+        return sorted(self._inlinks.get(path, ()))
+
+    def inlink_count(self, path: str) -> int:
+        return len(self._inlinks.get(path, ()))
+
+    def links_with_status(self, status: LinkStatus) -> list[ResolvedLink]:
+        return [
+            item
+            for source in sorted(self._outlinks)
+            for item in self._outlinks[source]
+            if item.resolution.status is status
+        ]
+
+    def counts(self) -> dict[str, int]:
+        statuses = Counter(
+            item.resolution.status for links in self._outlinks.values() for item in links
+        )
+        return {
+            "links": sum(statuses.values()),
+            "unresolved": statuses[LinkStatus.UNRESOLVED] + statuses[LinkStatus.OUTSIDE],
+            "ambiguous": statuses[LinkStatus.AMBIGUOUS],
+        }

@@ -1,0 +1,111 @@
+"""Obsidian's rules for where a link goes (DESIGN §4). Pure: reads a `NameTable`, writes nothing.
+
+Wikilink target, in order:
+1. the exact vault-relative path, with or without `.md` (then the same path case-insensitively);
+2. the file name, case-insensitive and NFC-normalised; several candidates are narrowed by the
+   longest matching path suffix, then the linking note's folder, then the shortest path, then
+   alphabetical order. More than one candidate after the suffix step makes the link *ambiguous*:
+   it still follows exactly one note, and the others are reported;
+3. frontmatter aliases: notes sharing an alias are all targets.
+Markdown links resolve relative to the linking note (`/` = vault root), then fall back to the name.
+Anything that climbs out of the vault is `OUTSIDE` and never resolves.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from memlsp.model import Link, LinkKind, LinkStatus, Resolution
+from memlsp.vault.names import NameTable, basename, is_note_path, name_key, strip_note_suffix
+
+UNRESOLVED = Resolution(LinkStatus.UNRESOLVED)
+OUTSIDE = Resolution(LinkStatus.OUTSIDE)
+
+
+def lookup_keys(link: Link) -> set[str]:
+    """The name keys whose arrival or departure can change where `link` resolves."""
+    if not link.target:
+        return set()
+    target = link.target.replace("\\", "/").rstrip("/")
+    name = basename(target)
+    return {name_key(name), name_key(strip_note_suffix(name)), "alias:" + name_key(link.target.strip())}
+
+
+def resolve(link: Link, source: str, table: NameTable) -> Resolution:
+    if not link.target:
+        return Resolution(LinkStatus.RESOLVED, (source,))
+    target = link.target.replace("\\", "/").strip()
+    if link.kind is LinkKind.MARKDOWN or target.startswith(("./", "../")):
+        relative = _relative_path(target, source)
+        if relative is None:
+            return OUTSIDE
+        found = _by_path(relative, table)
+        if found:
+            return Resolution(LinkStatus.RESOLVED, (found,))
+        if link.kind is LinkKind.MARKDOWN:
+            return _by_name(basename(relative), (), source, table) or UNRESOLVED
+        target = relative
+    target = target.lstrip("/")
+    found = _by_path(target, table)
+    if found:
+        return Resolution(LinkStatus.RESOLVED, (found,))
+    folders = tuple(part for part in target.split("/")[:-1] if part)
+    by_name = _by_name(basename(target), folders, source, table)
+    if by_name:
+        return by_name
+    aliased = sorted(table.by_alias(link.target.strip()))
+    if aliased:
+        return Resolution(LinkStatus.RESOLVED, tuple(aliased))
+    return UNRESOLVED
+
+
+def _relative_path(target: str, source: str) -> str | None:
+    """`target` relative to the source note's folder (or the vault root for `/x`); None if outside."""
+    base = "" if target.startswith("/") else posixpath.dirname(source)
+    joined = posixpath.normpath(posixpath.join(base, target.lstrip("/")))
+    if joined == ".." or joined.startswith("../") or joined.startswith("/"):
+        return None
+    return "" if joined == "." else joined
+
+
+def _by_path(target: str, table: NameTable) -> str | None:
+    candidates = [target] if is_note_path(target) else [target + ".md", target]
+    for candidate in candidates:
+        if table.exists(candidate):
+            return candidate
+    for candidate in candidates:
+        folded = sorted(table.by_folded_path(candidate))
+        if folded:
+            return folded[0]
+    return None
+
+
+def _by_name(name: str, folders: tuple[str, ...], source: str, table: NameTable) -> Resolution | None:
+    matches = table.by_name(strip_note_suffix(name)) if is_note_path(name) else set()
+    if not matches:
+        matches = table.by_name(name)
+    if not matches:
+        return None
+    if folders:
+        matches = _longest_suffix(matches, folders)
+        if not matches:
+            return None
+    if len(matches) == 1:
+        return Resolution(LinkStatus.RESOLVED, (next(iter(matches)),))
+    source_folder = posixpath.dirname(source)
+    ranked = sorted(
+        matches,
+        key=lambda path: (posixpath.dirname(path) != source_folder, len(path), path),
+    )
+    return Resolution(LinkStatus.AMBIGUOUS, (ranked[0],), tuple(sorted(matches)))
+
+
+def _longest_suffix(paths: set[str], folders: tuple[str, ...]) -> set[str]:
+    """Keep the paths whose folders end with the most of the link's folders (all of them, at least)."""
+    wanted = [name_key(folder) for folder in reversed(folders)]
+    best: set[str] = set()
+    for path in paths:
+        have = [name_key(folder) for folder in reversed(path.split("/")[:-1])]
+        if have[: len(wanted)] == wanted:
+            best.add(path)
+    return best
