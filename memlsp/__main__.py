@@ -1,0 +1,5 @@
+import sys
+
+from memlsp.cli import main
+
+sys.exit(main())

@@ -1,0 +1,242 @@
+"""The command line: `memlsp index | search | links`, each a thin adapter over the engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from memlsp.config import Settings
+from memlsp.engine import Engine, NoteLinks
+from memlsp.model import IndexSummary, ResolvedLink, SearchRequest
+from memlsp.parse.frontmatter import parse_iso_date
+from memlsp.search.render import response_json, response_text
+
+
+class UsageError(Exception):
+    """Bad input from the command line: one clear message, exit status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memlsp", description="Search and navigate a Markdown vault (Obsidian-style notes)."
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def vault_command(name: str, help_text: str) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument("vault", type=Path, help="the vault folder")
+        command.add_argument("--cache-dir", type=Path, help="where the index lives (default: per-user cache)")
+        return command
+
+    index = vault_command("index", "bring the index up to date and print a summary")
+    index.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    search = vault_command("search", "search the vault (the index is refreshed first)")
+    search.add_argument("query", nargs="?", help="what to look for")
+    search.add_argument("--queries", type=Path, help='JSONL file of {"id": ..., "query": ...} lines')
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--min-score", type=float, default=0.0, help="0-1; 1.0 = first on every side")
+    search.add_argument("--start-date", help="YYYY-MM-DD, inclusive")
+    search.add_argument("--end-date", help="YYYY-MM-DD, inclusive")
+    search.add_argument("--no-expand", action="store_true", help="leave out linked notes")
+    search.add_argument("--budget-tokens", type=int, help="keep results while they fit this budget")
+    search.add_argument("--json", action="store_true", help="JSON with the evidence for each result")
+
+    links = vault_command("links", "outlinks, inlinks, unresolved and ambiguous links of a note")
+    links.add_argument("note", help="vault-relative path or note name")
+    links.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="memlsp: %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        return _run(args)
+    except UsageError as error:
+        print(f"memlsp: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    vault: Path = args.vault
+    if not vault.is_dir():
+        raise UsageError(f"vault folder not found: {vault}")
+    engine = Engine.open(vault, Settings(cache_dir=args.cache_dir))
+    try:
+        summary = engine.refresh(progress=_progress_bar(sys.stderr))
+        for message in summary.messages:
+            print(f"memlsp: {message}", file=sys.stderr)
+        if args.command == "index":
+            _print_summary(summary, vault, as_json=args.json)
+        elif args.command == "search":
+            _search(engine, args)
+        else:
+            _links(engine, args)
+    finally:
+        engine.close()
+    return 0
+
+
+def _progress_bar(stream: TextIO) -> Any:
+    if not stream.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        stream.write(f"\rindexing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done == total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def _print_summary(summary: IndexSummary, vault: Path, *, as_json: bool) -> None:
+    if as_json:
+        data = {
+            key: getattr(summary, key)
+            for key in ("notes", "chunks", "links", "unresolved", "ambiguous", "added", "modified",
+                        "deleted", "seconds", "read_only")
+        }
+        data["skipped"] = [{"path": s.path, "reason": s.reason} for s in summary.skipped]
+        data["problems"] = [{"path": s.path, "reason": s.reason} for s in summary.problems]
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    print(
+        f"{vault}: {summary.notes} notes, {summary.chunks} chunks, {summary.links} links "
+        f"({summary.unresolved} unresolved, {summary.ambiguous} ambiguous); "
+        f"{summary.added} added, {summary.modified} modified, {summary.deleted} deleted "
+        f"in {summary.seconds:.2f} s"
+    )
+    for label, items in (("skipped", summary.skipped), ("problems", summary.problems)):
+        if items:
+            print(f"{label} ({len(items)}):")
+            for item in items:
+                print(f"  {item.path}: {item.reason}")
+
+
+def _check_date(value: str | None, flag: str) -> str | None:
+    if value is None:
+        return None
+    date = parse_iso_date(value)
+    if date is None:
+        raise UsageError(f"{flag} must be a date like 2024-03-01, not {value!r}")
+    return date
+
+
+def _request(args: argparse.Namespace, query: str, overrides: dict[str, Any]) -> SearchRequest:
+    limit = int(overrides.get("limit", args.limit))
+    if limit < 1:
+        raise UsageError("--limit must be at least 1")
+    return SearchRequest(
+        query=query,
+        limit=limit,
+        min_score=float(overrides.get("min_score", args.min_score)),
+        start_date=_check_date(overrides.get("start_date", args.start_date), "--start-date"),
+        end_date=_check_date(overrides.get("end_date", args.end_date), "--end-date"),
+        expand=not args.no_expand,
+        budget_tokens=args.budget_tokens,
+    )
+
+
+def _search(engine: Engine, args: argparse.Namespace) -> None:
+    if args.queries is None:
+        if not args.query:
+            raise UsageError("give a QUERY or --queries FILE.jsonl")
+        response = engine.search(_request(args, args.query, {}))
+        if args.json:
+            print(json.dumps(response_json(response), ensure_ascii=False, indent=2))
+        else:
+            print(response_text(response))
+        return
+    if not args.queries.is_file():
+        raise UsageError(f"queries file not found: {args.queries}")
+    for number, entry in _query_lines(args.queries):
+        query_id = entry.get("id", number)
+        try:
+            query = entry["query"]
+            if not isinstance(query, str):
+                raise UsageError("'query' must be a string")
+            response = engine.search(_request(args, query, entry))
+            answer = {"id": query_id, **response_json(response)}
+        except (KeyError, UsageError, ValueError, TypeError) as error:
+            answer = {"id": query_id, "error": f"line {number}: {error}"}
+        print(json.dumps(answer, ensure_ascii=False))
+
+
+def _query_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as error:
+                entry = {"error": str(error)}
+            yield number, entry if isinstance(entry, dict) else {"error": "not a JSON object"}
+
+
+def _link_json(item: ResolvedLink) -> dict[str, Any]:
+    link = item.link
+    return {
+        "source": item.source,
+        "line": link.span.line + 1,
+        "column": link.span.start + 1,
+        "target": link.target,
+        "anchor": link.anchor,
+        "kind": link.kind.value,
+        "embed": link.embed,
+        "status": item.resolution.status.value,
+        "targets": list(item.resolution.targets),
+        "candidates": list(item.resolution.candidates),
+    }
+
+
+def _links(engine: Engine, args: argparse.Namespace) -> None:
+    path = engine.find_note(args.note)
+    if path is None:
+        raise UsageError(f"no note {args.note!r} in {args.vault}")
+    links: NoteLinks = engine.links(path)
+    groups = {
+        "outlinks": links.outlinks,
+        "inlinks": links.inlinks,
+        "unresolved": links.unresolved,
+        "ambiguous": links.ambiguous,
+    }
+    if args.json:
+        data = {"path": path, **{k: [_link_json(i) for i in v] for k, v in groups.items()}}
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    print(path)
+    for label, items in groups.items():
+        print(f"{label} ({len(items)}):")
+        for item in items:
+            print("  " + _link_text(item, inbound=label == "inlinks"))
+
+
+def _link_text(item: ResolvedLink, *, inbound: bool) -> str:
+    link = item.link
+    anchor = f"#{link.anchor}" if link.anchor else ""
+    where = f"{item.source}:{link.span.line + 1}"
+    if inbound:
+        return f"{where} -> {link.target or '(this note)'}{anchor}"
+    status = item.resolution.status.value
+    targets = ", ".join(item.resolution.targets) or "-"
+    text = f"line {link.span.line + 1}: {link.target or '(this note)'}{anchor} -> {targets} [{status}]"
+    if item.resolution.candidates:
+        text += " candidates: " + ", ".join(item.resolution.candidates)
+    return text

@@ -1,0 +1,268 @@
+"""The facade over everything below it: open a vault, bring the index up to date, answer questions.
+
+One writer: `refresh` and `refresh_paths` change the state; `search`, `links` and the other queries
+only read it. The vault is only ever read; everything written goes to the per-vault cache folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from memlsp.config import Settings, cache_dir_for
+from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
+from memlsp.index.keyword import IndexLocked, KeywordIndex, NoteFields
+from memlsp.index.manifest import FileRecord, Manifest
+from memlsp.model import IndexSummary, LinkStatus, ResolvedLink, SearchRequest, SearchResponse, Skipped
+from memlsp.parse.files import parse_file
+from memlsp.search import hybrid
+from memlsp.sync.scan import FileStat, is_indexable, read_text, scan_vault
+from memlsp.vault.graph import LinkGraph
+from memlsp.vault.names import name_key
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+PARSER_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class NoteLinks:
+    path: str
+    outlinks: tuple[ResolvedLink, ...]
+    inlinks: tuple[ResolvedLink, ...]
+
+    @property
+    def unresolved(self) -> tuple[ResolvedLink, ...]:
+        bad = (LinkStatus.UNRESOLVED, LinkStatus.OUTSIDE)
+        return tuple(item for item in self.outlinks if item.resolution.status in bad)
+
+    @property
+    def ambiguous(self) -> tuple[ResolvedLink, ...]:
+        return tuple(i for i in self.outlinks if i.resolution.status is LinkStatus.AMBIGUOUS)
+
+
+@dataclass(slots=True)
+class _Changes:
+    added: int = 0
+    modified: int = 0
+    deleted: int = 0
+
+
+class Engine:
+    def __init__(self, root: Path, settings: Settings) -> None:
+        self.root = root
+        self.settings = settings
+        self.cache_dir = cache_dir_for(root, settings)
+        if self.cache_dir.resolve().is_relative_to(root.resolve()):
+            log.warning("cache folder %s is inside the vault; it is never indexed", self.cache_dir)
+        self.keyword = KeywordIndex(self.cache_dir / "keyword")
+        self.messages: list[str] = []
+        if self.keyword.read_only:
+            self.messages.append(
+                "another memlsp process is updating this vault's index; "
+                "answering read-only from the index as it is"
+            )
+        self._manifest_path = self.cache_dir / "manifest.pickle"
+        self.manifest, reason = Manifest.load(self._manifest_path, self._fingerprint())
+        if self.keyword.rebuilt_reason:
+            self.manifest = Manifest(self._fingerprint())
+            self.messages.append(f"keyword index {self.keyword.rebuilt_reason}; rebuilt from the vault")
+        elif reason:
+            log.warning("%s; re-indexing the vault", reason)
+            self.messages.append(f"{reason}; re-indexed the vault")
+            if not self.keyword.read_only:
+                self.keyword.clear()
+        self.graph = LinkGraph()
+        self._graph_loaded = False
+        self.revision = 0
+
+    @classmethod
+    def open(cls, root: Path, settings: Settings | None = None) -> Engine:
+        if not root.is_dir():
+            raise FileNotFoundError(f"vault folder not found: {root}")
+        return cls(root, settings or Settings())
+
+    def _fingerprint(self) -> str:
+        s = self.settings
+        return (
+            f"parser={PARSER_VERSION};keyword={KEYWORD_FORMAT};cap={s.max_chunk_tokens};"
+            f"max={s.max_file_bytes};suffixes={s.note_suffixes + s.record_suffixes}"
+        )
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def refresh(self, progress: Progress | None = None) -> IndexSummary:
+        """Bring the index up to date with the whole vault: only changed files are read."""
+        started = time.perf_counter()
+        scan = scan_vault(self.root, self.settings, avoid=(self.cache_dir,))
+        changes = _Changes()
+        deleted = [path for path in self.manifest.records if path not in scan.indexable]
+        stats = list(scan.indexable.values())
+        for done, stat in enumerate(stats, 1):
+            self._refresh_file(stat, changes)
+            if progress is not None and (done % 200 == 0 or done == len(stats)):
+                progress(done, len(stats))
+        for path in deleted:
+            self._forget(path, changes)
+        self._commit(changes)
+        self._sync_graph(scan.files)
+        return self._summary(started, changes, scan.skipped)
+
+    def refresh_paths(self, paths: Iterable[str]) -> IndexSummary:
+        """Re-index just these vault-relative paths (changed, added or deleted)."""
+        started = time.perf_counter()
+        changes = _Changes()
+        for path in paths:
+            stat = self._stat(path)
+            if stat is None:
+                self._forget(path, changes)
+            else:
+                self._refresh_file(stat, changes)
+        self._commit(changes)
+        return self._summary(started, changes, [])
+
+    def _stat(self, path: str) -> FileStat | None:
+        full = self.root / path
+        if not is_indexable(path, self.settings) or not full.is_file():
+            return None
+        if not full.resolve().is_relative_to(self.root.resolve()):
+            return None
+        stat = full.stat()
+        return FileStat(path, stat.st_mtime_ns, stat.st_size)
+
+    def _refresh_file(self, stat: FileStat, changes: _Changes) -> None:
+        record = self.manifest.records.get(stat.path)
+        if record and (record.mtime_ns, record.size) == (stat.mtime_ns, stat.size):
+            return
+        content = read_text(self.root, stat, self.settings)
+        if record and record.digest == content.digest and content.digest:
+            self.manifest.records[stat.path] = _restat(record, stat)
+            return
+        if record is None:
+            changes.added += 1
+        else:
+            changes.modified += 1
+        if content.text is None:
+            log.warning("%s: %s", stat.path, content.problem)
+            self._drop_from_index(stat.path)
+            self.manifest.records[stat.path] = FileRecord(
+                stat.path, stat.mtime_ns, stat.size, content.digest, None, (), content.problem
+            )
+            return
+        try:
+            parsed = parse_file(stat.path, content.text, self.settings.max_chunk_tokens)
+        except Exception as error:  # noqa: BLE001 - one broken note must not stop the vault
+            log.exception("%s: could not be parsed", stat.path)
+            self._drop_from_index(stat.path)
+            problem = f"could not be parsed ({type(error).__name__}: {error})"
+            self.manifest.records[stat.path] = FileRecord(
+                stat.path, stat.mtime_ns, stat.size, content.digest, None, (), problem
+            )
+            return
+        note = parsed.note
+        problems = [p for p in (content.problem, *note.problems) if p]
+        if not self.keyword.read_only:
+            fields = NoteFields(note.title, note.aliases, note.date)
+            self.keyword.replace_note(stat.path, fields, list(parsed.chunks))
+        self.manifest.records[stat.path] = FileRecord(
+            stat.path,
+            stat.mtime_ns,
+            stat.size,
+            content.digest,
+            note,
+            tuple(chunk.id for chunk in parsed.chunks),
+            "; ".join(problems) or None,
+        )
+        if self._graph_loaded:
+            self.graph.upsert(note)
+
+    def _drop_from_index(self, path: str) -> None:
+        if not self.keyword.read_only:
+            self.keyword.delete_note(path)
+        if self._graph_loaded:
+            self.graph.remove(path)
+
+    def _forget(self, path: str, changes: _Changes) -> None:
+        if self.manifest.records.pop(path, None) is not None:
+            changes.deleted += 1
+            self._drop_from_index(path)
+
+    def _commit(self, changes: _Changes) -> None:
+        if not (changes.added or changes.modified or changes.deleted):
+            return
+        self.revision += 1
+        if self.keyword.read_only:
+            return
+        self.keyword.commit()
+        self.manifest.save(self._manifest_path)
+
+    def _sync_graph(self, files: list[str]) -> None:
+        notes = [r.note for r in self.manifest.records.values() if r.note is not None]
+        if not self._graph_loaded:
+            self.graph.load(notes, files)
+            self._graph_loaded = True
+            return
+        current = set(files)
+        for path in sorted(self.graph.table.files - current):
+            if path not in self.manifest.records:
+                self.graph.remove(path)
+        for path in files:
+            self.graph.add_file(path)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        return hybrid.search(request, self.keyword, self.graph, self.settings)
+
+    def find_note(self, reference: str) -> str | None:
+        """A note given by vault-relative path (with or without `.md`) or by name / title."""
+        reference = reference.strip().replace("\\", "/").removeprefix("./")
+        notes = self.graph.notes
+        for candidate in (reference, reference + ".md"):
+            if candidate in notes:
+                return candidate
+        wanted = name_key(reference.removesuffix(".md"))
+        for path in sorted(notes):
+            if name_key(notes[path].stem) == wanted or name_key(notes[path].title) == wanted:
+                return path
+        return None
+
+    def links(self, path: str) -> NoteLinks:
+        return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))
+
+    def _summary(self, started: float, changes: _Changes, skipped: list[Skipped]) -> IndexSummary:
+        records = self.manifest.records.values()
+        skipped_files = list(skipped) + [
+            Skipped(r.path, r.problem or "skipped") for r in records if r.note is None
+        ]
+        problems = [Skipped(r.path, r.problem) for r in records if r.note is not None and r.problem]
+        counts = self.graph.counts()
+        return IndexSummary(
+            notes=sum(1 for r in records if r.note is not None),
+            chunks=sum(len(r.chunk_ids) for r in records),
+            links=counts["links"],
+            unresolved=counts["unresolved"],
+            ambiguous=counts["ambiguous"],
+            added=changes.added,
+            modified=changes.modified,
+            deleted=changes.deleted,
+            skipped=tuple(sorted(skipped_files, key=lambda s: s.path)),
+            problems=tuple(sorted(problems, key=lambda s: s.path)),
+            seconds=time.perf_counter() - started,
+            read_only=self.keyword.read_only,
+            messages=tuple(self.messages),
+        )
+
+    def close(self) -> None:
+        self.keyword.close()
+
+
+def _restat(record: FileRecord, stat: FileStat) -> FileRecord:
+    return replace(record, mtime_ns=stat.mtime_ns, size=stat.size)
+
+
+__all__ = ["Engine", "IndexLocked", "NoteLinks"]

@@ -1,0 +1,67 @@
+"""What has been indexed, file by file, so a restart re-parses nothing that did not change.
+
+A record keeps the file's stat, content digest, parsed note and chunk ids. The manifest is written
+after the keyword index commits: if a crash comes between the two, the files that changed since the
+last manifest are simply indexed again on the next start (replacing a note is idempotent).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memlsp.model import Note
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    path: str
+    mtime_ns: int
+    size: int
+    digest: str
+    note: Note | None  # None: skipped (unreadable, binary, too large), kept to avoid rereading it
+    chunk_ids: tuple[str, ...]
+    problem: str | None = None  # the reason it was skipped, or a warning such as invalid YAML
+
+
+@dataclass(slots=True)
+class Manifest:
+    fingerprint: str  # settings that shape parsing and chunking; a change means re-index all
+    records: dict[str, FileRecord] = field(default_factory=dict)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(".tmp")
+        with open(temporary, "wb") as handle:
+            pickle.dump(
+                {"format": FORMAT_VERSION, "fingerprint": self.fingerprint, "records": self.records},
+                handle,
+                protocol=pickle.HIGHEST_PROTOCOL,
+            )
+        os.replace(temporary, path)
+
+    @classmethod
+    def load(cls, path: Path, fingerprint: str) -> tuple[Manifest, str | None]:
+        """The saved manifest, or an empty one and the reason the saved one cannot be used."""
+        if not path.exists():
+            return cls(fingerprint), None
+        try:
+            with open(path, "rb") as handle:
+                data = pickle.load(handle)  # our own cache file, written above
+            if data.get("format") != FORMAT_VERSION:
+                return cls(fingerprint), f"manifest format {data.get('format')} is not {FORMAT_VERSION}"
+            if data.get("fingerprint") != fingerprint:
+                return cls(fingerprint), "indexing settings changed"
+            records = data["records"]
+            if not isinstance(records, dict):
+                raise TypeError("records is not a mapping")
+        except Exception as error:  # noqa: BLE001 - any damage means: rebuild
+            return cls(fingerprint), f"manifest unreadable ({type(error).__name__}: {error})"
+        return cls(fingerprint, records), None

@@ -1,0 +1,30 @@
+"""One entry point from a file's text to its note and chunks, whatever kind of file it is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memlsp.model import Chunk, Note
+from memlsp.parse.chunks import chunk_jsonl, chunk_note
+from memlsp.parse.markdown import parse_markdown, split_lines
+
+RECORD_SUFFIXES = (".jsonl",)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    note: Note
+    chunks: tuple[Chunk, ...]
+
+
+def parse_file(path: str, text: str, max_chunk_tokens: int) -> ParsedFile:
+    lines = split_lines(text)
+    if path.lower().endswith(RECORD_SUFFIXES):
+        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        note = Note(
+            path=path, title=stem, aliases=(), tags=(), description="", date=None, headings=(),
+            blocks=(), links=(), line_count=len(lines), body_start_line=0,
+        )
+        return ParsedFile(note, tuple(chunk_jsonl(path, stem, lines, max_chunk_tokens)))
+    note = parse_markdown(path, text)
+    return ParsedFile(note, tuple(chunk_note(note, lines, max_chunk_tokens)))
