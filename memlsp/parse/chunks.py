@@ -42,7 +42,9 @@ def chunk_note(note: Note, lines: list[str], max_tokens: int) -> list[Chunk]:
                 stack.pop()
             stack.append((heading.level, heading.text))
         breadcrumb = (note.title, *(text for _, text in stack))
-        pieces.extend((breadcrumb, piece) for piece in _split_section(lines, start, end - 1, max_tokens))
+        pieces.extend(
+            (breadcrumb, piece) for piece in _split_section(lines, start, end - 1, max_tokens)
+        )
     return _to_chunks(note.path, pieces)
 
 
@@ -54,7 +56,9 @@ def chunk_jsonl(path: str, title: str, lines: list[str], max_tokens: int) -> lis
     while index < len(lines):
         used = 0
         end = index
-        while end < len(lines) and (end == index or used + estimate_tokens(lines[end]) <= max_tokens):
+        while end < len(lines) and (
+            end == index or used + estimate_tokens(lines[end]) <= max_tokens
+        ):
             used += estimate_tokens(lines[end])
             end += 1
         for piece in _split_range(lines, index, end - 1, max_tokens):
@@ -116,7 +120,9 @@ def _units(lines: list[str], start: int, end: int) -> list[tuple[int, int, bool]
     return units
 
 
-def _pack(lines: list[str], units: list[tuple[int, int, bool]], max_tokens: int) -> Iterator[_Piece]:
+def _pack(
+    lines: list[str], units: list[tuple[int, int, bool]], max_tokens: int
+) -> Iterator[_Piece]:
     current: tuple[int, int] | None = None
     used = 0
     for unit_start, unit_end, is_code in units:
@@ -136,7 +142,7 @@ def _pack(lines: list[str], units: list[tuple[int, int, bool]], max_tokens: int)
 
 
 def _split_range(lines: list[str], start: int, end: int, max_tokens: int) -> Iterator[_Piece]:
-    """Whole lines under the cap; a single line over the cap is cut between words, never in a link."""
+    """Whole lines under the cap; a line over the cap is cut between words, never in a link."""
     first = start
     used = 0
     for number in range(start, end + 1):
@@ -170,7 +176,7 @@ def _split_line(line: str, number: int, max_tokens: int) -> Iterator[_Piece]:
 
 
 def _atoms(line: str, max_tokens: int) -> Iterator[str]:
-    """Links and words; a word over the cap (a long CJK run) is cut every `max_tokens` characters."""
+    """Links and words; a word over the cap (a long CJK run) is cut every `max_tokens` chars."""
     for match in _ATOM.finditer(line):
         atom = match.group()
         if len(atom) > max_tokens and estimate_tokens(atom) > max_tokens:

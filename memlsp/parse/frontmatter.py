@@ -39,7 +39,7 @@ def _load(text: str, body_start: int) -> Frontmatter:
         where = f" at frontmatter line {mark.line + 2}" if mark is not None else ""
         reason = getattr(error, "problem", None) or type(error).__name__
         return Frontmatter({}, body_start, f"invalid YAML frontmatter{where}: {reason}")
-    except Exception as error:  # noqa: BLE001 - any loader failure must not stop indexing
+    except Exception as error:  # any loader failure must not stop indexing
         return Frontmatter({}, body_start, f"unreadable frontmatter: {error}")
     if meta is None:
         return Frontmatter({}, body_start, None)

@@ -33,7 +33,7 @@ def _blank(text: str, start: int, end: int) -> str:
 
 
 def find_links(masked: str, line_no: int) -> tuple[list[Link], str]:
-    """Links on a line, and the line with their spans blanked (so tags inside them are not found)."""
+    """Links on a line, and the line with their spans blanked (so no tag is found inside them)."""
     links: list[Link] = []
     for match in _WIKILINK.finditer(masked):
         inner = match.group(2)

@@ -84,7 +84,9 @@ def parse_markdown(path: str, text: str) -> Note:
         if heading is None and previous_paragraph and _SETEXT.match(masked.text):
             heading_line, heading_text = previous_paragraph
             level = 1 if masked.text.strip().startswith("=") else 2
-            heading = Heading(level, heading_text, slugify(strip_markup(heading_text)), heading_line)
+            heading = Heading(
+                level, heading_text, slugify(strip_markup(heading_text)), heading_line
+            )
         if heading is not None:
             headings.append(heading)
             previous_paragraph = None

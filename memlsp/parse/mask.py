@@ -1,7 +1,7 @@
 """Blank out the parts of Markdown where nothing is a link, tag, heading or block id.
 
-Code (fenced, indented, inline), HTML comments and math (`$$` blocks, inline `$...$`) are replaced by
-spaces of the same length, so every later regex runs on text whose columns match the original.
+Code (fenced, indented, inline), HTML comments and math (`$$` blocks, inline `$...$`) are replaced
+by spaces of the same length, so every later regex runs on text whose columns match the original.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ def heading_matches(heading: Heading, wanted: str) -> bool:
 
 
 def find_heading(note: Note, path: tuple[str, ...]) -> Heading | None:
-    """`("A", "B")` is heading B nested under heading A (anywhere below it, before A's section ends)."""
+    """`("A", "B")` is heading B nested under heading A (anywhere below it, in A's section)."""
     candidates = list(note.headings)
     found: Heading | None = None
     for wanted in path:

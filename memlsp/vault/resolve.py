@@ -28,7 +28,11 @@ def lookup_keys(link: Link) -> set[str]:
         return set()
     target = link.target.replace("\\", "/").rstrip("/")
     name = basename(target)
-    return {name_key(name), name_key(strip_note_suffix(name)), "alias:" + name_key(link.target.strip())}
+    return {
+        name_key(name),
+        name_key(strip_note_suffix(name)),
+        "alias:" + name_key(link.target.strip()),
+    }
 
 
 def resolve(link: Link, source: str, table: NameTable) -> Resolution:
@@ -60,7 +64,7 @@ def resolve(link: Link, source: str, table: NameTable) -> Resolution:
 
 
 def _relative_path(target: str, source: str) -> str | None:
-    """`target` relative to the source note's folder (or the vault root for `/x`); None if outside."""
+    """`target` relative to the source note's folder (the vault root for `/x`); None if outside."""
     base = "" if target.startswith("/") else posixpath.dirname(source)
     joined = posixpath.normpath(posixpath.join(base, target.lstrip("/")))
     if joined == ".." or joined.startswith("../") or joined.startswith("/"):
@@ -80,7 +84,9 @@ def _by_path(target: str, table: NameTable) -> str | None:
     return None
 
 
-def _by_name(name: str, folders: tuple[str, ...], source: str, table: NameTable) -> Resolution | None:
+def _by_name(
+    name: str, folders: tuple[str, ...], source: str, table: NameTable
+) -> Resolution | None:
     matches = table.by_name(strip_note_suffix(name)) if is_note_path(name) else set()
     if not matches:
         matches = table.by_name(name)
@@ -101,7 +107,7 @@ def _by_name(name: str, folders: tuple[str, ...], source: str, table: NameTable)
 
 
 def _longest_suffix(paths: set[str], folders: tuple[str, ...]) -> set[str]:
-    """Keep the paths whose folders end with the most of the link's folders (all of them, at least)."""
+    """Keep the paths whose folders end with all of the link's folders."""
     wanted = [name_key(folder) for folder in reversed(folders)]
     best: set[str] = set()
     for path in paths:
