@@ -31,7 +31,9 @@ def _parser() -> argparse.ArgumentParser:
     def vault_command(name: str, help_text: str) -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("vault", type=Path, help="the vault folder")
-        command.add_argument("--cache-dir", type=Path, help="where the index lives (default: per-user cache)")
+        command.add_argument(
+            "--cache-dir", type=Path, help="where the index lives (default: per-user cache)"
+        )
         return command
 
     index = vault_command("index", "bring the index up to date and print a summary")
@@ -39,14 +41,20 @@ def _parser() -> argparse.ArgumentParser:
 
     search = vault_command("search", "search the vault (the index is refreshed first)")
     search.add_argument("query", nargs="?", help="what to look for")
-    search.add_argument("--queries", type=Path, help='JSONL file of {"id": ..., "query": ...} lines')
+    search.add_argument(
+        "--queries", type=Path, help='JSONL file of {"id": ..., "query": ...} lines'
+    )
     search.add_argument("--limit", type=int, default=10)
-    search.add_argument("--min-score", type=float, default=0.0, help="0-1; 1.0 = first on every side")
+    search.add_argument(
+        "--min-score", type=float, default=0.0, help="0-1; 1.0 = first on every side"
+    )
     search.add_argument("--start-date", help="YYYY-MM-DD, inclusive")
     search.add_argument("--end-date", help="YYYY-MM-DD, inclusive")
     search.add_argument("--no-expand", action="store_true", help="leave out linked notes")
     search.add_argument("--budget-tokens", type=int, help="keep results while they fit this budget")
-    search.add_argument("--json", action="store_true", help="JSON with the evidence for each result")
+    search.add_argument(
+        "--json", action="store_true", help="JSON with the evidence for each result"
+    )
 
     links = vault_command("links", "outlinks, inlinks, unresolved and ambiguous links of a note")
     links.add_argument("note", help="vault-relative path or note name")
@@ -109,8 +117,18 @@ def _print_summary(summary: IndexSummary, vault: Path, *, as_json: bool) -> None
     if as_json:
         data = {
             key: getattr(summary, key)
-            for key in ("notes", "chunks", "links", "unresolved", "ambiguous", "added", "modified",
-                        "deleted", "seconds", "read_only")
+            for key in (
+                "notes",
+                "chunks",
+                "links",
+                "unresolved",
+                "ambiguous",
+                "added",
+                "modified",
+                "deleted",
+                "seconds",
+                "read_only",
+            )
         }
         data["skipped"] = [{"path": s.path, "reason": s.reason} for s in summary.skipped]
         data["problems"] = [{"path": s.path, "reason": s.reason} for s in summary.problems]
@@ -236,7 +254,9 @@ def _link_text(item: ResolvedLink, *, inbound: bool) -> str:
         return f"{where} -> {link.target or '(this note)'}{anchor}"
     status = item.resolution.status.value
     targets = ", ".join(item.resolution.targets) or "-"
-    text = f"line {link.span.line + 1}: {link.target or '(this note)'}{anchor} -> {targets} [{status}]"
+    text = (
+        f"line {link.span.line + 1}: {link.target or '(this note)'}{anchor} -> {targets} [{status}]"
+    )
     if item.resolution.candidates:
         text += " candidates: " + ", ".join(item.resolution.candidates)
     return text

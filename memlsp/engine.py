@@ -14,12 +14,19 @@ from pathlib import Path
 
 from memlsp.config import Settings, cache_dir_for
 from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
-from memlsp.index.keyword import IndexLocked, KeywordIndex, NoteFields
+from memlsp.index.keyword import IndexLocked, KeywordIndex
 from memlsp.index.manifest import FileRecord, Manifest
-from memlsp.model import IndexSummary, LinkStatus, ResolvedLink, SearchRequest, SearchResponse, Skipped
-from memlsp.parse.files import parse_file
+from memlsp.model import (
+    IndexSummary,
+    LinkStatus,
+    ResolvedLink,
+    SearchRequest,
+    SearchResponse,
+    Skipped,
+)
 from memlsp.search import hybrid
-from memlsp.sync.scan import FileStat, is_indexable, read_text, scan_vault
+from memlsp.sync.prepare import PreparedFile, prepare_file, prepare_files
+from memlsp.sync.scan import FileStat, is_indexable, scan_vault
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import name_key
 
@@ -70,7 +77,9 @@ class Engine:
         self.manifest, reason = Manifest.load(self._manifest_path, self._fingerprint())
         if self.keyword.rebuilt_reason:
             self.manifest = Manifest(self._fingerprint())
-            self.messages.append(f"keyword index {self.keyword.rebuilt_reason}; rebuilt from the vault")
+            self.messages.append(
+                f"keyword index {self.keyword.rebuilt_reason}; rebuilt from the vault"
+            )
         elif reason:
             log.warning("%s; re-indexing the vault", reason)
             self.messages.append(f"{reason}; re-indexed the vault")
@@ -101,11 +110,11 @@ class Engine:
         scan = scan_vault(self.root, self.settings, avoid=(self.cache_dir,))
         changes = _Changes()
         deleted = [path for path in self.manifest.records if path not in scan.indexable]
-        stats = list(scan.indexable.values())
-        for done, stat in enumerate(stats, 1):
-            self._refresh_file(stat, changes)
-            if progress is not None and (done % 200 == 0 or done == len(stats)):
-                progress(done, len(stats))
+        stale = [stat for stat in scan.indexable.values() if self._stat_changed(stat)]
+        for done, prepared in enumerate(prepare_files(self.root, self.settings, stale), 1):
+            self._apply(prepared, changes)
+            if progress is not None and (done % 100 == 0 or done == len(stale)):
+                progress(done, len(stale))
         for path in deleted:
             self._forget(path, changes)
         self._commit(changes)
@@ -120,8 +129,8 @@ class Engine:
             stat = self._stat(path)
             if stat is None:
                 self._forget(path, changes)
-            else:
-                self._refresh_file(stat, changes)
+            elif self._stat_changed(stat):
+                self._apply(prepare_file(self.root, self.settings, stat), changes)
         self._commit(changes)
         return self._summary(started, changes, [])
 
@@ -134,51 +143,33 @@ class Engine:
         stat = full.stat()
         return FileStat(path, stat.st_mtime_ns, stat.st_size)
 
-    def _refresh_file(self, stat: FileStat, changes: _Changes) -> None:
+    def _stat_changed(self, stat: FileStat) -> bool:
         record = self.manifest.records.get(stat.path)
-        if record and (record.mtime_ns, record.size) == (stat.mtime_ns, stat.size):
-            return
-        content = read_text(self.root, stat, self.settings)
-        if record and record.digest == content.digest and content.digest:
+        return record is None or (record.mtime_ns, record.size) != (stat.mtime_ns, stat.size)
+
+    def _apply(self, prepared: PreparedFile, changes: _Changes) -> None:
+        stat = prepared.stat
+        record = self.manifest.records.get(stat.path)
+        if record and prepared.digest and record.digest == prepared.digest:
             self.manifest.records[stat.path] = _restat(record, stat)
             return
         if record is None:
             changes.added += 1
         else:
             changes.modified += 1
-        if content.text is None:
-            log.warning("%s: %s", stat.path, content.problem)
+        note = prepared.note
+        if note is None:
+            log.warning("%s: %s", stat.path, prepared.problem)
             self._drop_from_index(stat.path)
-            self.manifest.records[stat.path] = FileRecord(
-                stat.path, stat.mtime_ns, stat.size, content.digest, None, (), content.problem
-            )
-            return
-        try:
-            parsed = parse_file(stat.path, content.text, self.settings.max_chunk_tokens)
-        except Exception as error:  # noqa: BLE001 - one broken note must not stop the vault
-            log.exception("%s: could not be parsed", stat.path)
-            self._drop_from_index(stat.path)
-            problem = f"could not be parsed ({type(error).__name__}: {error})"
-            self.manifest.records[stat.path] = FileRecord(
-                stat.path, stat.mtime_ns, stat.size, content.digest, None, (), problem
-            )
-            return
-        note = parsed.note
-        problems = [p for p in (content.problem, *note.problems) if p]
-        if not self.keyword.read_only:
-            fields = NoteFields(note.title, note.aliases, note.date)
-            self.keyword.replace_note(stat.path, fields, list(parsed.chunks))
+        else:
+            if not self.keyword.read_only:
+                self.keyword.replace_note(stat.path, list(prepared.documents))
+            if self._graph_loaded:
+                self.graph.upsert(note)
+        chunk_ids = tuple(doc.chunk.id for doc in prepared.documents)
         self.manifest.records[stat.path] = FileRecord(
-            stat.path,
-            stat.mtime_ns,
-            stat.size,
-            content.digest,
-            note,
-            tuple(chunk.id for chunk in parsed.chunks),
-            "; ".join(problems) or None,
+            stat.path, stat.mtime_ns, stat.size, prepared.digest, note, chunk_ids, prepared.problem
         )
-        if self._graph_loaded:
-            self.graph.upsert(note)
 
     def _drop_from_index(self, path: str) -> None:
         if not self.keyword.read_only:

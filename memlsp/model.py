@@ -8,7 +8,7 @@ Chunk line ranges are 1-based and inclusive, as users read them in an editor or 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +20,7 @@ class Span:
     end: int
 
 
-class LinkKind(str, Enum):
+class LinkKind(StrEnum):
     WIKI = "wiki"
     MARKDOWN = "markdown"
 
@@ -108,7 +108,7 @@ class Chunk:
         return self.breadcrumb[-1] if len(self.breadcrumb) > 1 else ""
 
 
-class LinkStatus(str, Enum):
+class LinkStatus(StrEnum):
     RESOLVED = "resolved"
     AMBIGUOUS = "ambiguous"  # resolved to one note, other candidates exist
     UNRESOLVED = "unresolved"

@@ -41,6 +41,36 @@ class NoteFields:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkDocument:
+    """A chunk with its searchable fields already segmented: the slow, pure part of indexing,
+    done apart from the index (in worker processes on a cold start)."""
+
+    chunk: Chunk
+    text: str
+    title: str
+    aliases: str
+    headings: str
+    date: int
+
+
+def prepare_documents(fields: NoteFields, chunks: list[Chunk]) -> list[ChunkDocument]:
+    title = segment(fields.title)
+    aliases = segment(" \n".join(fields.aliases))
+    date = date_number(fields.date)
+    return [
+        ChunkDocument(
+            chunk=chunk,
+            text=segment(chunk.text),
+            title=title,
+            aliases=aliases,
+            headings=segment(" \n".join(h for h in chunk.breadcrumb[1:] if h != fields.title)),
+            date=date,
+        )
+        for chunk in chunks
+    ]
+
+
+@dataclass(frozen=True, slots=True)
 class KeywordHit:
     chunk: Chunk
     score: float
@@ -126,27 +156,23 @@ class KeywordIndex:
 
     # -- writing --------------------------------------------------------------------------
 
-    def replace_note(self, path: str, fields: NoteFields, chunks: list[Chunk]) -> None:
+    def replace_note(self, path: str, documents: list[ChunkDocument]) -> None:
         writer = self._require_writer()
         writer.delete_documents_by_term("path", path)
-        title = segment(fields.title)
-        aliases = segment(" \n".join(fields.aliases))
-        date = date_number(fields.date)
-        for chunk in chunks:
-            headings = [h for h in chunk.breadcrumb[1:] if h != fields.title]
+        for doc in documents:
             writer.add_document(
                 tantivy.Document(
-                    chunk_id=chunk.id,
+                    chunk_id=doc.chunk.id,
                     path=path,
-                    text=segment(chunk.text),
-                    title=title,
-                    aliases=aliases,
-                    headings=segment(" \n".join(headings)),
-                    content=chunk.text.encode(),
-                    breadcrumb=json.dumps(chunk.breadcrumb, ensure_ascii=False).encode(),
-                    start_line=chunk.start_line,
-                    end_line=chunk.end_line,
-                    date=date,
+                    text=doc.text,
+                    title=doc.title,
+                    aliases=doc.aliases,
+                    headings=doc.headings,
+                    content=doc.chunk.text.encode(),
+                    breadcrumb=json.dumps(doc.chunk.breadcrumb, ensure_ascii=False).encode(),
+                    start_line=doc.chunk.start_line,
+                    end_line=doc.chunk.end_line,
+                    date=doc.date,
                 )
             )
 
@@ -177,14 +203,21 @@ class KeywordIndex:
         return list(dict.fromkeys(self.analyzer.analyze(segment(text))))
 
     def search(
-        self, terms: list[str], limit: int, *, start_date: str | None = None, end_date: str | None = None
+        self,
+        terms: list[str],
+        limit: int,
+        *,
+        start_date: str | None = None,
+        end_date: str | None = None,
     ) -> list[KeywordHit]:
         if not terms or limit <= 0:
             return []
         clauses = [
             (
                 tantivy.Occur.Should,
-                tantivy.Query.boost_query(tantivy.Query.term_query(self.schema, field, term), boost),
+                tantivy.Query.boost_query(
+                    tantivy.Query.term_query(self.schema, field, term), boost
+                ),
             )
             for term in terms
             for field, boost in FIELD_BOOSTS.items()

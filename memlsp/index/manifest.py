@@ -41,7 +41,11 @@ class Manifest:
         temporary = path.with_suffix(".tmp")
         with open(temporary, "wb") as handle:
             pickle.dump(
-                {"format": FORMAT_VERSION, "fingerprint": self.fingerprint, "records": self.records},
+                {
+                    "format": FORMAT_VERSION,
+                    "fingerprint": self.fingerprint,
+                    "records": self.records,
+                },
                 handle,
                 protocol=pickle.HIGHEST_PROTOCOL,
             )
@@ -56,12 +60,14 @@ class Manifest:
             with open(path, "rb") as handle:
                 data = pickle.load(handle)  # our own cache file, written above
             if data.get("format") != FORMAT_VERSION:
-                return cls(fingerprint), f"manifest format {data.get('format')} is not {FORMAT_VERSION}"
+                return cls(
+                    fingerprint
+                ), f"manifest format {data.get('format')} is not {FORMAT_VERSION}"
             if data.get("fingerprint") != fingerprint:
                 return cls(fingerprint), "indexing settings changed"
             records = data["records"]
             if not isinstance(records, dict):
                 raise TypeError("records is not a mapping")
-        except Exception as error:  # noqa: BLE001 - any damage means: rebuild
+        except Exception as error:
             return cls(fingerprint), f"manifest unreadable ({type(error).__name__}: {error})"
         return cls(fingerprint, records), None

@@ -22,8 +22,17 @@ def parse_file(path: str, text: str, max_chunk_tokens: int) -> ParsedFile:
     if path.lower().endswith(RECORD_SUFFIXES):
         stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         note = Note(
-            path=path, title=stem, aliases=(), tags=(), description="", date=None, headings=(),
-            blocks=(), links=(), line_count=len(lines), body_start_line=0,
+            path=path,
+            title=stem,
+            aliases=(),
+            tags=(),
+            description="",
+            date=None,
+            headings=(),
+            blocks=(),
+            links=(),
+            line_count=len(lines),
+            body_start_line=0,
         )
         return ParsedFile(note, tuple(chunk_jsonl(path, stem, lines, max_chunk_tokens)))
     note = parse_markdown(path, text)

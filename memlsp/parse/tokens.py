@@ -13,6 +13,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
+from functools import partial
 
 _CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
@@ -30,7 +31,9 @@ def _jieba_cut() -> Callable[[str], Iterable[str]]:
 
             jieba.setLogLevel(logging.WARNING)
             jieba.initialize()
-            _segmenter = jieba.cut_for_search
+            # Without the HMM pass for unknown words: 20% faster, and an unknown word falls apart
+            # into single characters the same way in notes and in queries, so it still matches.
+            _segmenter = partial(jieba.cut_for_search, HMM=False)
         return _segmenter
 
 

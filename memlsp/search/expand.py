@@ -63,7 +63,7 @@ def expand_hits(graph: LinkGraph, hits: Iterable[Hit], limit: int) -> list[Hit]:
 
 
 def _fresh(neighbours: Iterable[Neighbour], seen: set[str], limit: int) -> tuple[Neighbour, ...]:
-    kept = []
+    kept: list[Neighbour] = []
     for neighbour in neighbours:
         if len(kept) == limit:
             break

@@ -62,7 +62,9 @@ def _hit(
     chunk = found.chunk
     note = graph.notes.get(chunk.path)
     title = note.title if note else chunk.breadcrumb[0]
-    searched = " ".join((chunk.text, title, " ".join(chunk.breadcrumb), *(note.aliases if note else ())))
+    searched = " ".join(
+        (chunk.text, title, " ".join(chunk.breadcrumb), *(note.aliases if note else ()))
+    )
     present = set(keyword.terms(searched))
     return Hit(
         chunk=chunk,

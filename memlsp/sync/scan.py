@@ -54,7 +54,9 @@ def scan_vault(root: Path, settings: Settings, avoid: tuple[Path, ...] = ()) -> 
         try:
             stat = folder.stat()
             if (stat.st_dev, stat.st_ino) in seen_dirs:
-                scan.skipped.append(Skipped(prefix, "folder reached twice through a symlink; skipped"))
+                scan.skipped.append(
+                    Skipped(prefix, "folder reached twice through a symlink; skipped")
+                )
                 continue
             seen_dirs.add((stat.st_dev, stat.st_ino))
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
@@ -123,4 +125,6 @@ def read_text(root: Path, stat: FileStat, settings: Settings) -> FileText:
         return FileText(data.decode("utf-8-sig"), digest, None)
     except UnicodeDecodeError as error:
         text = data.decode("utf-8-sig", errors="replace")
-        return FileText(text, digest, f"not valid UTF-8 at byte {error.start}; decoded with replacement")
+        return FileText(
+            text, digest, f"not valid UTF-8 at byte {error.start}; decoded with replacement"
+        )
