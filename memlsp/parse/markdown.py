@@ -12,7 +12,10 @@ from memlsp.parse.mask import mask_lines
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_NOT_PARAGRAPH = re.compile(r"^\s*(?:[-*+>]|\d+[.)]|#{1,6}(?:\s|$)|\||$)")
+# List markers need a space after them: `**bold** text` and `*em*` lines are paragraphs.
+_NOT_PARAGRAPH = re.compile(
+    r"^\s*(?:[-*+](?:\s|$)|>|\d+[.)](?:\s|$)|#{1,6}(?:\s|$)|\||(?:[-*_][ \t]*){3,}$|$)"
+)
 _PATH_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
 _INLINE_MARKUP = re.compile(r"[*_`~]|\[\[|\]\]|!?\[([^\]]*)\]\([^)]*\)|\s\^[A-Za-z0-9-]+\s*$")
@@ -20,7 +23,12 @@ _DESCRIPTION_CHARS = 200
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines as an editor counts them: `\\n`, `\\r\\n` or `\\r` end a line."""
+    """Lines as an editor counts them: `\\n`, `\\r\\n` or `\\r` end a line.
+
+    A leading byte-order mark is dropped: editors hide it, and it would stop `---` on the first line
+    from opening the frontmatter.
+    """
+    text = text.removeprefix("\ufeff")
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
@@ -64,6 +72,7 @@ def parse_markdown(path: str, text: str) -> Note:
     links: list[Link] = []
     tags: list[Tag] = []
     first_paragraph = ""
+    first_paragraph_line = -1
     previous_paragraph: tuple[int, str] | None = None  # a line that a setext underline can head
 
     masked_lines = mask_lines(lines[front.body_start :])
@@ -87,6 +96,8 @@ def parse_markdown(path: str, text: str) -> Note:
             heading = Heading(
                 level, heading_text, slugify(strip_markup(heading_text)), heading_line
             )
+            if first_paragraph_line == heading_line:
+                first_paragraph = ""  # it was a setext heading's text, not a paragraph
         if heading is not None:
             headings.append(heading)
             previous_paragraph = None
@@ -97,6 +108,7 @@ def parse_markdown(path: str, text: str) -> Note:
             previous_paragraph = (line_no, original.strip())
             if not first_paragraph:
                 first_paragraph = strip_markup(original)
+                first_paragraph_line = line_no
 
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     title_values = as_strings(meta.get("title"))
