@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _BACKTICKS = re.compile(r"`+")
+_INLINE_DISPLAY_MATH = re.compile(r"\$\$.+?\$\$")
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?=[^\s$])(?:[^$\n\\]|\\.)*?(?<=[^\s\\])\$(?!\d)")
 
 
@@ -46,6 +47,9 @@ def _mask_inline_code(line: str) -> str:
 
 
 def _mask_inline_math(line: str) -> str:
+    # `$$...$$` inside a paragraph is display math too; mask it before the single-`$` form.
+    for match in _INLINE_DISPLAY_MATH.finditer(line):
+        line = _blank(line, match.start(), match.end())
     for match in _INLINE_MATH.finditer(line):
         line = _blank(line, match.start(), match.end())
     return line
@@ -90,8 +94,13 @@ class _Scanner:
                 self.in_math = False
             return True
         fence = _FENCE_OPEN.match(line)
-        if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-            self.fence = fence.group(1)
+        # A fence is indented at most 3 spaces, or more inside a list item (code in a list).
+        if (
+            fence
+            and (len(fence.group(1).expandtabs(4)) <= 3 or self.in_list)
+            and not (fence.group(2)[0] == "`" and "`" in fence.group(3))
+        ):
+            self.fence = fence.group(2)
             return True
         stripped = line.strip()
         if stripped.startswith("$$"):
