@@ -17,7 +17,9 @@ from memlsp.model import Chunk, Note
 from memlsp.parse.mask import mask_lines
 from memlsp.parse.tokens import estimate_tokens
 
-_ATOM = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)|\S+")
+_LINK = r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)"
+# A word stops where a link starts: Chinese text glues links to words (`参考[[向量 检索]]的`).
+_ATOM = re.compile(rf"(?P<link>{_LINK})|(?:(?!{_LINK})\S)+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,38 +150,50 @@ def _split_range(lines: list[str], start: int, end: int, max_tokens: int) -> Ite
     for number in range(start, end + 1):
         size = estimate_tokens(lines[number])
         if number > first and used + size > max_tokens:
-            yield _Piece(first, number - 1, "\n".join(lines[first:number]).strip("\n"))
+            yield from _lines_piece(lines, first, number - 1)
             first, used = number, 0
         if size > max_tokens:
             yield from _split_line(lines[number], number, max_tokens)
             first, used = number + 1, 0
             continue
         used += size
-    if first <= end:
-        text = "\n".join(lines[first : end + 1]).strip("\n")
-        if text.strip():
-            yield _Piece(first, end, text)
+    yield from _lines_piece(lines, first, end)
+
+
+def _lines_piece(lines: list[str], start: int, end: int) -> Iterator[_Piece]:
+    """Lines `start..end` without blank lines at either end, so the range matches the text."""
+    start, end = _trim(lines, start, end)
+    if start <= end:
+        yield _Piece(start, end, "\n".join(lines[start : end + 1]))
 
 
 def _split_line(line: str, number: int, max_tokens: int) -> Iterator[_Piece]:
-    words: list[str] = []
+    """Cut one line between atoms; each part is a slice of the line, so its text is as written."""
+    first: int | None = None  # column where the current part starts
+    last = 0
     used = 0
-    for atom in _atoms(line, max_tokens):
-        size = estimate_tokens(atom)
-        if words and used + size > max_tokens:
-            yield _Piece(number, number, " ".join(words))
-            words, used = [], 0
-        words.append(atom)
+    for start, end in _atoms(line, max_tokens):
+        size = estimate_tokens(line[start:end])
+        if first is not None and used + size > max_tokens:
+            yield _Piece(number, number, line[first:last])
+            first, used = None, 0
+        if first is None:
+            first = start
+        last = end
         used += size
-    if words:
-        yield _Piece(number, number, " ".join(words))
+    if first is not None:
+        yield _Piece(number, number, line[first:last])
 
 
-def _atoms(line: str, max_tokens: int) -> Iterator[str]:
-    """Links and words; a word over the cap (a long CJK run) is cut every `max_tokens` chars."""
+def _atoms(line: str, max_tokens: int) -> Iterator[tuple[int, int]]:
+    """Spans of links and words, in order.
+
+    A word over the cap (a long CJK run) is cut every `max_tokens` characters; a link is never cut,
+    even when it alone is over the cap.
+    """
     for match in _ATOM.finditer(line):
-        atom = match.group()
-        if len(atom) > max_tokens and estimate_tokens(atom) > max_tokens:
-            yield from (atom[i : i + max_tokens] for i in range(0, len(atom), max_tokens))
+        start, end = match.span()
+        if match.group("link") is None and estimate_tokens(match.group()) > max_tokens:
+            yield from ((i, min(i + max_tokens, end)) for i in range(start, end, max_tokens))
         else:
-            yield atom
+            yield start, end
