@@ -55,13 +55,18 @@ def scan_vault(root: Path, settings: Settings, avoid: tuple[Path, ...] = ()) -> 
             stat = folder.stat()
             if (stat.st_dev, stat.st_ino) in seen_dirs:
                 scan.skipped.append(
-                    Skipped(prefix, "folder reached twice through a symlink; skipped")
+                    Skipped(
+                        prefix.rstrip("/"),
+                        "symlink to a folder already indexed (a loop?); not followed",
+                    )
                 )
                 continue
             seen_dirs.add((stat.st_dev, stat.st_ino))
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError as error:
-            scan.skipped.append(Skipped(prefix or ".", f"folder unreadable: {error.strerror}"))
+            scan.skipped.append(
+                Skipped(prefix.rstrip("/") or ".", f"folder unreadable: {error.strerror}")
+            )
             continue
         for entry in entries:
             rel = f"{prefix}{entry.name}"

@@ -1,0 +1,42 @@
+"""Small helpers for tests that run the engine over a real tantivy index in a temp folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memlsp.config import Settings
+from memlsp.engine import Engine
+from memlsp.model import SearchRequest
+
+
+def write(vault: Path, path: str, text: str) -> Path:
+    full = vault / path
+    full.parent.mkdir(parents=True, exist_ok=True)
+    full.write_text(text, encoding="utf-8")
+    return full
+
+
+def touch_later(path: Path) -> None:
+    """Move the mtime forward so a rewrite within the same clock tick still counts as a change."""
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+
+
+def open_engine(vault: Path, cache: Path, **settings: object) -> Engine:
+    return Engine.open(vault, Settings(cache_dir=cache, **settings))  # type: ignore[arg-type]
+
+
+def paths_found(engine: Engine, query: str, **request: object) -> list[str]:
+    response = engine.search(SearchRequest(query=query, **request))  # type: ignore[arg-type]
+    return [hit.chunk.path for hit in response.hits]
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `folder` with its size and mtime: proof that nothing was written there."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            stat = path.stat()
+            found[str(path.relative_to(folder))] = (stat.st_size, stat.st_mtime_ns)
+    return found

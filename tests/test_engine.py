@@ -1,0 +1,223 @@
+"""The engine over a real tantivy index on disk: add, modify, delete, rename, restart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import memlsp.sync.prepare
+from memlsp.engine import Engine
+from memlsp.model import LinkStatus, SearchRequest
+from tests.engine_helpers import open_engine, paths_found, snapshot, touch_later, write
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write(root, "recipes/bread.md", "# Sourdough bread\n\nFlour, water and a starter. See [[oven]].\n")
+    write(root, "tools/oven.md", "---\naliases: [stove]\n---\n# Oven\n\nPreheat to 250 degrees.\n")
+    write(root, "notes/向量检索.md", "# 向量检索\n\n向量检索是一种语义搜索方法，依赖嵌入模型。\n")
+    write(root, "daily/2024-03-01.md", "Baked a sourdough loaf today. [[bread|the bread]]\n")
+    write(root, "daily/2024-03-05.md", "Cleaned the oven and baked sourdough again.\n")
+    return root
+
+
+@pytest.fixture
+def engine(vault: Path, tmp_path: Path) -> Engine:
+    engine = open_engine(vault, tmp_path / "cache")
+    engine.refresh()
+    yield engine
+    engine.close()
+
+
+def test_search_finds_notes_by_words_and_chinese_words_inside_a_run(engine: Engine) -> None:
+    assert paths_found(engine, "starter flour")[0] == "recipes/bread.md"
+    assert paths_found(engine, "检索")[0] == "notes/向量检索.md"
+    assert paths_found(engine, "语义")[0] == "notes/向量检索.md"
+    assert paths_found(engine, "preheating") == ["tools/oven.md"]  # stemmed
+
+
+def test_alias_and_title_fields_are_searchable(engine: Engine) -> None:
+    assert paths_found(engine, "stove") == ["tools/oven.md"]
+
+
+def test_evidence_on_each_hit(engine: Engine) -> None:
+    response = engine.search(SearchRequest(query="sourdough starter", limit=5))
+    first = response.hits[0]
+    assert first.chunk.path == "recipes/bread.md"
+    assert first.keyword_rank == 1 and first.keyword_score and first.keyword_score > 0
+    assert first.score == pytest.approx(1.0)
+    assert set(first.matched_terms) == {"sourdough", "starter"}
+    assert first.source == "hit"
+    assert response.counts.keyword == 3 and response.counts.hybrid is False
+    scores = [hit.score for hit in response.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_date_filters_are_inclusive(engine: Engine) -> None:
+    found = paths_found(engine, "sourdough", start_date="2024-03-01", end_date="2024-03-01")
+    assert found == ["daily/2024-03-01.md"]
+    found = paths_found(engine, "sourdough", start_date="2024-03-02")
+    assert found == ["daily/2024-03-05.md"]
+
+
+def test_min_score_limit_and_budget(engine: Engine) -> None:
+    every = paths_found(engine, "sourdough", expand=False)
+    assert len(every) == 3
+    assert paths_found(engine, "sourdough", min_score=0.99, expand=False) == every[:1]
+    assert paths_found(engine, "sourdough", limit=2, expand=False) == every[:2]
+    assert paths_found(engine, "sourdough", budget_tokens=1, expand=False) == every[:1]
+
+
+def test_link_expansion_lists_neighbours_once(engine: Engine) -> None:
+    response = engine.search(SearchRequest(query="sourdough starter flour", limit=3))
+    bread = next(hit for hit in response.hits if hit.chunk.path == "recipes/bread.md")
+    assert [n.path for n in bread.outlinks] == ["tools/oven.md"]
+    hit_paths = {hit.chunk.path for hit in response.hits}
+    listed = [n.path for hit in response.hits for n in hit.outlinks + hit.inlinks]
+    assert len(listed) == len(set(listed))
+    assert not hit_paths & set(listed)
+
+
+def test_added_modified_deleted_notes_show_in_search(engine: Engine, vault: Path) -> None:
+    write(vault, "new/kimchi.md", "# Kimchi\n\nNapa cabbage fermented with chili.\n")
+    summary = engine.refresh()
+    assert (summary.added, summary.modified, summary.deleted) == (1, 0, 0)
+    assert paths_found(engine, "cabbage") == ["new/kimchi.md"]
+
+    touch_later(write(vault, "new/kimchi.md", "# Kimchi\n\nRadish instead of cabbage.\n"))
+    summary = engine.refresh()
+    assert (summary.added, summary.modified) == (0, 1)
+    assert paths_found(engine, "radish") == ["new/kimchi.md"]
+    assert paths_found(engine, "napa") == []
+
+    (vault / "new/kimchi.md").unlink()
+    assert engine.refresh().deleted == 1
+    assert paths_found(engine, "radish") == []
+
+
+def test_rename_moves_search_results_and_keeps_links(engine: Engine, vault: Path) -> None:
+    (vault / "archive").mkdir()
+    (vault / "tools/oven.md").rename(vault / "archive/oven.md")
+    summary = engine.refresh()
+    assert (summary.added, summary.deleted) == (1, 1)
+    assert paths_found(engine, "preheat") == ["archive/oven.md"]
+    [link] = engine.links("recipes/bread.md").outlinks
+    assert link.resolution.targets == ("archive/oven.md",)
+
+
+def test_unresolved_link_attaches_when_its_note_appears(engine: Engine, vault: Path) -> None:
+    write(vault, "recipes/pizza.md", "Dough like [[bread]], topped per [[tomato sauce]].\n")
+    engine.refresh()
+    statuses = [i.resolution.status for i in engine.links("recipes/pizza.md").outlinks]
+    assert statuses == [LinkStatus.RESOLVED, LinkStatus.UNRESOLVED]
+    write(vault, "recipes/tomato sauce.md", "# Tomato sauce\n")
+    engine.refresh()
+    [_, sauce] = engine.links("recipes/pizza.md").outlinks
+    assert sauce.resolution.targets == ("recipes/tomato sauce.md",)
+    assert [i.source for i in engine.links("recipes/tomato sauce.md").inlinks] == ["recipes/pizza.md"]
+
+
+def test_refresh_paths_updates_one_note(engine: Engine, vault: Path) -> None:
+    touch_later(write(vault, "tools/oven.md", "# Oven\n\nConvection fan.\n"))
+    summary = engine.refresh_paths(["tools/oven.md"])
+    assert summary.modified == 1
+    assert paths_found(engine, "convection") == ["tools/oven.md"]
+    (vault / "tools/oven.md").unlink()
+    assert engine.refresh_paths(["tools/oven.md"]).deleted == 1
+    assert paths_found(engine, "convection") == []
+    [link] = engine.links("recipes/bread.md").outlinks
+    assert link.resolution.status is LinkStatus.UNRESOLVED
+
+
+def test_restart_on_unchanged_vault_parses_nothing(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = open_engine(vault, tmp_path / "cache")
+    first.refresh()
+    first.close()
+
+    def no_parsing(*args: object) -> None:
+        raise AssertionError("an unchanged note was parsed again")
+
+    monkeypatch.setattr(memlsp.sync.prepare, "parse_file", no_parsing)
+    second = open_engine(vault, tmp_path / "cache")
+    summary = second.refresh()
+    assert (summary.added, summary.modified, summary.deleted) == (0, 0, 0)
+    assert summary.notes == 5
+    assert paths_found(second, "starter") == ["recipes/bread.md"]
+    assert [i.source for i in second.links("tools/oven.md").inlinks] == ["recipes/bread.md"]
+    second.close()
+
+
+def test_restart_after_changes_reindexes_only_those(vault: Path, tmp_path: Path) -> None:
+    first = open_engine(vault, tmp_path / "cache")
+    first.refresh()
+    first.close()
+    touch_later(write(vault, "tools/oven.md", "# Oven\n\nSteam tray.\n"))
+    (vault / "daily/2024-03-05.md").unlink()
+    write(vault, "tools/knife.md", "# Knife\n")
+    second = open_engine(vault, tmp_path / "cache")
+    summary = second.refresh()
+    assert (summary.added, summary.modified, summary.deleted) == (1, 1, 1)
+    assert paths_found(second, "steam") == ["tools/oven.md"]
+    second.close()
+
+
+def test_touched_but_unchanged_file_is_not_reindexed(engine: Engine, vault: Path) -> None:
+    touch_later(vault / "tools/oven.md")
+    summary = engine.refresh()
+    assert (summary.added, summary.modified) == (0, 0)
+
+
+@pytest.mark.parametrize("damage", ["format", "manifest"])
+def test_damaged_cache_is_rebuilt_with_one_message(vault: Path, tmp_path: Path, damage: str) -> None:
+    cache = tmp_path / "cache"
+    first = open_engine(vault, cache)
+    first.refresh()
+    first.close()
+    if damage == "format":
+        (cache / "keyword" / "memlsp-format.json").write_text(json.dumps({"format": -1}))
+    else:
+        (cache / "manifest.pickle").write_bytes(b"not a pickle")
+    second = open_engine(vault, cache)
+    summary = second.refresh()
+    assert summary.added == 5
+    assert len(summary.messages) == 1
+    assert "rebuilt" in summary.messages[0] or "re-indexed" in summary.messages[0]
+    assert paths_found(second, "starter") == ["recipes/bread.md"]
+    assert second.keyword.chunk_count() == 5
+    second.close()
+
+
+def test_second_process_on_same_index_serves_read_only(engine: Engine, vault: Path, tmp_path: Path) -> None:
+    other = open_engine(vault, tmp_path / "cache")
+    summary = other.refresh()
+    assert summary.read_only
+    assert any("read-only" in message for message in summary.messages)
+    assert paths_found(other, "starter") == ["recipes/bread.md"]
+    other.close()
+
+
+def test_default_cache_is_outside_the_vault_and_vault_is_untouched(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    before = snapshot(vault)
+    engine = Engine.open(vault)
+    engine.refresh()
+    assert engine.cache_dir.is_relative_to(tmp_path / "xdg" / "memlsp")
+    assert (engine.cache_dir / "manifest.pickle").exists()
+    engine.close()
+    assert snapshot(vault) == before
+
+
+def test_records_file_chunks_with_overlap_and_is_searchable(engine: Engine, vault: Path) -> None:
+    lines = [json.dumps({"role": "user", "content": f"memory {n} about topic{n}"}) for n in range(400)]
+    write(vault, "memory/log.jsonl", "\n".join(lines) + "\n")
+    engine.refresh()
+    hits = engine.search(SearchRequest(query="topic250", expand=False)).hits
+    assert hits and hits[0].chunk.path == "memory/log.jsonl"
+    assert hits[0].chunk.start_line <= 251 <= hits[0].chunk.end_line
