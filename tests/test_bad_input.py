@@ -18,9 +18,17 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Engine, IndexSumm
     vault = tmp_path / "vault"
     outside = tmp_path / "outside"
     write(outside, "secret.md", "# Secret\n\nclassified words\n")
-    write(vault, "good.md", "# Good\n\nperfectly ordinary note about gardening [[../outside/secret]]\n")
-    write(vault, "bad-yaml.md", "---\ntitle: [unclosed\n---\n# Bad yaml\n\nstill searchable tulips\n")
-    (vault / "latin1.md").write_bytes("# Café\n\nna\xefve cr\xe8me br\xfbl\xe9e\n".encode("latin-1"))
+    write(
+        vault,
+        "good.md",
+        "# Good\n\nperfectly ordinary note about gardening [[../outside/secret]]\n",
+    )
+    write(
+        vault, "bad-yaml.md", "---\ntitle: [unclosed\n---\n# Bad yaml\n\nstill searchable tulips\n"
+    )
+    (vault / "latin1.md").write_bytes(
+        "# Café\n\nna\xefve cr\xe8me br\xfbl\xe9e\n".encode("latin-1")
+    )
     (vault / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
     (vault / "huge.md").write_bytes(b"word " * (4_200_000))  # 21 MB
     write(vault, "long.md", "".join(f"line {n} of a very long note\n" for n in range(100_000)))
@@ -43,7 +51,9 @@ def _reasons(items: tuple[object, ...]) -> dict[str, str]:
     return {item.path: item.reason for item in items}  # type: ignore[attr-defined]
 
 
-def test_every_problem_is_one_line_and_the_rest_indexes(indexed: tuple[Engine, IndexSummary, Path]) -> None:
+def test_every_problem_is_one_line_and_the_rest_indexes(
+    indexed: tuple[Engine, IndexSummary, Path],
+) -> None:
     engine, summary, _ = indexed
     skipped = _reasons(summary.skipped)
     problems = _reasons(summary.problems)
@@ -69,14 +79,18 @@ def test_searches_still_work_around_bad_files(indexed: tuple[Engine, IndexSummar
     assert paths_found(engine, "99999", expand=False) == ["long.md"]
 
 
-def test_nothing_outside_the_vault_is_read_or_linked(indexed: tuple[Engine, IndexSummary, Path]) -> None:
+def test_nothing_outside_the_vault_is_read_or_linked(
+    indexed: tuple[Engine, IndexSummary, Path],
+) -> None:
     engine, _, _ = indexed
     assert paths_found(engine, "classified") == []
     [link] = engine.links("good.md").outlinks
     assert link.resolution.status is LinkStatus.OUTSIDE
 
 
-def test_invalid_yaml_note_keeps_its_frontmatter_as_text(indexed: tuple[Engine, IndexSummary, Path]) -> None:
+def test_invalid_yaml_note_keeps_its_frontmatter_as_text(
+    indexed: tuple[Engine, IndexSummary, Path],
+) -> None:
     engine, _, _ = indexed
     assert paths_found(engine, "unclosed") == ["bad-yaml.md"]
 

@@ -16,7 +16,9 @@ from tests.engine_helpers import open_engine, paths_found, snapshot, touch_later
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
-    write(root, "recipes/bread.md", "# Sourdough bread\n\nFlour, water and a starter. See [[oven]].\n")
+    write(
+        root, "recipes/bread.md", "# Sourdough bread\n\nFlour, water and a starter. See [[oven]].\n"
+    )
     write(root, "tools/oven.md", "---\naliases: [stove]\n---\n# Oven\n\nPreheat to 250 degrees.\n")
     write(root, "notes/向量检索.md", "# 向量检索\n\n向量检索是一种语义搜索方法，依赖嵌入模型。\n")
     write(root, "daily/2024-03-01.md", "Baked a sourdough loaf today. [[bread|the bread]]\n")
@@ -117,7 +119,9 @@ def test_unresolved_link_attaches_when_its_note_appears(engine: Engine, vault: P
     engine.refresh()
     [_, sauce] = engine.links("recipes/pizza.md").outlinks
     assert sauce.resolution.targets == ("recipes/tomato sauce.md",)
-    assert [i.source for i in engine.links("recipes/tomato sauce.md").inlinks] == ["recipes/pizza.md"]
+    assert [i.source for i in engine.links("recipes/tomato sauce.md").inlinks] == [
+        "recipes/pizza.md"
+    ]
 
 
 def test_refresh_paths_updates_one_note(engine: Engine, vault: Path) -> None:
@@ -173,7 +177,9 @@ def test_touched_but_unchanged_file_is_not_reindexed(engine: Engine, vault: Path
 
 
 @pytest.mark.parametrize("damage", ["format", "manifest"])
-def test_damaged_cache_is_rebuilt_with_one_message(vault: Path, tmp_path: Path, damage: str) -> None:
+def test_damaged_cache_is_rebuilt_with_one_message(
+    vault: Path, tmp_path: Path, damage: str
+) -> None:
     cache = tmp_path / "cache"
     first = open_engine(vault, cache)
     first.refresh()
@@ -192,7 +198,9 @@ def test_damaged_cache_is_rebuilt_with_one_message(vault: Path, tmp_path: Path, 
     second.close()
 
 
-def test_second_process_on_same_index_serves_read_only(engine: Engine, vault: Path, tmp_path: Path) -> None:
+def test_second_process_on_same_index_serves_read_only(
+    engine: Engine, vault: Path, tmp_path: Path
+) -> None:
     other = open_engine(vault, tmp_path / "cache")
     summary = other.refresh()
     assert summary.read_only
@@ -215,7 +223,9 @@ def test_default_cache_is_outside_the_vault_and_vault_is_untouched(
 
 
 def test_records_file_chunks_with_overlap_and_is_searchable(engine: Engine, vault: Path) -> None:
-    lines = [json.dumps({"role": "user", "content": f"memory {n} about topic{n}"}) for n in range(400)]
+    lines = [
+        json.dumps({"role": "user", "content": f"memory {n} about topic{n}"}) for n in range(400)
+    ]
     write(vault, "memory/log.jsonl", "\n".join(lines) + "\n")
     engine.refresh()
     hits = engine.search(SearchRequest(query="topic250", expand=False)).hits

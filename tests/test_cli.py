@@ -1,0 +1,159 @@
+"""The command line, run in-process and once as a real `python -m memlsp` subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memlsp.cli import main
+from tests.engine_helpers import write
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write(
+        root,
+        "a.md",
+        "---\ndescription: About apples\n---\n# Apples\n\nApples grow on trees. [[b]] [[missing]]\n",
+    )
+    write(root, "b.md", "# Bananas\n\nBananas are yellow.\n")
+    write(root, "d.md", "Dates, like [[a#Apples]].\n")
+    write(root, "x/dup.md", "# Dup one\n")
+    write(root, "y/dup.md", "# Dup two\n")
+    write(root, "c.md", "Cherries, see [[dup]].\n")
+    write(root, "daily/2024-05-01.md", "Ate apples and cherries.\n")
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(arg) for arg in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_index_prints_a_summary(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "index", vault, "--cache-dir", tmp_path / "c")
+    assert code == 0
+    assert "7 notes" in out and "4 links (1 unresolved, 1 ambiguous)" in out and "7 added" in out
+    code, out, _ = run(capsys, "index", vault, "--cache-dir", tmp_path / "c", "--json")
+    data = json.loads(out)
+    assert (data["notes"], data["added"], data["skipped"]) == (7, 0, [])
+
+
+def test_search_text_form(vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "search", vault, "trees", "--cache-dir", tmp_path / "c")
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith("========== a.md:4-6 [score=1.0000 keyword=")
+    assert first.endswith("vector=-] ==========")
+    assert "outlinks (1):\n  - Bananas (b.md) — Bananas are yellow." in out
+    assert "inlinks (1):\n  - d (d.md#Apples)" in out
+
+
+def test_search_json_carries_evidence(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "search", vault, "apples", "--json", "--cache-dir", tmp_path / "c")
+    data = json.loads(out)
+    assert data["counts"] == {"keyword": 3, "vector": 0, "hybrid": False}
+    first = data["results"][0]
+    assert first["path"] == "a.md" and first["keyword_rank"] == 1 and first["source"] == "hit"
+    assert first["matched_terms"] == ["appl"]
+    # d.md links to a.md but is itself a result: a note is listed once in the whole answer
+    assert "d.md" in [r["path"] for r in data["results"]] and not first["inlinks"]
+    code, out, _ = run(capsys, "search", vault, "trees", "--json", "--cache-dir", tmp_path / "c")
+    first = json.loads(out)["results"][0]
+    assert first["inlinks"][0]["path"] == "d.md" and first["inlinks"][0]["anchors"] == ["Apples"]
+    assert first["inlinks"][0]["source"] == "link"
+
+
+def test_search_filters(vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("search", vault, "apples", "--json", "--cache-dir", tmp_path / "c", "--no-expand")
+    dated = json.loads(
+        run(capsys, *args, "--start-date", "2024-05-01", "--end-date", "2024-05-01")[1]
+    )
+    assert [r["path"] for r in dated["results"]] == ["daily/2024-05-01.md"]
+    assert all(not r["outlinks"] and not r["inlinks"] for r in dated["results"])
+    one = json.loads(run(capsys, *args, "--limit", "1")[1])
+    assert len(one["results"]) == 1
+    budget = json.loads(run(capsys, *args, "--budget-tokens", "1")[1])
+    assert len(budget["results"]) == 1
+
+
+def test_bad_arguments_give_one_clear_message(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(
+        capsys, "search", vault, "x", "--start-date", "May 1", "--cache-dir", tmp_path / "c"
+    )
+    assert code == 2 and "--start-date must be a date" in err
+    code, _, err = run(capsys, "search", tmp_path / "nowhere", "x")
+    assert code == 2 and "vault folder not found" in err
+    code, _, err = run(capsys, "links", vault, "no such note", "--cache-dir", tmp_path / "c")
+    assert code == 2 and "no note" in err
+
+
+def test_batch_queries_answer_one_line_each(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        '{"id": "q1", "query": "bananas"}\n'
+        "\n"
+        '{"id": 2, "query": "cherries"}\n'
+        "not json\n"
+        '{"id": "q4"}\n'
+    )
+    code, out, _ = run(
+        capsys, "search", vault, "--queries", queries, "--json", "--cache-dir", tmp_path / "c"
+    )
+    assert code == 0
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [a["id"] for a in answers] == ["q1", 2, 4, "q4"]
+    assert answers[0]["results"][0]["path"] == "b.md"
+    assert {r["path"] for r in answers[1]["results"]} == {"c.md", "daily/2024-05-01.md"}
+    assert "error" in answers[2] and "error" in answers[3]
+
+
+def test_links_lists_every_kind(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "links", vault, "a", "--json", "--cache-dir", tmp_path / "c")
+    data = json.loads(out)
+    assert data["path"] == "a.md"
+    assert [(o["target"], o["status"]) for o in data["outlinks"]] == [
+        ("b", "resolved"),
+        ("missing", "unresolved"),
+    ]
+    assert [i["source"] for i in data["inlinks"]] == ["d.md"]
+    assert [u["target"] for u in data["unresolved"]] == ["missing"]
+    code, out, _ = run(capsys, "links", vault, "c.md", "--cache-dir", tmp_path / "c")
+    assert "ambiguous (1):" in out and "candidates: x/dup.md, y/dup.md" in out
+
+
+def test_python_dash_m_runs_the_same_cli(vault: Path, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memlsp",
+            "search",
+            str(vault),
+            "bananas",
+            "--json",
+            "--cache-dir",
+            str(tmp_path / "c"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(result.stdout)["results"][0]["path"] == "b.md"

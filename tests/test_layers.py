@@ -1,0 +1,70 @@
+"""Dependencies point down only (DESIGN §3), and each third-party package lives in one module."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "memlsp"
+
+# Lower numbers are lower layers; a module may import its own layer or lower ones only.
+LAYERS = {
+    "model": 0,
+    "config": 0,
+    "parse": 1,
+    "vault": 2,
+    "index": 2,
+    "search": 3,
+    "sync": 3,
+    "engine": 4,
+    "cli": 5,
+    "lsp": 5,
+    "__main__": 6,
+}
+# vault and index share a level but must not know about each other.
+FORBIDDEN = {("vault", "index"), ("index", "vault")}
+OWNERS = {
+    "tantivy": "index/keyword.py",
+    "jieba": "parse/tokens.py",
+    "frontmatter": "parse/frontmatter.py",
+    "chromadb": "index/vectors.py",
+    "watchfiles": "sync/watcher.py",
+    "pygls": "lsp/",
+    "lsprotocol": "lsp/",
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def _layer(module_path: str) -> str:
+    return module_path.split("/")[0].removesuffix(".py")
+
+
+MODULES = sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_imports_point_down(module: str) -> None:
+    own = _layer(module)
+    if own == "__init__":
+        return
+    for name in _imports(PACKAGE / module):
+        parts = name.split(".")
+        if parts[0] == "memlsp" and len(parts) > 1:
+            other = parts[1]
+            assert LAYERS[other] <= LAYERS[own], f"{module} imports {name} from a higher layer"
+            assert (own, other) not in FORBIDDEN, f"{module} imports {name}"
+        owner = OWNERS.get(parts[0])
+        if owner is not None:
+            assert module.startswith(owner), f"{parts[0]} may only be imported in {owner}"
