@@ -54,7 +54,7 @@ def _reasons(items: tuple[object, ...]) -> dict[str, str]:
 def test_every_problem_is_one_line_and_the_rest_indexes(
     indexed: tuple[Engine, IndexSummary, Path],
 ) -> None:
-    engine, summary, _ = indexed
+    _engine, summary, _ = indexed
     skipped = _reasons(summary.skipped)
     problems = _reasons(summary.problems)
     assert "binary" in skipped["binary.md"]

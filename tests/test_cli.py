@@ -61,6 +61,7 @@ def test_search_json_carries_evidence(
     vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, _ = run(capsys, "search", vault, "apples", "--json", "--cache-dir", tmp_path / "c")
+    assert code == 0
     data = json.loads(out)
     assert data["counts"] == {"keyword": 3, "vector": 0, "hybrid": False}
     first = data["results"][0]
@@ -126,6 +127,7 @@ def test_links_lists_every_kind(
     vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, _ = run(capsys, "links", vault, "a", "--json", "--cache-dir", tmp_path / "c")
+    assert code == 0
     data = json.loads(out)
     assert data["path"] == "a.md"
     assert [(o["target"], o["status"]) for o in data["outlinks"]] == [
