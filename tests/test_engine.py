@@ -176,7 +176,7 @@ def test_touched_but_unchanged_file_is_not_reindexed(engine: Engine, vault: Path
     assert (summary.added, summary.modified) == (0, 0)
 
 
-@pytest.mark.parametrize("damage", ["format", "manifest"])
+@pytest.mark.parametrize("damage", ["format", "manifest", "index"])
 def test_damaged_cache_is_rebuilt_with_one_message(
     vault: Path, tmp_path: Path, damage: str
 ) -> None:
@@ -186,8 +186,10 @@ def test_damaged_cache_is_rebuilt_with_one_message(
     first.close()
     if damage == "format":
         (cache / "keyword" / "memlsp-format.json").write_text(json.dumps({"format": -1}))
-    else:
+    elif damage == "manifest":
         (cache / "manifest.pickle").write_bytes(b"not a pickle")
+    else:
+        (cache / "keyword" / "meta.json").write_text("{ truncated")
     second = open_engine(vault, cache)
     summary = second.refresh()
     assert summary.added == 5
