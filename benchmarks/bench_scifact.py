@@ -147,7 +147,14 @@ def benchmark(data: Path, split: str, base: Path) -> None:
 
     index_seconds, summary = memlsp("index", vault, "--cache-dir", cache)
     print(f"memlsp index: {index_seconds:.2f} s — {first_line(summary)}")
-    search_args = ["--queries", queries_file, "--json", "--limit", str(LIMIT), "--no-expand"]
+    search_args: list[str | Path] = [
+        "--queries",
+        queries_file,
+        "--json",
+        "--limit",
+        str(LIMIT),
+        "--no-expand",
+    ]
     search_seconds, output = memlsp("search", vault, *search_args, "--cache-dir", cache)
     run, errors = parse_run(output)
     print(f"memlsp search (batch of {asked}): {search_seconds:.2f} s in all")

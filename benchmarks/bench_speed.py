@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -204,7 +205,7 @@ def reindex_one_note(engine: Engine, vault: Path, edits: int, seed: int) -> tupl
         marker = f"benchedit{number}x"
         with open(vault / rel, "a", encoding="utf-8") as handle:
             handle.write(f"\nOne more sentence about {marker} appended by the benchmark.\n")
-        times.append(timed(lambda rel=rel: engine.refresh_paths([rel])))
+        times.append(timed(partial(engine.refresh_paths, [rel])))
         response = engine.search(SearchRequest(query=marker, limit=3))
         found += any(hit.chunk.path == rel for hit in response.hits)
     ms = [t * 1000 for t in times]

@@ -21,6 +21,7 @@ import random
 from bisect import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 HUB_TITLE = "Hub"
@@ -255,7 +256,7 @@ def _plan(notes: int, rng: random.Random) -> list[Plan]:
         roll = rng.random()
         language = "zh" if roll < CHINESE_SHARE / 2 else "mixed" if roll < CHINESE_SHARE else "en"
         maker = _chinese_title if language == "zh" else _english_title
-        title = _unique(lambda m=maker: m(rng), taken, rng)
+        title = _unique(partial(maker, rng), taken, rng)
         folder = _pick_folder(rng, language)
         plans.append(Plan(index, title, folder, language, _headings(rng, language)))
     return plans
