@@ -196,21 +196,40 @@ def test_long_cjk_run_is_cut_under_the_cap() -> None:
 def test_no_empty_chunks_between_oversized_lines() -> None:
     long_a = " ".join(f"a{i}" for i in range(120))
     long_b = " ".join(f"b{i}" for i in range(120))
-    text = f"# T\n\n{long_a}\n\n{long_b}\n"
+    text = f"# T\n\n```\n{long_a}\n\n{long_b}\n```\n"  # blank line between, inside a fence
     chunks = chunks_of(text, max_tokens=50)
     assert all(c.text.strip() for c in chunks)
-    assert {c.start_line for c in chunks} == {1, 3, 5}
+    assert {c.start_line for c in chunks} == {1, 3, 4, 6, 7}
+    assert all(estimate_tokens(c.text) <= 50 for c in chunks)
     assert_ranges_match(text, chunks)
 
 
-def test_range_never_ends_on_a_blank_line() -> None:
+def test_range_never_starts_or_ends_on_a_blank_line() -> None:
     first = " ".join(f"a{i}" for i in range(40))
-    text = f"{first}\n\nshort\n{first}\n"
+    text = f"```\n{first}\n\n\n{first}\n```\n"
     chunks = chunks_of(text, max_tokens=45)
     lines = split_lines(text)
+    assert len(chunks) == 2
     for c in chunks:
         assert lines[c.start_line - 1].strip() and lines[c.end_line - 1].strip()
     assert_ranges_match(text, chunks)
+    jsonl = chunk_jsonl("a.jsonl", "a", ['{"a": 1}', "", "", '{"b": 2}', ""], 3)
+    assert [(c.start_line, c.end_line, c.text) for c in jsonl] == [
+        (1, 1, '{"a": 1}'),
+        (4, 4, '{"b": 2}'),
+    ]
+
+
+def test_split_line_parts_are_slices_of_the_line() -> None:
+    # Chinese glues links to the words around them; spacing is kept as written
+    line = "见[[卡片 笔记]]，再看  [[向量 检索|检索]]的例子。" * 60
+    chunks = chunks_of(f"{line}\n", max_tokens=10)
+    assert len(chunks) > 20
+    for c in chunks:
+        assert c.text in line
+        assert c.text.count("[[") == c.text.count("]]")
+        assert estimate_tokens(c.text) <= 10
+    assert sum(c.text.count("[[卡片 笔记]]") for c in chunks) == 60
 
 
 def test_ids_stable_when_lines_are_inserted_above() -> None:
