@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 
 import pytest
 
@@ -457,8 +458,6 @@ def test_crlf_line_endings() -> None:
     assert split_lines("a\r\nb\rc\n") == ["a", "b", "c", ""]
 
 
-def test_path_keeps_unicode_title_nfc() -> None:
-    import unicodedata
-
+def test_title_is_nfc() -> None:
     note = parse_markdown("n.md", unicodedata.normalize("NFD", "# Café\n"))
     assert note.title == unicodedata.normalize("NFC", "Café")
