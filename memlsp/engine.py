@@ -57,6 +57,7 @@ class _Changes:
     added: int = 0
     modified: int = 0
     deleted: int = 0
+    files: bool = False  # attachments came or went
 
 
 class Engine:
@@ -86,7 +87,11 @@ class Engine:
             if not self.keyword.read_only:
                 self.keyword.clear()
         self.graph = LinkGraph()
-        self._graph_loaded = False
+        self.graph.load(
+            (r.note for r in self.manifest.records.values() if r.note is not None),
+            self.manifest.files,
+            self.manifest.resolutions,
+        )
         self.revision = 0
 
     @classmethod
@@ -111,14 +116,22 @@ class Engine:
         changes = _Changes()
         deleted = [path for path in self.manifest.records if path not in scan.indexable]
         stale = [stat for stat in scan.indexable.values() if self._stat_changed(stat)]
+        # On a first index, build the graph once at the end instead of note by note.
+        bulk = not self.graph.notes
         for done, prepared in enumerate(prepare_files(self.root, self.settings, stale), 1):
-            self._apply(prepared, changes)
+            self._apply(prepared, changes, link=not bulk)
             if progress is not None and (done % 100 == 0 or done == len(stale)):
                 progress(done, len(stale))
         for path in deleted:
             self._forget(path, changes)
-        self._commit(changes)
-        self._sync_graph(scan.files)
+        if bulk:
+            self.graph = LinkGraph()
+            self.graph.load(
+                (r.note for r in self.manifest.records.values() if r.note is not None), scan.files
+            )
+        else:
+            changes.files = self._sync_files(scan.files)
+        self._commit(changes, files=tuple(scan.files))
         return self._summary(started, changes, scan.skipped)
 
     def refresh_paths(self, paths: Iterable[str]) -> IndexSummary:
@@ -147,7 +160,7 @@ class Engine:
         record = self.manifest.records.get(stat.path)
         return record is None or (record.mtime_ns, record.size) != (stat.mtime_ns, stat.size)
 
-    def _apply(self, prepared: PreparedFile, changes: _Changes) -> None:
+    def _apply(self, prepared: PreparedFile, changes: _Changes, *, link: bool = True) -> None:
         stat = prepared.stat
         record = self.manifest.records.get(stat.path)
         if record and prepared.digest and record.digest == prepared.digest:
@@ -164,7 +177,7 @@ class Engine:
         else:
             if not self.keyword.read_only:
                 self.keyword.replace_note(stat.path, list(prepared.documents))
-            if self._graph_loaded:
+            if link:
                 self.graph.upsert(note)
         chunk_ids = tuple(doc.chunk.id for doc in prepared.documents)
         self.manifest.records[stat.path] = FileRecord(
@@ -174,35 +187,35 @@ class Engine:
     def _drop_from_index(self, path: str) -> None:
         if not self.keyword.read_only:
             self.keyword.delete_note(path)
-        if self._graph_loaded:
-            self.graph.remove(path)
+        self.graph.remove(path)
 
     def _forget(self, path: str, changes: _Changes) -> None:
         if self.manifest.records.pop(path, None) is not None:
             changes.deleted += 1
             self._drop_from_index(path)
 
-    def _commit(self, changes: _Changes) -> None:
-        if not (changes.added or changes.modified or changes.deleted):
+    def _commit(self, changes: _Changes, files: tuple[str, ...] | None = None) -> None:
+        if not (changes.added or changes.modified or changes.deleted or changes.files):
             return
         self.revision += 1
         if self.keyword.read_only:
             return
-        self.keyword.commit()
+        if changes.added or changes.modified or changes.deleted:
+            self.keyword.commit()
+        if files is not None:
+            self.manifest.files = files
+        self.manifest.resolutions = self.graph.resolutions()
         self.manifest.save(self._manifest_path)
 
-    def _sync_graph(self, files: list[str]) -> None:
-        notes = [r.note for r in self.manifest.records.values() if r.note is not None]
-        if not self._graph_loaded:
-            self.graph.load(notes, files)
-            self._graph_loaded = True
-            return
+    def _sync_files(self, files: list[str]) -> bool:
+        """Bring the graph's attachments in line with the scan; True if any came or went."""
         current = set(files)
-        for path in sorted(self.graph.table.files - current):
-            if path not in self.manifest.records:
-                self.graph.remove(path)
-        for path in files:
+        known = self.graph.table.files - self.manifest.records.keys()
+        for path in sorted(known - current):
+            self.graph.remove(path)
+        for path in sorted(current - known):
             self.graph.add_file(path)
+        return known != current
 
     # -- reading ------------------------------------------------------------------------------
 

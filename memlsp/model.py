@@ -205,3 +205,14 @@ class IndexSummary:
     seconds: float
     read_only: bool = False
     messages: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _reduce(self: object) -> tuple[type, tuple[object, ...]]:
+    return type(self), tuple(getattr(self, name) for name in self.__slots__)  # type: ignore[attr-defined]
+
+
+# The manifest pickles every parsed note. The default pickling of frozen slotted dataclasses goes
+# through a slow pure-Python `__setstate__`; rebuilding them from positional fields loads a 10k-note
+# manifest about three times faster.
+for _value_type in (Span, Link, Heading, Block, Tag, Note, Chunk, Resolution, ResolvedLink):
+    setattr(_value_type, "__reduce__", _reduce)  # noqa: B010 - mypy rejects assigning a method

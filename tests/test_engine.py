@@ -233,3 +233,23 @@ def test_records_file_chunks_with_overlap_and_is_searchable(engine: Engine, vaul
     hits = engine.search(SearchRequest(query="topic250", expand=False)).hits
     assert hits and hits[0].chunk.path == "memory/log.jsonl"
     assert hits[0].chunk.start_line <= 251 <= hits[0].chunk.end_line
+
+
+def test_restored_graph_catches_up_with_offline_changes(vault: Path, tmp_path: Path) -> None:
+    write(vault, "recipes/pizza.md", "Bake in the [[pizza stone]] and add ![[photo.png]].\n")
+    first = open_engine(vault, tmp_path / "cache")
+    first.refresh()
+    statuses = [i.resolution.status for i in first.links("recipes/pizza.md").outlinks]
+    assert statuses == [LinkStatus.UNRESOLVED, LinkStatus.UNRESOLVED]
+    first.close()
+
+    write(vault, "tools/pizza stone.md", "# Pizza stone\n")
+    (vault / "recipes/photo.png").write_bytes(b"\x89PNG")
+    (vault / "tools/oven.md").unlink()
+    second = open_engine(vault, tmp_path / "cache")
+    second.refresh()
+    targets = [i.resolution.targets for i in second.links("recipes/pizza.md").outlinks]
+    assert targets == [("tools/pizza stone.md",), ("recipes/photo.png",)]
+    [oven] = second.links("recipes/bread.md").outlinks
+    assert oven.resolution.status is LinkStatus.UNRESOLVED
+    second.close()

@@ -7,17 +7,20 @@ last manifest are simply indexed again on the next start (replacing a note is id
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import pickle
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memlsp.model import Note
+from memlsp.model import Note, Resolution
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,9 @@ class FileRecord:
 class Manifest:
     fingerprint: str  # settings that shape parsing and chunking; a change means re-index all
     records: dict[str, FileRecord] = field(default_factory=dict)
+    files: tuple[str, ...] = ()  # the other files (attachments) links could point at
+    # where each note's links went, so a warm start restores the link graph without resolving
+    resolutions: dict[str, tuple[Resolution, ...]] = field(default_factory=dict)
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -45,6 +51,8 @@ class Manifest:
                     "format": FORMAT_VERSION,
                     "fingerprint": self.fingerprint,
                     "records": self.records,
+                    "files": self.files,
+                    "resolutions": self.resolutions,
                 },
                 handle,
                 protocol=pickle.HIGHEST_PROTOCOL,
@@ -57,7 +65,7 @@ class Manifest:
         if not path.exists():
             return cls(fingerprint), None
         try:
-            with open(path, "rb") as handle:
+            with open(path, "rb") as handle, _gc_paused():
                 data = pickle.load(handle)  # our own cache file, written above
             if data.get("format") != FORMAT_VERSION:
                 return cls(
@@ -70,4 +78,16 @@ class Manifest:
                 raise TypeError("records is not a mapping")
         except Exception as error:
             return cls(fingerprint), f"manifest unreadable ({type(error).__name__}: {error})"
-        return cls(fingerprint, records), None
+        return cls(fingerprint, records, data["files"], data["resolutions"]), None
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Loading creates ~100k objects and no cycles: collections in between only cost time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

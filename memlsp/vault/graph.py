@@ -7,10 +7,11 @@ touches nothing but the note itself, so a hub with thousands of inlinks is cheap
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from memlsp.model import LinkStatus, Note, ResolvedLink
+from memlsp.model import LinkKind, LinkStatus, Note, Resolution, ResolvedLink
 from memlsp.vault.names import NameTable
 from memlsp.vault.resolve import lookup_keys, resolve
 
@@ -20,20 +21,44 @@ class LinkGraph:
         self.table = NameTable()
         self.notes: dict[str, Note] = {}
         self._outlinks: dict[str, tuple[ResolvedLink, ...]] = {}
-        self._inlinks: dict[str, Counter[str]] = defaultdict(Counter)  # target -> sources
+        self._inlinks: dict[str, dict[str, int]] = {}  # target -> source -> number of links
         self._dependents: dict[str, set[str]] = defaultdict(set)  # name key -> sources
 
     # -- updates -------------------------------------------------------------------------
 
-    def load(self, notes: Iterable[Note], files: Iterable[str] = ()) -> None:
-        """Bulk start: register every name first, then resolve every note once."""
+    def load(
+        self,
+        notes: Iterable[Note],
+        files: Iterable[str] = (),
+        resolutions: Mapping[str, tuple[Resolution, ...]] | None = None,
+    ) -> None:
+        """Bulk start: register every name, then resolve every note once.
+
+        `resolutions` (from `resolutions()` of a graph over the same files) skips resolving: a
+        warm start restores the graph as it was saved, then applies what changed since.
+        """
         for note in notes:
             self.notes[note.path] = note
             self.table.add(note.path, note.aliases)
         for path in files:
             self.table.add(path)
-        for path in self.notes:
-            self._relink(path)
+        saved = resolutions or {}
+        # Many links share a target: resolve each (kind, target, folder) once. Resolution depends
+        # on the source only through its folder (relative paths, the same-folder tie-break).
+        memo: dict[tuple[LinkKind, str, str], Resolution] = {}
+        for path, note in self.notes.items():
+            known = saved.get(path)
+            if known is not None and len(known) == len(note.links):
+                pairs = zip(note.links, known, strict=True)
+                self._attach(path, [ResolvedLink(path, link, to) for link, to in pairs])
+            else:
+                self._relink(path, memo)
+
+    def resolutions(self) -> dict[str, tuple[Resolution, ...]]:
+        """Where every note's links go, in link order: what `load` needs to skip resolving."""
+        return {
+            path: tuple(item.resolution for item in links) for path, links in self._outlinks.items()
+        }
 
     def upsert(self, note: Note) -> None:
         old = self.notes.get(note.path)
@@ -72,12 +97,12 @@ class LinkGraph:
     def _unlink(self, source: str) -> None:
         for resolved in self._outlinks.get(source, ()):
             for target in resolved.resolution.targets:
-                counter = self._inlinks.get(target)
-                if counter is not None:
-                    counter[source] -= 1
-                    if counter[source] <= 0:
-                        del counter[source]
-                    if not counter:
+                sources = self._inlinks.get(target)
+                if sources is not None and source in sources:
+                    sources[source] -= 1
+                    if sources[source] <= 0:
+                        del sources[source]
+                    if not sources:
                         del self._inlinks[target]
             for key in lookup_keys(resolved.link):
                 dependents = self._dependents.get(key)
@@ -86,16 +111,30 @@ class LinkGraph:
                     if not dependents:
                         del self._dependents[key]
 
-    def _relink(self, source: str) -> None:
+    def _relink(
+        self, source: str, memo: dict[tuple[LinkKind, str, str], Resolution] | None = None
+    ) -> None:
         self._unlink(source)
         note = self.notes[source]
-        resolved = tuple(
-            ResolvedLink(source, link, resolve(link, source, self.table)) for link in note.links
-        )
-        self._outlinks[source] = resolved
+        folder = posixpath.dirname(source)
+        resolved = []
+        for link in note.links:
+            if memo is None or not link.target:
+                resolution = resolve(link, source, self.table)
+            else:
+                memo_key = (link.kind, link.target, folder)
+                resolution = memo.get(memo_key) or memo.setdefault(
+                    memo_key, resolve(link, source, self.table)
+                )
+            resolved.append(ResolvedLink(source, link, resolution))
+        self._attach(source, resolved)
+
+    def _attach(self, source: str, resolved: list[ResolvedLink]) -> None:
+        self._outlinks[source] = tuple(resolved)
         for item in resolved:
             for target in item.resolution.targets:
-                self._inlinks[target][source] += 1
+                sources = self._inlinks.setdefault(target, {})
+                sources[source] = sources.get(source, 0) + 1
             for key in lookup_keys(item.link):
                 self._dependents[key].add(source)
 

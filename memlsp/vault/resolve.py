@@ -14,6 +14,7 @@ Anything that climbs out of the vault is `OUTSIDE` and never resolves.
 from __future__ import annotations
 
 import posixpath
+from functools import lru_cache
 
 from memlsp.model import Link, LinkKind, LinkStatus, Resolution
 from memlsp.vault.names import NameTable, basename, is_note_path, name_key, strip_note_suffix
@@ -22,17 +23,20 @@ UNRESOLVED = Resolution(LinkStatus.UNRESOLVED)
 OUTSIDE = Resolution(LinkStatus.OUTSIDE)
 
 
-def lookup_keys(link: Link) -> set[str]:
+def lookup_keys(link: Link) -> frozenset[str]:
     """The name keys whose arrival or departure can change where `link` resolves."""
-    if not link.target:
-        return set()
-    target = link.target.replace("\\", "/").rstrip("/")
+    return _target_keys(link.target)
+
+
+@lru_cache(maxsize=65536)
+def _target_keys(written: str) -> frozenset[str]:
+    if not written:
+        return frozenset()
+    target = written.replace("\\", "/").rstrip("/")
     name = basename(target)
-    return {
-        name_key(name),
-        name_key(strip_note_suffix(name)),
-        "alias:" + name_key(link.target.strip()),
-    }
+    return frozenset(
+        {name_key(name), name_key(strip_note_suffix(name)), "alias:" + name_key(written.strip())}
+    )
 
 
 def resolve(link: Link, source: str, table: NameTable) -> Resolution:
