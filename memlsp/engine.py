@@ -15,7 +15,7 @@ from pathlib import Path
 from memlsp.config import Settings, cache_dir_for
 from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
 from memlsp.index.keyword import IndexLocked, KeywordIndex
-from memlsp.index.manifest import FileRecord, Manifest
+from memlsp.index.manifest import FileRecord, Manifest, gc_paused
 from memlsp.model import (
     IndexSummary,
     LinkStatus,
@@ -87,11 +87,12 @@ class Engine:
             if not self.keyword.read_only:
                 self.keyword.clear()
         self.graph = LinkGraph()
-        self.graph.load(
-            (r.note for r in self.manifest.records.values() if r.note is not None),
-            self.manifest.files,
-            self.manifest.resolutions,
-        )
+        with gc_paused():
+            self.graph.load(
+                (r.note for r in self.manifest.records.values() if r.note is not None),
+                self.manifest.files,
+                self.manifest.resolutions,
+            )
         self.revision = 0
 
     @classmethod

@@ -65,7 +65,7 @@ class Manifest:
         if not path.exists():
             return cls(fingerprint), None
         try:
-            with open(path, "rb") as handle, _gc_paused():
+            with open(path, "rb") as handle, gc_paused():
                 data = pickle.load(handle)  # our own cache file, written above
             if data.get("format") != FORMAT_VERSION:
                 return cls(
@@ -82,12 +82,17 @@ class Manifest:
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Loading creates ~100k objects and no cycles: collections in between only cost time."""
+def gc_paused() -> Iterator[None]:
+    """For bulk loads of long-lived objects: ~100k objects and no cycles.
+
+    Collections in between only cost time, and afterwards the loaded objects are moved out of the
+    collector's sight (`gc.freeze`) so later collections do not walk them again and again.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if was_enabled:
             gc.enable()
