@@ -253,3 +253,32 @@ def test_restored_graph_catches_up_with_offline_changes(vault: Path, tmp_path: P
     [oven] = second.links("recipes/bread.md").outlinks
     assert oven.resolution.status is LinkStatus.UNRESOLVED
     second.close()
+
+
+def test_single_note_updates_reach_the_manifest_on_close(vault: Path, tmp_path: Path) -> None:
+    first = open_engine(vault, tmp_path / "cache")
+    first.refresh()
+    touch_later(write(vault, "tools/oven.md", "# Oven\n\nPizza mode.\n"))
+    first.refresh_paths(["tools/oven.md"])
+    first.close()
+    second = open_engine(vault, tmp_path / "cache")
+    summary = second.refresh()
+    assert (summary.added, summary.modified, summary.deleted) == (0, 0, 0)
+    assert paths_found(second, "pizza") == ["tools/oven.md"]
+    second.close()
+
+
+def test_a_crash_before_the_manifest_is_saved_only_reindexes_again(
+    vault: Path, tmp_path: Path
+) -> None:
+    first = open_engine(vault, tmp_path / "cache")
+    first.refresh()
+    touch_later(write(vault, "tools/oven.md", "# Oven\n\nPizza mode.\n"))
+    first.refresh_paths(["tools/oven.md"])
+    first.keyword.close()  # the index is committed; the process dies before the manifest is written
+    second = open_engine(vault, tmp_path / "cache")
+    summary = second.refresh()
+    assert (summary.added, summary.modified, summary.deleted) == (0, 1, 0)
+    assert paths_found(second, "pizza") == ["tools/oven.md"]
+    assert second.keyword.chunk_count() == 5
+    second.close()

@@ -34,6 +34,8 @@ def _blank(text: str, start: int, end: int) -> str:
 
 def find_links(masked: str, line_no: int) -> tuple[list[Link], str]:
     """Links on a line, and the line with their spans blanked (so no tag is found inside them)."""
+    if "[" not in masked:  # most lines: skip both regexes
+        return [], masked
     links: list[Link] = []
     for match in _WIKILINK.finditer(masked):
         inner = match.group(2)
@@ -78,6 +80,8 @@ def find_links(masked: str, line_no: int) -> tuple[list[Link], str]:
 
 
 def find_tags(masked: str, line_no: int) -> list[Tag]:
+    if "#" not in masked:
+        return []
     tags = []
     for match in _TAG.finditer(masked):
         name = match.group(1).strip("/")
@@ -88,5 +92,7 @@ def find_tags(masked: str, line_no: int) -> list[Tag]:
 
 
 def find_block_id(masked: str) -> str | None:
+    if "^" not in masked:
+        return None
     match = _BLOCK_ID.search(masked)
     return match.group(1) if match else None

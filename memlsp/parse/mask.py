@@ -28,6 +28,8 @@ def _blank(text: str, start: int, end: int) -> str:
 
 def _mask_inline_code(line: str) -> str:
     """Mask `code spans`: a run of N backticks up to the next run of exactly N."""
+    if "`" not in line:
+        return line
     pos = 0
     while True:
         opening = _BACKTICKS.search(line, pos)
@@ -47,6 +49,8 @@ def _mask_inline_code(line: str) -> str:
 
 
 def _mask_inline_math(line: str) -> str:
+    if "$" not in line:
+        return line
     # `$$...$$` inside a paragraph is display math too; mask it before the single-`$` form.
     for match in _INLINE_DISPLAY_MATH.finditer(line):
         line = _blank(line, match.start(), match.end())
