@@ -128,9 +128,9 @@ class Engine:
             self._forget(path, changes)
         if bulk:
             self.graph = LinkGraph()
-            self.graph.load(
-                (r.note for r in self.manifest.records.values() if r.note is not None), scan.files
-            )
+            with gc_paused():
+                notes = (r.note for r in self.manifest.records.values() if r.note is not None)
+                self.graph.load(notes, scan.files)
         else:
             changes.files = self._sync_files(scan.files)
         self._commit(changes, files=tuple(scan.files))

@@ -45,7 +45,7 @@ class Manifest:
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
-        with open(temporary, "wb") as handle:
+        with open(temporary, "wb") as handle, gc_paused():
             pickle.dump(
                 {
                     "format": FORMAT_VERSION,

@@ -17,7 +17,7 @@ from functools import partial
 
 _CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
-_TOKEN = re.compile(f"[{_CJK_CLASS}]|(?:(?![{_CJK_CLASS}])\\w)+")
+_TOKEN = re.compile(f"[{_CJK_CLASS}]|[^\\W{_CJK_CLASS}]+")
 
 _segmenter: Callable[[str], Iterable[str]] | None = None
 _segmenter_lock = threading.Lock()
