@@ -78,10 +78,10 @@ def test_breadcrumb_after_skipped_levels_and_setext() -> None:
     text = "# A\n\n### C\n\nc\n\n## B\n\nb\n\nSetext\n------\n\ns\n"
     chunks = chunks_of(text)
     assert [(c.breadcrumb, c.start_line) for c in chunks] == [
-        (("A", "A"), 1),
-        (("A", "A", "C"), 3),
-        (("A", "A", "B"), 7),
-        (("A", "A", "Setext"), 11),
+        (("A",), 1),
+        (("A", "C"), 3),
+        (("A", "B"), 7),
+        (("A", "Setext"), 11),
     ]
     assert chunks[3].text == "Setext\n------\n\ns"
     assert_ranges_match(text, chunks)
@@ -97,7 +97,9 @@ def test_invalid_frontmatter_is_chunked_as_text() -> None:
 def test_empty_note_and_blank_sections_give_no_chunks() -> None:
     assert chunks_of("") == []
     assert chunks_of("---\ntitle: x\n---\n\n\n") == []
-    assert [c.breadcrumb for c in chunks_of("\n\n# Only\n\n\n")] == [("Only", "Only")]
+    assert [c.breadcrumb for c in chunks_of("\n\n# Only\n\n\n")] == [
+        ("Only",)
+    ]  # an H1 equal to the title is not repeated
 
 
 def _paragraphs(count: int, words: int) -> str:
@@ -129,7 +131,7 @@ def test_long_fence_splits_into_labelled_parts() -> None:
     assert len(parts) >= 3
     n = len(parts)
     assert [c.breadcrumb for c in parts] == [
-        ("Code", "Code", f"code part {i}/{n}") for i in range(1, n + 1)
+        ("Code", f"code part {i}/{n}") for i in range(1, n + 1)
     ]
     assert all(estimate_tokens(c.text) <= 60 for c in chunks)
     assert parts[0].text.startswith("```python")

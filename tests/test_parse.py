@@ -461,3 +461,11 @@ def test_crlf_line_endings() -> None:
 def test_title_is_nfc() -> None:
     note = parse_markdown("n.md", unicodedata.normalize("NFD", "# Café\n"))
     assert note.title == unicodedata.normalize("NFC", "Café")
+
+
+def test_description_reads_like_text() -> None:
+    note = parse_markdown(
+        "n.md",
+        "#daily #journal\n\nPlanned a [[ideas|trip]] to [[京都]] <!-- private --> with **friends**.\n",
+    )
+    assert note.description == "Planned a trip to 京都  with friends."

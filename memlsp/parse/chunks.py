@@ -43,7 +43,9 @@ def chunk_note(note: Note, lines: list[str], max_tokens: int) -> list[Chunk]:
             while stack and stack[-1][0] >= heading.level:
                 stack.pop()
             stack.append((heading.level, heading.text))
-        breadcrumb = (note.title, *(text for _, text in stack))
+        # An H1 that repeats the title (the usual case) is not shown twice.
+        headings = [text for level, text in stack if not (level == 1 and text == note.title)]
+        breadcrumb = (note.title, *headings)
         pieces.extend(
             (breadcrumb, piece) for piece in _split_section(lines, start, end - 1, max_tokens)
         )

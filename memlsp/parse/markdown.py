@@ -18,7 +18,16 @@ _NOT_PARAGRAPH = re.compile(
 )
 _PATH_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
-_INLINE_MARKUP = re.compile(r"[*_`~]|\[\[|\]\]|!?\[([^\]]*)\]\([^)]*\)|\s\^[A-Za-z0-9-]+\s*$")
+# Reading text of inline Markdown: a link shows its label (or its target), emphasis marks, HTML
+# comments and a trailing block id disappear.
+_INLINE_MARKUP = re.compile(
+    r"!?\[\[(?:[^\[\]|]*\|)?([^\[\]]*)\]\]"
+    r"|!?\[([^\]]*)\]\([^)]*\)"
+    r"|<!--.*?(?:-->|$)"
+    r"|[*_`~]"
+    r"|\s\^[A-Za-z0-9-]+\s*$"
+)
+_ONLY_TAGS = re.compile(r"^(?:#[\w\-/]+\s*)+$")
 _DESCRIPTION_CHARS = 200
 
 
@@ -38,7 +47,7 @@ def slugify(text: str) -> str:
 
 
 def strip_markup(text: str) -> str:
-    return _INLINE_MARKUP.sub(lambda m: m.group(1) or "", text).strip()
+    return _INLINE_MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", text).strip()
 
 
 def _heading(masked: str, original: str, line_no: int) -> Heading | None:
@@ -106,7 +115,7 @@ def parse_markdown(path: str, text: str) -> Note:
             previous_paragraph = None
         else:
             previous_paragraph = (line_no, original.strip())
-            if not first_paragraph:
+            if not first_paragraph and not _ONLY_TAGS.match(original.strip()):
                 first_paragraph = strip_markup(original)
                 first_paragraph_line = line_no
 
