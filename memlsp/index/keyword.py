@@ -24,7 +24,10 @@ FORMAT_VERSION = 1
 _ANALYZER = "memlsp"
 _FORMAT_FILE = "memlsp-format.json"
 _WRITER_HEAP = 64_000_000
-FIELD_BOOSTS = {"text": 1.0, "title": 2.0, "aliases": 2.0, "headings": 1.5}
+# Chunk text already holds its heading line (and an H1 title), so the extra fields only nudge.
+# Measured on SciFact train (809 queries, nDCG@10): title boost 2.0 -> 0.611, 1.0 -> 0.671,
+# 0.5 -> 0.693, 0.25 -> 0.705, 0 -> 0.702. A short field's BM25 swamps the body when boosted.
+FIELD_BOOSTS = {"text": 1.0, "title": 0.25, "aliases": 0.5, "headings": 0.5}
 
 
 class IndexLocked(Exception):
