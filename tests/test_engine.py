@@ -282,3 +282,12 @@ def test_a_crash_before_the_manifest_is_saved_only_reindexes_again(
     assert paths_found(second, "pizza") == ["tools/oven.md"]
     assert second.keyword.chunk_count() == 5
     second.close()
+
+
+def test_matched_terms_in_mixed_chinese_and_latin_text(engine: Engine, vault: Path) -> None:
+    write(vault, "notes/llm.md", "GPT模型的上下文窗口 and retrieval\n")
+    engine.refresh()
+    [hit] = engine.search(SearchRequest(query="gpt", expand=False)).hits
+    assert hit.matched_terms == ("gpt",)
+    [hit] = engine.search(SearchRequest(query="上下文 gpt", expand=False)).hits
+    assert hit.matched_terms == ("上下文", "gpt")

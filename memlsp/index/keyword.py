@@ -16,7 +16,7 @@ from pathlib import Path
 import tantivy
 
 from memlsp.model import Chunk
-from memlsp.parse.tokens import segment
+from memlsp.parse.tokens import segment, separate_cjk
 
 log = logging.getLogger(__name__)
 
@@ -201,9 +201,14 @@ class KeywordIndex:
 
     # -- reading --------------------------------------------------------------------------
 
-    def terms(self, text: str) -> list[str]:
-        """The index terms of a text, in order, without repeats."""
-        return list(dict.fromkeys(self.analyzer.analyze(segment(text))))
+    def terms(self, text: str, *, segment_cjk: bool = True) -> list[str]:
+        """The index terms of a text, in order, without repeats.
+
+        With `segment_cjk=False` Chinese runs stay whole (only split off from Latin words): enough
+        to find Latin terms, and it spares loading jieba's dictionary for an all-Latin query.
+        """
+        prepared = segment(text) if segment_cjk else separate_cjk(text)
+        return list(dict.fromkeys(self.analyzer.analyze(prepared)))
 
     def search(
         self,

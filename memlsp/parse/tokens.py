@@ -54,6 +54,11 @@ def segment(text: str) -> str:
     return _CJK_RUN.sub(lambda run: " " + " ".join(cut(run.group())) + " ", text)
 
 
+def separate_cjk(text: str) -> str:
+    """The text with CJK runs set apart by spaces but not segmented (no dictionary needed)."""
+    return _CJK_RUN.sub(lambda run: f" {run.group()} ", text)
+
+
 def estimate_tokens(text: str) -> int:
     """A Latin word or a CJK character counts as one token."""
     return len(_TOKEN.findall(text))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from memlsp.config import Settings
 from memlsp.index.keyword import KeywordHit, KeywordIndex
 from memlsp.model import Hit, SearchCounts, SearchRequest, SearchResponse
+from memlsp.parse.tokens import has_cjk
 from memlsp.search.expand import expand_hits, within_budget
 from memlsp.search.fusion import fuse
 from memlsp.vault.graph import LinkGraph
@@ -65,7 +66,8 @@ def _hit(
     searched = " ".join(
         (chunk.text, title, " ".join(chunk.breadcrumb), *(note.aliases if note else ()))
     )
-    present = set(keyword.terms(searched))
+    # Only a query with Chinese terms needs the hit's Chinese segmented to show what matched.
+    present = set(keyword.terms(searched, segment_cjk=any(map(has_cjk, terms))))
     return Hit(
         chunk=chunk,
         score=score,
