@@ -14,19 +14,16 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from common import REPO_ROOT, child_env, prepare_dirs
 from metrics import evaluate
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO_ROOT = BENCH_DIR.parent
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "scifact"
 NDCG_BAR = 0.66
 LIMIT = 100
@@ -100,12 +97,6 @@ def parse_run(output: str) -> tuple[dict[str, list[str]], list[str]]:
     return run, errors
 
 
-def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-    return env
-
-
 def memlsp(*args: str | Path) -> tuple[float, str]:
     """Run `python -m memlsp ARGS`; (seconds, stdout). Exits with its stderr if it fails."""
     command = [sys.executable, "-m", "memlsp", *map(str, args)]
@@ -120,16 +111,6 @@ def memlsp(*args: str | Path) -> tuple[float, str]:
 def first_line(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[0] if lines else "(no output)"
-
-
-def prepare_dirs(keep: Path | None) -> tuple[Path, bool]:
-    if keep is None:
-        return Path(tempfile.mkdtemp(prefix="memlsp-scifact-")), True
-    for sub in ("vault", "cache"):
-        if (keep / sub).exists() and any((keep / sub).iterdir()):
-            sys.exit(f"{keep / sub} is not empty; give --keep an empty or new folder")
-    keep.mkdir(parents=True, exist_ok=True)
-    return keep, False
 
 
 def missing_data(data: Path, split: str) -> str | None:
@@ -183,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if absent:
         print(f"SciFact data not found ({absent}); nothing to measure. Pass --data DIR.")
         return 0
-    base, temporary = prepare_dirs(args.keep)
+    base, temporary = prepare_dirs(args.keep, "memlsp-scifact-")
     try:
         benchmark(args.data, args.split, base)
     finally:

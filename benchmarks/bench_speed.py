@@ -30,12 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import synthetic_vault
+from common import BENCH_DIR, REPO_ROOT, child_env, prepare_dirs
 
 if TYPE_CHECKING:
     from memlsp.engine import Engine
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO_ROOT = BENCH_DIR.parent
 WARM_QUERY = "retrieval ranking"
 CHINESE_QUERY_SHARE = 0.15
 RSS_BAR_MIB = 300.0
@@ -64,13 +63,6 @@ class Row:
 def rss_mib(ru_maxrss: int) -> float:
     """ru_maxrss is KiB on Linux and bytes on macOS."""
     return ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else ru_maxrss / 1024
-
-
-def child_env() -> dict[str, str]:
-    """The environment for `python -m memlsp`, with the repo importable even if not installed."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-    return env
 
 
 def _parent_pids() -> dict[int, int]:
@@ -407,16 +399,6 @@ def table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def prepare_dirs(keep: Path | None) -> tuple[Path, bool]:
-    if keep is None:
-        return Path(tempfile.mkdtemp(prefix="memlsp-bench-")), True
-    for sub in ("vault", "cache"):
-        if (keep / sub).exists() and any((keep / sub).iterdir()):
-            sys.exit(f"{keep / sub} is not empty; give --keep an empty or new folder")
-    keep.mkdir(parents=True, exist_ok=True)
-    return keep, False
-
-
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=10_000)
@@ -430,7 +412,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    base, temporary = prepare_dirs(args.keep)
+    base, temporary = prepare_dirs(args.keep, "memlsp-bench-")
     vault, cache = base / "vault", base / "cache"
     print("\n".join(machine_lines()))
     try:
