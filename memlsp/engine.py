@@ -14,7 +14,7 @@ from pathlib import Path
 
 from memlsp.config import Settings, cache_dir_for
 from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
-from memlsp.index.keyword import IndexLocked, KeywordIndex
+from memlsp.index.keyword import KeywordIndex
 from memlsp.index.manifest import FileRecord, Manifest, gc_paused
 from memlsp.model import (
     IndexSummary,
@@ -279,6 +279,3 @@ class Engine:
 
 def _restat(record: FileRecord, stat: FileStat) -> FileRecord:
     return replace(record, mtime_ns=stat.mtime_ns, size=stat.size)
-
-
-__all__ = ["Engine", "IndexLocked", "NoteLinks"]

@@ -28,7 +28,9 @@ def test_real_vault_parses_and_links(name: str) -> None:
     for stat in scan.indexable.values():
         content = read_text(root, stat, settings)
         if content.text is not None:
-            notes.append(parse_file(stat.path, content.text, settings.max_chunk_tokens).note)
+            records = stat.path.endswith(settings.record_suffixes)
+            parsed = parse_file(stat.path, content.text, settings.max_chunk_tokens, records=records)
+            notes.append(parsed.note)
     graph = LinkGraph()
     graph.load(notes, scan.files)
     counts = graph.counts()

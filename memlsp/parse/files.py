@@ -8,8 +8,6 @@ from memlsp.model import Chunk, Note
 from memlsp.parse.chunks import chunk_jsonl, chunk_note
 from memlsp.parse.markdown import parse_markdown, split_lines
 
-RECORD_SUFFIXES = (".jsonl",)
-
 
 @dataclass(frozen=True, slots=True)
 class ParsedFile:
@@ -17,9 +15,10 @@ class ParsedFile:
     chunks: tuple[Chunk, ...]
 
 
-def parse_file(path: str, text: str, max_chunk_tokens: int) -> ParsedFile:
+def parse_file(path: str, text: str, max_chunk_tokens: int, *, records: bool = False) -> ParsedFile:
+    """A Markdown note, or with `records` a file of records (`.jsonl`) chunked by size."""
     lines = split_lines(text)
-    if path.lower().endswith(RECORD_SUFFIXES):
+    if records:
         stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         note = Note(
             path=path,

@@ -39,7 +39,8 @@ def prepare_file(root: Path, settings: Settings, stat: FileStat) -> PreparedFile
     if content.text is None:
         return PreparedFile(stat, content.digest, None, (), content.problem)
     try:
-        parsed = parse_file(stat.path, content.text, settings.max_chunk_tokens)
+        records = stat.path.lower().endswith(settings.record_suffixes)
+        parsed = parse_file(stat.path, content.text, settings.max_chunk_tokens, records=records)
         note = parsed.note
         fields = NoteFields(note.title, note.aliases, note.date)
         documents = tuple(prepare_documents(fields, list(parsed.chunks)))
