@@ -89,8 +89,6 @@ def _run(args: argparse.Namespace) -> int:
     engine = Engine.open(vault, Settings(cache_dir=args.cache_dir))
     try:
         summary = engine.refresh(progress=_progress_bar(sys.stderr))
-        for message in summary.messages:
-            print(f"memlsp: {message}", file=sys.stderr)
         if args.command == "index":
             _print_summary(summary, vault, as_json=args.json)
         elif args.command == "search":

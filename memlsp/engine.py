@@ -68,9 +68,9 @@ class Engine:
         if self.cache_dir.resolve().is_relative_to(root.resolve()):
             log.warning("cache folder %s is inside the vault; it is never indexed", self.cache_dir)
         self.keyword = KeywordIndex(self.cache_dir / "keyword")
-        self.messages: list[str] = []
+        self.messages: list[str] = []  # what a user should know about this index, said once
         if self.keyword.read_only:
-            self.messages.append(
+            self._tell(
                 "another memlsp process is updating this vault's index; "
                 "answering read-only from the index as it is"
             )
@@ -78,12 +78,9 @@ class Engine:
         self.manifest, reason = Manifest.load(self._manifest_path, self._fingerprint())
         if self.keyword.rebuilt_reason:
             self.manifest = Manifest(self._fingerprint())
-            self.messages.append(
-                f"keyword index {self.keyword.rebuilt_reason}; rebuilt from the vault"
-            )
+            self._tell(f"keyword index {self.keyword.rebuilt_reason}; rebuilt from the vault")
         elif reason:
-            log.warning("%s; re-indexing the vault", reason)
-            self.messages.append(f"{reason}; re-indexed the vault")
+            self._tell(f"{reason}; re-indexed the vault")
             if not self.keyword.read_only:
                 self.keyword.clear()
         self.graph = LinkGraph()
@@ -95,6 +92,10 @@ class Engine:
             )
         self.revision = 0
         self._manifest_dirty = False
+
+    def _tell(self, message: str) -> None:
+        log.warning("%s", message)
+        self.messages.append(message)
 
     @classmethod
     def open(cls, root: Path, settings: Settings | None = None) -> Engine:

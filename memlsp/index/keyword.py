@@ -124,7 +124,6 @@ class KeywordIndex:
                 if "lock" not in str(error).lower():
                     raise
                 self.read_only = True
-                log.warning("keyword index is locked by another process; serving it read-only")
 
     def _open(self, directory: Path | None) -> tantivy.Index:
         if directory is None:
@@ -137,7 +136,6 @@ class KeywordIndex:
                     return self._register(tantivy.Index(self.schema, str(directory), reuse=True))
                 except (OSError, ValueError) as error:
                     reason = f"unreadable ({error})"
-            log.warning("keyword index at %s %s; rebuilding from the vault", directory, reason)
             self.rebuilt_reason = reason
             shutil.rmtree(directory, ignore_errors=True)
         directory.mkdir(parents=True, exist_ok=True)
