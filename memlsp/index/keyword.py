@@ -8,7 +8,6 @@ tantivy does not store custom tokenizers with the index.
 from __future__ import annotations
 
 import json
-import logging
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +16,6 @@ import tantivy
 
 from memlsp.model import Chunk
 from memlsp.parse.tokens import segment, separate_cjk
-
-log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 _ANALYZER = "memlsp"
