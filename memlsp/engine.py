@@ -33,7 +33,7 @@ from memlsp.vault.names import name_key
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)

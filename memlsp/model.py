@@ -15,11 +15,41 @@ from operator import attrgetter
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """A range on one line: `line` 0-based, `start`/`end` code-point columns, end exclusive."""
+    """A range on one line: `line` 0-based, `start`/`end` code-point columns, end exclusive.
+
+    `units` holds the same columns as (UTF-16 start, end, UTF-8 start, end) when the line before
+    `end` is not plain ASCII (else they equal the code points), so a range can be sent to any
+    client without reading its file again.
+    """
 
     line: int
     start: int
     end: int
+    units: tuple[int, int, int, int] | None = field(default=None, compare=False)
+
+    def columns(self, encoding: str) -> tuple[int, int]:
+        """(start, end) in "utf-32" (code points), "utf-16" or "utf-8" units."""
+        if self.units is None or encoding == "utf-32":
+            return self.start, self.end
+        if encoding == "utf-8":
+            return self.units[2], self.units[3]
+        return self.units[0], self.units[1]
+
+    @classmethod
+    def on_line(cls, text: str, line: int, start: int, end: int) -> Span:
+        """The span of `text[start:end]`, with its other units when the text needs them."""
+        if text.isascii() or text[:end].isascii():
+            return cls(line, start, end)
+        before, inside = text[:start], text[start:end]
+        start16 = len(before.encode("utf-16-le")) // 2
+        start8 = len(before.encode())
+        units = (
+            start16,
+            start16 + len(inside.encode("utf-16-le")) // 2,
+            start8,
+            start8 + len(inside.encode()),
+        )
+        return cls(line, start, end, units)
 
 
 class LinkKind(StrEnum):

@@ -469,3 +469,14 @@ def test_description_reads_like_text() -> None:
         "#daily #journal\n\nPlanned a [[ideas|trip]] to [[京都]] <!-- private --> with **friends**.\n",
     )
     assert note.description == "Planned a trip to 京都  with friends."
+
+
+def test_link_span_carries_utf16_and_utf8_columns_after_chinese_and_emoji() -> None:
+    note = parse_markdown("n.md", "中文🎉 [[x]] #标签\nplain [[y]]\n")
+    first, second = note.links
+    assert first.span.columns("utf-32") == (4, 9)
+    assert first.span.columns("utf-16") == (5, 10)  # the emoji is two UTF-16 units
+    assert first.span.columns("utf-8") == (11, 16)  # 3 + 3 + 4 + 1 bytes before the link
+    assert second.span.units is None and second.span.columns("utf-16") == (6, 11)
+    [tag] = note.tags
+    assert tag.span is not None and tag.span.columns("utf-16") == (11, 14)

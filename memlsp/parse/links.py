@@ -32,7 +32,7 @@ def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
 
-def find_links(masked: str, line_no: int) -> tuple[list[Link], str]:
+def find_links(masked: str, line_no: int, original: str | None = None) -> tuple[list[Link], str]:
     """Links on a line, and the line with their spans blanked (so no tag is found inside them)."""
     if "[" not in masked:  # most lines: skip both regexes
         return [], masked
@@ -50,7 +50,7 @@ def find_links(masked: str, line_no: int) -> tuple[list[Link], str]:
                 block=block,
                 label=label.strip() if bar else None,
                 embed=bool(match.group(1)),
-                span=Span(line_no, match.start(), match.end()),
+                span=Span.on_line(original or masked, line_no, match.start(), match.end()),
             )
         )
     for link in links:
@@ -71,7 +71,7 @@ def find_links(masked: str, line_no: int) -> tuple[list[Link], str]:
                 block=block,
                 label=match.group(2),
                 embed=bool(match.group(1)),
-                span=Span(line_no, match.start(), match.end()),
+                span=Span.on_line(original or masked, line_no, match.start(), match.end()),
             )
         )
     for link in md_links:
@@ -79,7 +79,7 @@ def find_links(masked: str, line_no: int) -> tuple[list[Link], str]:
     return links + md_links, masked
 
 
-def find_tags(masked: str, line_no: int) -> list[Tag]:
+def find_tags(masked: str, line_no: int, original: str | None = None) -> list[Tag]:
     if "#" not in masked:
         return []
     tags = []
@@ -87,7 +87,9 @@ def find_tags(masked: str, line_no: int) -> list[Tag]:
         name = match.group(1).strip("/")
         if not name or name.replace("/", "").replace("-", "").replace("_", "").isdigit():
             continue  # Obsidian: a tag needs at least one non-numeric character
-        tags.append(Tag(name, Span(line_no, match.start(), match.end())))
+        tags.append(
+            Tag(name, Span.on_line(original or masked, line_no, match.start(), match.end()))
+        )
     return tags
 
 

@@ -91,9 +91,9 @@ def parse_markdown(path: str, text: str) -> Note:
         if masked.in_block:
             previous_paragraph = None
             continue
-        line_links, without_links = find_links(masked.text, line_no)
+        line_links, without_links = find_links(masked.text, line_no, original)
         links.extend(sorted(line_links, key=lambda link: link.span.start))
-        tags.extend(find_tags(without_links, line_no))
+        tags.extend(find_tags(without_links, line_no, original))
         block_id = find_block_id(without_links)
         if block_id:
             blocks.append(Block(block_id, line_no))
