@@ -26,7 +26,7 @@ from memlsp.model import (
 )
 from memlsp.search import hybrid
 from memlsp.sync.prepare import PreparedFile, prepare_file, prepare_files
-from memlsp.sync.scan import FileStat, is_indexable, scan_vault
+from memlsp.sync.scan import FileStat, is_indexable, read_text, scan_vault
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import name_key
 
@@ -92,6 +92,7 @@ class Engine:
             )
         self.revision = 0
         self._manifest_dirty = False
+        self.buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
 
     def _tell(self, message: str) -> None:
         log.warning("%s", message)
@@ -246,6 +247,16 @@ class Engine:
             if name_key(notes[path].stem) == wanted or name_key(notes[path].title) == wanted:
                 return path
         return None
+
+    def read(self, path: str) -> str | None:
+        """The current text of a vault file: the editor's buffer if one is open, else the disk."""
+        buffered = self.buffers.get(path)
+        if buffered is not None:
+            return buffered
+        stat = self._stat(path)
+        if stat is None:
+            return None
+        return read_text(self.root, stat, self.settings).text
 
     def links(self, path: str) -> NoteLinks:
         return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))
