@@ -7,6 +7,7 @@ only read it. The vault is only ever read; everything written goes to the per-va
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -25,7 +26,7 @@ from memlsp.model import (
     Skipped,
 )
 from memlsp.search import hybrid
-from memlsp.sync.prepare import PreparedFile, prepare_file, prepare_files
+from memlsp.sync.prepare import PreparedFile, prepare_file, prepare_files, prepare_text
 from memlsp.sync.scan import FileStat, is_indexable, read_text, scan_vault
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import name_key
@@ -58,6 +59,7 @@ class _Changes:
     modified: int = 0
     deleted: int = 0
     files: bool = False  # attachments came or went
+    published: tuple[int, int, int, bool] = (0, 0, 0, False)  # the counts last made visible
 
 
 class Engine:
@@ -93,6 +95,8 @@ class Engine:
         self.revision = 0
         self._manifest_dirty = False
         self.buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
+        # One writer at a time; readers (requests) take it too, briefly. Writers hold it per file.
+        self.lock = threading.RLock()
 
     def _tell(self, message: str) -> None:
         log.warning("%s", message)
@@ -113,52 +117,106 @@ class Engine:
 
     # -- writing ------------------------------------------------------------------------------
 
-    def refresh(self, progress: Progress | None = None) -> IndexSummary:
-        """Bring the index up to date with the whole vault: only changed files are read."""
+    def refresh(
+        self, progress: Progress | None = None, *, progressive: bool = False
+    ) -> IndexSummary:
+        """Bring the index up to date with the whole vault: only changed files are read.
+
+        `progressive` (the language server) holds the lock one file at a time and publishes
+        what is indexed about once a second, so requests answer from it meanwhile; otherwise a
+        first index builds the link graph once at the end, which is three times faster.
+        """
         started = time.perf_counter()
         scan = scan_vault(self.root, self.settings, avoid=(self.cache_dir,))
-        changes = _Changes()
-        deleted = [path for path in self.manifest.records if path not in scan.indexable]
-        stale = [stat for stat in scan.indexable.values() if self._stat_changed(stat)]
-        # On a first index, build the graph once at the end instead of note by note.
-        bulk = not self.graph.notes
+        with self.lock:
+            changes = _Changes()
+            deleted = [p for p in self.manifest.records if p not in scan.indexable]
+            stale = [s for s in scan.indexable.values() if self._stat_changed(s)]
+            stale = [s for s in stale if s.path not in self.buffers]
+            bulk = not self.graph.notes and not progressive
+        published = time.monotonic()
         for done, prepared in enumerate(prepare_files(self.root, self.settings, stale), 1):
-            self._apply(prepared, changes, link=not bulk)
+            with self.lock:
+                if prepared.stat.path not in self.buffers:  # the open buffer wins
+                    self._apply(prepared, changes, link=not bulk)
+                if progressive and time.monotonic() - published > 1.0:
+                    self._publish(changes)
+                    published = time.monotonic()
             if progress is not None and (done % 100 == 0 or done == len(stale)):
                 progress(done, len(stale))
-        for path in deleted:
-            self._forget(path, changes)
-        if bulk:
-            self.graph = LinkGraph()
-            with gc_paused():
-                notes = (r.note for r in self.manifest.records.values() if r.note is not None)
-                self.graph.load(notes, scan.files)
-        else:
-            changes.files = self._sync_files(scan.files)
-        self._commit(changes, files=tuple(scan.files))
-        self.save_manifest()
-        return self._summary(started, changes, scan.skipped)
+        with self.lock:
+            for path in deleted:
+                if path not in self.buffers:
+                    self._forget(path, changes)
+            if bulk:
+                self.graph = LinkGraph()
+                with gc_paused():
+                    notes = (r.note for r in self.manifest.records.values() if r.note is not None)
+                    self.graph.load(notes, scan.files)
+            else:
+                changes.files = self._sync_files(scan.files)
+            self._commit(changes, files=tuple(scan.files))
+            self.save_manifest()
+            return self._summary(started, changes, scan.skipped)
 
     def refresh_paths(self, paths: Iterable[str]) -> IndexSummary:
-        """Re-index just these vault-relative paths (changed, added or deleted)."""
+        """Re-index just these vault-relative paths (changed, added or deleted files)."""
         started = time.perf_counter()
-        changes = _Changes()
-        for path in paths:
-            stat = self._stat(path)
-            if stat is None:
-                self._forget(path, changes)
-            elif self._stat_changed(stat):
-                self._apply(prepare_file(self.root, self.settings, stat), changes)
-        self._commit(changes)
-        return self._summary(started, changes, [])
+        with self.lock:
+            changes = _Changes()
+            for path in paths:
+                if path in self.buffers:
+                    continue  # the editor's version wins until the buffer closes
+                if not is_indexable(path, self.settings):
+                    changes.files |= self._refresh_attachment(path)
+                    continue
+                stat = self._stat(path)
+                if stat is None:
+                    self._forget(path, changes)
+                elif self._stat_changed(stat):
+                    self._apply(prepare_file(self.root, self.settings, stat), changes)
+            self._commit(changes)
+            return self._summary(started, changes, [])
+
+    def apply_text(self, path: str, text: str) -> None:
+        """Index an editor buffer's text for `path`; it wins over the disk until `release_text`."""
+        if not is_indexable(path, self.settings):
+            return
+        with self.lock:
+            self.buffers[path] = text
+            changes = _Changes()
+            # An impossible stat: once the buffer is released, the disk version is read again.
+            stat = FileStat(path, -1, -1)
+            self._apply(prepare_text(self.settings, stat, text), changes)
+            self._commit(changes)
+
+    def release_text(self, path: str) -> None:
+        """The buffer closed: the file on disk (or its absence) is the truth again."""
+        with self.lock:
+            if self.buffers.pop(path, None) is not None:
+                self.refresh_paths([path])
+
+    def _refresh_attachment(self, path: str) -> bool:
+        exists = (self.root / path).is_file()
+        known = path in self.graph.table.files
+        if exists and not known:
+            self.graph.add_file(path)
+        elif known and not exists:
+            self.graph.remove(path)
+        else:
+            return False
+        return True
 
     def _stat(self, path: str) -> FileStat | None:
         full = self.root / path
-        if not is_indexable(path, self.settings) or not full.is_file():
+        try:
+            if not is_indexable(path, self.settings) or not full.is_file():
+                return None
+            if not full.resolve().is_relative_to(self.root.resolve()):
+                return None
+            stat = full.stat()
+        except OSError:
             return None
-        if not full.resolve().is_relative_to(self.root.resolve()):
-            return None
-        stat = full.stat()
         return FileStat(path, stat.st_mtime_ns, stat.st_size)
 
     def _stat_changed(self, stat: FileStat) -> bool:
@@ -201,12 +259,18 @@ class Engine:
 
     def _commit(self, changes: _Changes, files: tuple[str, ...] | None = None) -> None:
         """Make changes visible to searches; the manifest follows in `save_manifest`."""
-        if not (changes.added or changes.modified or changes.deleted or changes.files):
-            return
-        self.revision += 1
-        self._manifest_dirty = True
         if files is not None:
             self.manifest.files = files
+        self._publish(changes)
+
+    def _publish(self, changes: _Changes) -> None:
+        if not (changes.added or changes.modified or changes.deleted or changes.files):
+            return
+        if changes.published == (changes.added, changes.modified, changes.deleted, changes.files):
+            return
+        changes.published = (changes.added, changes.modified, changes.deleted, changes.files)
+        self.revision += 1
+        self._manifest_dirty = True
         if not self.keyword.read_only and (changes.added or changes.modified or changes.deleted):
             self.keyword.commit()
 
@@ -233,7 +297,8 @@ class Engine:
     # -- reading ------------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchResponse:
-        return hybrid.search(request, self.keyword, self.graph, self.settings)
+        with self.lock:
+            return hybrid.search(request, self.keyword, self.graph, self.settings)
 
     def find_note(self, reference: str) -> str | None:
         """A note given by vault-relative path (with or without `.md`) or by name / title."""
@@ -259,7 +324,8 @@ class Engine:
         return read_text(self.root, stat, self.settings).text
 
     def links(self, path: str) -> NoteLinks:
-        return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))
+        with self.lock:
+            return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))
 
     def _summary(self, started: float, changes: _Changes, skipped: list[Skipped]) -> IndexSummary:
         records = self.manifest.records.values()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,76 @@ def test_matched_terms_in_mixed_chinese_and_latin_text(engine: Engine, vault: Pa
     assert {"上下文", "gpt"} <= set(
         hit.matched_terms
     )  # jieba also adds the words inside: 上下, 下文
+
+
+def test_open_buffer_wins_over_disk_until_it_closes(engine: Engine, vault: Path) -> None:
+    engine.apply_text("tools/oven.md", "# Oven\n\nUnsaved note about a rotisserie. [[knife]]\n")
+    assert paths_found(engine, "rotisserie") == ["tools/oven.md"]
+    assert paths_found(engine, "preheat") == []
+    [link] = engine.links("tools/oven.md").outlinks
+    assert link.link.target == "knife"
+
+    touch_later(write(vault, "tools/oven.md", "# Oven\n\nDisk says convection.\n"))
+    engine.refresh_paths(["tools/oven.md"])  # a watcher event while the buffer is open
+    engine.refresh()
+    assert paths_found(engine, "rotisserie") == ["tools/oven.md"]
+    assert engine.read("tools/oven.md") is not None and "rotisserie" in engine.read("tools/oven.md")
+
+    engine.release_text("tools/oven.md")
+    assert paths_found(engine, "rotisserie") == []
+    assert paths_found(engine, "convection") == ["tools/oven.md"]
+    assert engine.links("tools/oven.md").outlinks == ()
+
+
+def test_buffer_for_a_new_unsaved_note_disappears_when_closed(engine: Engine) -> None:
+    engine.apply_text("drafts/idea.md", "# Idea\n\nzucchini bread\n")
+    assert paths_found(engine, "zucchini") == ["drafts/idea.md"]
+    engine.release_text("drafts/idea.md")
+    assert paths_found(engine, "zucchini") == []
+
+
+def test_attachments_come_and_go_through_refresh_paths(engine: Engine, vault: Path) -> None:
+    write(vault, "recipes/pizza.md", "![[crust.jpg]]\n")
+    engine.refresh_paths(["recipes/pizza.md"])
+    [link] = engine.links("recipes/pizza.md").outlinks
+    assert link.resolution.status is LinkStatus.UNRESOLVED
+    (vault / "recipes/crust.jpg").write_bytes(b"jpg")
+    engine.refresh_paths(["recipes/crust.jpg"])
+    [link] = engine.links("recipes/pizza.md").outlinks
+    assert link.resolution.targets == ("recipes/crust.jpg",)
+    (vault / "recipes/crust.jpg").unlink()
+    engine.refresh_paths(["recipes/crust.jpg"])
+    [link] = engine.links("recipes/pizza.md").outlinks
+    assert link.resolution.status is LinkStatus.UNRESOLVED
+
+
+def test_requests_answer_while_a_progressive_refresh_runs(tmp_path: Path) -> None:
+    vault = tmp_path / "big"
+    for n in range(600):
+        write(
+            vault,
+            f"n/{n:04}.md",
+            f"# Note {n}\n\nshared words and token{n}. [[{(n + 1) % 600:04}]]\n",
+        )
+    engine = open_engine(vault, tmp_path / "cache")
+    errors: list[BaseException] = []
+    seen: list[int] = []
+
+    def index() -> None:
+        try:
+            engine.refresh(progressive=True)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    worker = threading.Thread(target=index)
+    worker.start()
+    while worker.is_alive():
+        seen.append(engine.keyword.chunk_count())
+        paths_found(engine, "shared", limit=50)
+        engine.links("n/0001.md")
+    worker.join()
+    assert not errors
+    assert seen == sorted(seen)  # answers only ever grow while indexing
+    assert engine.keyword.chunk_count() == 600
+    assert [i.source for i in engine.links("n/0001.md").inlinks] == ["n/0000.md"]
+    engine.close()

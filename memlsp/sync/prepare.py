@@ -18,7 +18,7 @@ from memlsp.config import Settings
 from memlsp.index.keyword import ChunkDocument, NoteFields, prepare_documents
 from memlsp.model import Note
 from memlsp.parse.files import parse_file
-from memlsp.sync.scan import FileStat, read_text
+from memlsp.sync.scan import FileStat, read_text, text_digest
 
 log = logging.getLogger(__name__)
 
@@ -38,19 +38,32 @@ def prepare_file(root: Path, settings: Settings, stat: FileStat) -> PreparedFile
     content = read_text(root, stat, settings)
     if content.text is None:
         return PreparedFile(stat, content.digest, None, (), content.problem)
+    return prepare_text(settings, stat, content.text, content.digest, content.problem)
+
+
+def prepare_text(
+    settings: Settings,
+    stat: FileStat,
+    text: str,
+    digest: str | None = None,
+    read_problem: str | None = None,
+) -> PreparedFile:
+    """Parse, chunk and segment a file's text (from the disk or an editor buffer)."""
+    if digest is None:
+        digest = text_digest(text.encode())
     try:
         records = stat.path.lower().endswith(settings.record_suffixes)
-        parsed = parse_file(stat.path, content.text, settings.max_chunk_tokens, records=records)
+        parsed = parse_file(stat.path, text, settings.max_chunk_tokens, records=records)
         note = parsed.note
         fields = NoteFields(note.title, note.aliases, note.date)
         documents = tuple(prepare_documents(fields, list(parsed.chunks)))
     except Exception as error:
         log.exception("%s: could not be parsed", stat.path)
         return PreparedFile(
-            stat, content.digest, None, (), f"could not be parsed ({type(error).__name__}: {error})"
+            stat, digest, None, (), f"could not be parsed ({type(error).__name__}: {error})"
         )
-    problems = "; ".join(p for p in (content.problem, *note.problems) if p) or None
-    return PreparedFile(stat, content.digest, note, documents, problems)
+    problems = "; ".join(p for p in (read_problem, *note.problems) if p) or None
+    return PreparedFile(stat, digest, note, documents, problems)
 
 
 def prepare_files(root: Path, settings: Settings, stats: list[FileStat]) -> Iterator[PreparedFile]:

@@ -111,6 +111,10 @@ def _visit(
         scan.skipped.append(Skipped(rel, f"unreadable: {error.strerror or error}"))
 
 
+def text_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def read_text(root: Path, stat: FileStat, settings: Settings) -> FileText:
     """The file's text, or why it cannot be indexed. UTF-8, else decoded with replacement."""
     if stat.size > settings.max_file_bytes:
@@ -123,7 +127,7 @@ def read_text(root: Path, stat: FileStat, settings: Settings) -> FileText:
         return FileText(None, "", f"unreadable: {error.strerror or error}")
     if len(data) > settings.max_file_bytes:
         return FileText(None, "", f"too large (over {settings.max_file_bytes / 1e6:g} MB limit)")
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    digest = text_digest(data)
     if b"\0" in data[:_BINARY_PROBE]:
         return FileText(None, digest, "binary file (NUL bytes); skipped")
     try:

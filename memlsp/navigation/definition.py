@@ -1,0 +1,27 @@
+"""Go to definition: where the link under the cursor leads."""
+
+from __future__ import annotations
+
+from memlsp.engine import Engine
+from memlsp.model import LinkStatus, ResolvedLink
+from memlsp.navigation.places import Place, link_at, target_place
+
+
+def destinations(resolved: ResolvedLink) -> tuple[str, ...]:
+    """Every file a link can mean: its targets (several for a shared alias), and for an ambiguous
+    link the note it follows first, then the other candidates in path order."""
+    resolution = resolved.resolution
+    if resolution.status is LinkStatus.AMBIGUOUS:
+        return tuple(dict.fromkeys(resolution.targets + resolution.candidates))
+    if resolution.status is LinkStatus.RESOLVED:
+        return resolution.targets
+    return ()
+
+
+def definition(engine: Engine, path: str, line: int, column: int) -> list[Place]:
+    """The heading line, block line or file start of each destination; [] off a link or for a
+    link that goes nowhere (unresolved, outside the vault)."""
+    resolved = link_at(engine, path, line, column)
+    if resolved is None:
+        return []
+    return [target_place(engine, resolved, target) for target in destinations(resolved)]
