@@ -5,8 +5,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +22,8 @@ class Settings:
     candidate_multiplier: int = 5
     max_candidates: int = 200
     expand_limit: int = 10
+    symbol_limit: int = 100  # most workspace/symbol results
+    watch: bool = True  # watch the vault folder for changes by other programs
     cache_dir: Path | None = None  # default: $XDG_CACHE_HOME/memlsp/<vault name>-<hash>
 
 
@@ -35,3 +40,61 @@ def cache_dir_for(vault: Path, settings: Settings) -> Path:
     digest = hashlib.sha1(str(resolved).encode(), usedforsecurity=False).hexdigest()[:12]
     name = re.sub(r"[^\w.-]+", "_", resolved.name) or "vault"
     return default_cache_root() / f"{name}-{digest}"
+
+
+# Settings a user may give, with the type each must have. The names are the same everywhere:
+# `initializationOptions`, `workspace/didChangeConfiguration` (under "memlsp"), `.memlsp.toml`.
+USER_SETTINGS: dict[str, type] = {
+    "max_chunk_tokens": int,
+    "max_file_bytes": int,
+    "exclude": list,
+    "candidate_multiplier": int,
+    "max_candidates": int,
+    "expand_limit": int,
+    "symbol_limit": int,
+    "watch": bool,
+    "cache_dir": str,
+}
+SETTINGS_FILE = ".memlsp.toml"
+
+
+def settings_from(
+    options: Mapping[str, Any], base: Settings | None = None
+) -> tuple[Settings, list[str]]:
+    """Settings with `options` applied over `base`; each bad value is one message and is ignored."""
+    settings = base or Settings()
+    problems: list[str] = []
+    changes: dict[str, Any] = {}
+    for key, given in options.items():
+        value: Any = given
+        wanted = USER_SETTINGS.get(key)
+        if wanted is None:
+            problems.append(f"unknown setting {key!r} ignored")
+            continue
+        if not isinstance(given, wanted) or (wanted is int and isinstance(given, bool)):
+            problems.append(
+                f"setting {key!r} must be {wanted.__name__}, not {value!r}; default kept"
+            )
+            continue
+        if wanted is int and value < 1:
+            problems.append(f"setting {key!r} must be at least 1, not {value}; default kept")
+            continue
+        if key == "exclude":
+            value = tuple(str(item) for item in value)
+        elif key == "cache_dir":
+            value = Path(value).expanduser()
+        changes[key] = value
+    return replace(settings, **changes), problems
+
+
+def load_vault_settings(vault: Path, base: Settings) -> tuple[Settings, list[str]]:
+    """`base` with the vault's own `.memlsp.toml` applied, if it has one."""
+    path = vault / SETTINGS_FILE
+    if not path.is_file():
+        return base, []
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        return base, [f"{path}: {error}; its settings are ignored"]
+    settings, problems = settings_from(data, base)
+    return settings, [f"{path}: {problem}" for problem in problems]

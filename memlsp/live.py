@@ -1,0 +1,206 @@
+"""A vault kept current while an editor works on it: the engine plus its single writer thread.
+
+Editor buffers, the file watcher and the client's file events all go through one `ChangeQueue`;
+one thread takes from it and writes to the engine, so requests (which only read) never wait for
+more than one note's update. Opening the index and the first refresh happen on that thread too,
+so a client's `initialize` is answered at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from memlsp.config import Settings
+from memlsp.engine import Engine
+from memlsp.model import IndexSummary
+from memlsp.sync.queue import (
+    RESCAN,
+    BufferClosed,
+    BufferText,
+    Change,
+    ChangeQueue,
+    DiskChanged,
+    Rescan,
+)
+from memlsp.sync.watcher import VaultWatcher
+
+log = logging.getLogger(__name__)
+
+BUFFER_QUIET = 0.05  # seconds of no typing before a buffer is indexed
+DISK_QUIET = 0.05  # the watcher already waits for quiet; this only merges client and watcher events
+
+
+@dataclass(frozen=True, slots=True)
+class VaultStatus:
+    root: str
+    state: str  # "opening", "indexing", "ready", "failed", "stopped"
+    notes: int
+    chunks: int
+    revision: int
+    files_done: int
+    files_total: int
+    pending: int
+    message: str = ""
+
+
+class Listener:
+    """What a live vault tells its owner (the language server); every method may be left as is."""
+
+    def indexing_started(self, vault: LiveVault, total: int) -> None: ...
+    def indexing_progress(self, vault: LiveVault, done: int, total: int) -> None: ...
+    def indexing_done(self, vault: LiveVault, summary: IndexSummary) -> None: ...
+    def changed(self, vault: LiveVault) -> None: ...
+
+
+class LiveVault:
+    def __init__(
+        self,
+        root: Path,
+        settings: Settings,
+        listener: Listener | None = None,
+        *,
+        watch: bool = True,
+    ) -> None:
+        self.root = root
+        self.settings = settings
+        self.listener = listener or Listener()
+        self.engine: Engine | None = None  # None until the index is open
+        self.queue = ChangeQueue()
+        self.state = "opening"
+        self.message = ""
+        self.progress = (0, 0)
+        self._watch = watch
+        self._watcher: VaultWatcher | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"index {root.name}", daemon=True)
+
+    # -- what the server calls -------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.queue.close()
+        if self._watcher is not None:
+            self._watcher.stop()
+        self._thread.join(timeout=10)
+        if self.engine is not None:
+            with self.engine.lock:
+                self.engine.close()
+        self.state = "stopped"
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return self._ready.wait(timeout)
+
+    def buffer_changed(self, path: str, text: str) -> None:
+        self.queue.put(path, BufferText(text), BUFFER_QUIET)
+
+    def buffer_closed(self, path: str) -> None:
+        self.queue.put(path, BufferClosed())
+
+    def disk_changed(self, paths: set[str]) -> None:
+        for path in paths:
+            self.queue.put(path, DiskChanged(), DISK_QUIET)
+
+    def rescan(self) -> None:
+        self.queue.put(RESCAN, Rescan(), DISK_QUIET)
+
+    def status(self) -> VaultStatus:
+        engine = self.engine
+        notes = chunks = revision = 0
+        if engine is not None:
+            with engine.lock:
+                records = engine.manifest.records.values()
+                notes = sum(1 for r in records if r.note is not None)
+                chunks = sum(len(r.chunk_ids) for r in records)
+                revision = engine.revision
+        done, total = self.progress
+        return VaultStatus(
+            str(self.root),
+            self.state,
+            notes,
+            chunks,
+            revision,
+            done,
+            total,
+            len(self.queue),
+            self.message,
+        )
+
+    # -- the writer thread -----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            self.engine = Engine.open(self.root, self.settings)
+        except Exception as error:
+            log.exception("cannot open the index of %s", self.root)
+            self.state, self.message = "failed", f"cannot open the index: {error}"
+            self._ready.set()
+            return
+        if self._watch:
+            self._watcher = VaultWatcher(
+                self.root, self.settings, self.disk_changed, avoid=(self.engine.cache_dir,)
+            )
+            self._watcher.start()
+        self._full_refresh()
+        self._ready.set()
+        while True:
+            changes = self.queue.take()
+            if not changes:
+                return  # closed
+            self._apply(changes)
+
+    def _full_refresh(self) -> None:
+        assert self.engine is not None
+        self.state = "indexing"
+        self.listener.indexing_started(self, 0)
+
+        def report(done: int, total: int) -> None:
+            self.progress = (done, total)
+            self.listener.indexing_progress(self, done, total)
+
+        started = time.perf_counter()
+        try:
+            summary = self.engine.refresh(report, progressive=True)
+        except Exception as error:
+            log.exception("indexing %s failed", self.root)
+            self.state, self.message = "failed", f"indexing failed: {error}"
+            return
+        self.state = "ready"
+        log.info(
+            "%s: %d notes, %d chunks in %.2f s (%d added, %d modified, %d deleted)",
+            self.root,
+            summary.notes,
+            summary.chunks,
+            time.perf_counter() - started,
+            summary.added,
+            summary.modified,
+            summary.deleted,
+        )
+        for item in summary.skipped + summary.problems:
+            log.info("%s: %s", item.path, item.reason)
+        self.listener.indexing_done(self, summary)
+
+    def _apply(self, changes: dict[str, Change]) -> None:
+        engine = self.engine
+        assert engine is not None
+        disk: list[str] = []
+        try:
+            for path, change in changes.items():
+                if isinstance(change, BufferText):
+                    engine.apply_text(path, change.text)
+                elif isinstance(change, BufferClosed):
+                    engine.release_text(path)
+                elif isinstance(change, DiskChanged):
+                    disk.append(path)
+            if disk:
+                engine.refresh_paths(disk)
+            if RESCAN in changes or any((self.root / path).is_dir() for path in disk):
+                self._full_refresh()
+        except Exception:
+            log.exception("could not apply changes to %s", sorted(changes))
+        self.listener.changed(self)

@@ -1,0 +1,86 @@
+"""One queue of pending changes, coalesced per path, handed to the single writer after a quiet time.
+
+Every source of change (editor buffers, the file watcher, the client's file events) puts here. A new
+change to a path replaces the pending one and restarts its quiet window, so a burst of keystrokes or
+a `git pull` becomes one update per note.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class BufferText:
+    """The editor's current text of an open note."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BufferClosed:
+    """The editor closed the note: the disk is the truth again."""
+
+
+@dataclass(frozen=True, slots=True)
+class DiskChanged:
+    """Something happened to the file on disk (created, modified, deleted, renamed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rescan:
+    """Compare the whole vault with the index (a folder moved, or the client asked)."""
+
+
+Change = BufferText | BufferClosed | DiskChanged | Rescan
+RESCAN = "\0rescan"  # the key a Rescan is queued under
+
+
+class ChangeQueue:
+    def __init__(self) -> None:
+        self._pending: dict[str, tuple[Change, float]] = {}  # path -> (change, due time)
+        self._condition = threading.Condition()
+        self._closed = False
+
+    def put(self, path: str, change: Change, quiet: float = 0.0) -> None:
+        with self._condition:
+            previous = self._pending.get(path)
+            if (
+                isinstance(change, DiskChanged)
+                and previous
+                and not isinstance(previous[0], DiskChanged)
+            ):
+                # A disk event never replaces pending editor text: the open buffer wins.
+                return
+            self._pending[path] = (change, time.monotonic() + quiet)
+            self._condition.notify()
+
+    def take(self, timeout: float | None = None) -> dict[str, Change]:
+        """Wait for changes whose quiet time has passed; {} on timeout or once closed."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._condition:
+            while not self._closed:
+                now = time.monotonic()
+                due = {path: c for path, (c, at) in self._pending.items() if at <= now}
+                if due:
+                    for path in due:
+                        del self._pending[path]
+                    return due
+                waits = [at - now for _, at in self._pending.values()]
+                if deadline is not None:
+                    waits.append(deadline - now)
+                    if deadline <= now:
+                        return {}
+                self._condition.wait(min(waits) if waits else None)
+            return {}
+
+    def close(self) -> None:
+        with self._condition:
+            self._closed = True
+            self._condition.notify_all()
+
+    def __len__(self) -> int:
+        with self._condition:
+            return len(self._pending)
