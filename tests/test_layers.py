@@ -19,9 +19,10 @@ LAYERS = {
     "search": 3,
     "sync": 3,
     "engine": 4,
-    "cli": 5,
-    "lsp": 5,
-    "__main__": 6,
+    "navigation": 5,
+    "cli": 6,
+    "lsp": 6,
+    "__main__": 7,
 }
 # vault and index share a level but must not know about each other.
 FORBIDDEN = {("vault", "index"), ("index", "vault")}
