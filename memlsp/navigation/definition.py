@@ -21,7 +21,8 @@ def destinations(resolved: ResolvedLink) -> tuple[str, ...]:
 def definition(engine: Engine, path: str, line: int, column: int) -> list[Place]:
     """The heading line, block line or file start of each destination; [] off a link or for a
     link that goes nowhere (unresolved, outside the vault)."""
-    resolved = link_at(engine, path, line, column)
-    if resolved is None:
-        return []
-    return [target_place(engine, resolved, target) for target in destinations(resolved)]
+    with engine.lock:
+        resolved = link_at(engine, path, line, column)
+        if resolved is None:
+            return []
+        return [target_place(engine, resolved, target) for target in destinations(resolved)]

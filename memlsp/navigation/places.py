@@ -1,4 +1,7 @@
-"""Places in the vault, what sits under the cursor in a note, and where a link lands."""
+"""Places in the vault, what sits under the cursor in a note, and where a link lands.
+
+Notes and their outlinks are immutable values, so the engine's lock is held only to fetch them.
+"""
 
 from __future__ import annotations
 
@@ -31,7 +34,9 @@ def link_at(engine: Engine, path: str, line: int, column: int) -> ResolvedLink |
     over the one it merely ends.
     """
     found: ResolvedLink | None = None
-    for item in engine.graph.outlinks(path):
+    with engine.lock:
+        outlinks = engine.graph.outlinks(path)
+    for item in outlinks:
         span = item.link.span
         if not _touches(span, line, column):
             continue
@@ -42,7 +47,8 @@ def link_at(engine: Engine, path: str, line: int, column: int) -> ResolvedLink |
 
 
 def heading_at(engine: Engine, path: str, line: int) -> Heading | None:
-    note = engine.graph.notes.get(path)
+    with engine.lock:
+        note = engine.graph.notes.get(path)
     if note is None:
         return None
     return next((heading for heading in note.headings if heading.line == line), None)
@@ -50,7 +56,8 @@ def heading_at(engine: Engine, path: str, line: int) -> Heading | None:
 
 def tag_at(engine: Engine, path: str, line: int, column: int) -> Tag | None:
     """An inline `#tag` under the cursor (frontmatter tags have no place in the text)."""
-    note = engine.graph.notes.get(path)
+    with engine.lock:
+        note = engine.graph.notes.get(path)
     if note is None:
         return None
     return next(
@@ -74,6 +81,7 @@ def anchor_line(note: Note, resolved: ResolvedLink) -> int | None:
 def target_place(engine: Engine, resolved: ResolvedLink, target: str) -> Place:
     """Where following the link into `target` lands: the heading or block line, else the file
     start (also when the anchor names nothing in the note: the note itself still exists)."""
-    note = engine.graph.notes.get(target)
+    with engine.lock:
+        note = engine.graph.notes.get(target)
     line = anchor_line(note, resolved) if note is not None else None
     return Place(target, Span(line, 0, 0) if line is not None else FILE_START)
