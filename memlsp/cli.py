@@ -14,8 +14,8 @@ from typing import Any, TextIO
 from memlsp.config import Settings
 from memlsp.engine import Engine, NoteLinks
 from memlsp.model import IndexSummary, ResolvedLink, SearchRequest
-from memlsp.parse.frontmatter import parse_iso_date
 from memlsp.search.render import response_json, response_text
+from memlsp.search.request import FIELDS, build_request
 
 
 class UsageError(Exception):
@@ -64,7 +64,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if "--stdio" in arguments or "--tcp" in arguments:
+        return _serve(arguments)
+    args = _parser().parse_args(arguments)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="memlsp: %(levelname)s: %(message)s",
@@ -80,6 +83,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `memlsp search ... | head`: the reader has gone, stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+
+
+def _serve(arguments: list[str]) -> int:
+    """The language server; imported here so the CLI does not pay for pygls."""
+    parser = argparse.ArgumentParser(prog="memlsp", description="memlsp language server")
+    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout")
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port (for debugging)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    args = parser.parse_args(arguments)
+    from memlsp.lsp.main import serve
+
+    return serve(tcp=args.tcp, verbose=args.verbose)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -149,28 +164,25 @@ def _print_summary(summary: IndexSummary, vault: Path, *, as_json: bool) -> None
                 print(f"  {item.path}: {item.reason}")
 
 
-def _check_date(value: str | None, flag: str) -> str | None:
-    if value is None:
-        return None
-    date = parse_iso_date(value)
-    if date is None:
-        raise UsageError(f"{flag} must be a date like 2024-03-01, not {value!r}")
-    return date
-
-
 def _request(args: argparse.Namespace, query: str, overrides: dict[str, Any]) -> SearchRequest:
-    limit = int(overrides.get("limit", args.limit))
-    if limit < 1:
-        raise UsageError("--limit must be at least 1")
-    return SearchRequest(
-        query=query,
-        limit=limit,
-        min_score=float(overrides.get("min_score", args.min_score)),
-        start_date=_check_date(overrides.get("start_date", args.start_date), "--start-date"),
-        end_date=_check_date(overrides.get("end_date", args.end_date), "--end-date"),
-        expand=not args.no_expand,
-        budget_tokens=args.budget_tokens,
-    )
+    """The request for one query: the command line's flags, then a JSONL line's own fields."""
+    values: dict[str, Any] = {
+        "query": query,
+        "limit": args.limit,
+        "min_score": args.min_score,
+        "start_date": args.start_date,
+        "end_date": args.end_date,
+        "expand": not args.no_expand,
+        "budget_tokens": args.budget_tokens,
+    }
+    values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
+    try:
+        return build_request(values)
+    except ValueError as error:
+        message = str(error)
+        for key in FIELDS:  # name the flag the user typed: 'start_date' -> --start-date
+            message = message.replace(f"'{key}'", "--" + key.replace("_", "-"))
+        raise UsageError(message) from error
 
 
 def _search(engine: Engine, args: argparse.Namespace) -> None:

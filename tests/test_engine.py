@@ -352,7 +352,7 @@ def test_requests_answer_while_a_progressive_refresh_runs(tmp_path: Path) -> Non
     def index() -> None:
         try:
             engine.refresh(progressive=True)
-        except BaseException as error:  # noqa: BLE001 - reported below
+        except BaseException as error:
             errors.append(error)
 
     worker = threading.Thread(target=index)

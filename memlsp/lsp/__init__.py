@@ -1,0 +1,1 @@
+"""The language server over the engine (the only package that imports pygls and lsprotocol)."""

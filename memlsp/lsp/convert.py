@@ -1,0 +1,106 @@
+"""Domain values to LSP types and back; the one place that knows position encodings.
+
+Inside memlsp a column is a count of code points. The client negotiated UTF-16 (VS Code), UTF-8
+(Neovim 0.11) or UTF-32; spans carry their columns in every unit, and positions coming in are
+converted with the line's text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace.position_codec import PositionCodec
+
+from memlsp.model import Hit, Span
+from memlsp.navigation.outline import Section
+from memlsp.navigation.places import Place
+
+
+def encoding_name(kind: types.PositionEncodingKind | str | None) -> str:
+    """ "utf-8", "utf-16" or "utf-32" (the LSP default, UTF-16, when nothing was negotiated)."""
+    name = getattr(kind, "value", kind)
+    return name if name in ("utf-8", "utf-16", "utf-32") else "utf-16"
+
+
+def uri_of(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+def path_of(uri: str) -> Path | None:
+    path = to_fs_path(uri)
+    return Path(path) if path else None
+
+
+def column_of(line_text: str, character: int, kind: types.PositionEncodingKind | str | None) -> int:
+    """A client's column on a line, as a code-point column."""
+    codec = PositionCodec(kind)
+    position = codec.position_from_client_units([line_text], types.Position(0, character))
+    return position.character
+
+
+def span_range(span: Span, encoding: str) -> types.Range:
+    start, end = span.columns(encoding)
+    return types.Range(types.Position(span.line, start), types.Position(span.line, end))
+
+
+def line_range(first: int, last: int | None = None) -> types.Range:
+    """Whole lines, 0-based; `last` inclusive (the position after it starts the next line)."""
+    if last is None:
+        return types.Range(types.Position(first, 0), types.Position(first, 0))
+    return types.Range(types.Position(first, 0), types.Position(last + 1, 0))
+
+
+def location(root: Path, place: Place, encoding: str) -> types.Location:
+    return types.Location(uri_of(root / place.path), span_range(place.span, encoding))
+
+
+def place_uri(root: Path, place: Place) -> str:
+    """A clickable link into a note, for Markdown in hovers: VS Code opens `#L12` at line 12."""
+    uri = uri_of(root / place.path)
+    return f"{uri}#L{place.span.line + 1}" if place.span.line else uri
+
+
+def symbol_name(hit: Hit) -> str:
+    heading = hit.chunk.heading
+    return f"{hit.title} › {heading}" if heading and heading != hit.title else hit.title
+
+
+def workspace_symbol(root: Path, hit: Hit) -> types.WorkspaceSymbol:
+    chunk = hit.chunk
+    return types.WorkspaceSymbol(
+        name=symbol_name(hit),
+        kind=types.SymbolKind.String if chunk.heading else types.SymbolKind.File,
+        container_name=chunk.path,
+        location=types.Location(
+            uri_of(root / chunk.path), line_range(chunk.start_line - 1, chunk.end_line - 1)
+        ),
+    )
+
+
+def document_symbol(section: Section, encoding: str) -> types.DocumentSymbol:
+    return types.DocumentSymbol(
+        name=section.name or "(untitled)",
+        kind=types.SymbolKind.String,
+        range=line_range(section.span.line, section.end_line),
+        selection_range=span_range(section.span, encoding),
+        detail="#" * section.level,
+        children=[document_symbol(child, encoding) for child in section.children],
+    )
+
+
+def call_item(root: Path, path: str, name: str, detail: str) -> types.CallHierarchyItem:
+    return types.CallHierarchyItem(
+        name=name,
+        kind=types.SymbolKind.File,
+        uri=uri_of(root / path),
+        range=line_range(0),
+        selection_range=line_range(0),
+        detail=detail,
+        data={"path": path},
+    )
+
+
+def markdown(text: str) -> types.Hover:
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))

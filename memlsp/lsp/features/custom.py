@@ -1,0 +1,113 @@
+"""memlsp/search, memlsp/links and memlsp/status: the engine's own answers, as JSON."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from memlsp.engine import NoteLinks
+from memlsp.lsp import convert
+from memlsp.lsp.server import MemlspServer
+from memlsp.model import ResolvedLink
+from memlsp.search.render import response_json
+from memlsp.search.request import build_request
+
+
+def register(server: MemlspServer) -> None:
+    @server.feature("memlsp/search")
+    async def search(params: Any) -> dict[str, Any]:
+        values = _fields(params)
+        try:
+            request = build_request(values)
+        except ValueError as error:
+            raise JsonRpcInvalidParams(str(error)) from error
+        results: list[dict[str, Any]] = []
+        counts = {"keyword": 0, "vector": 0, "hybrid": False}
+        for vault in list(server.vaults.values()):
+            engine = vault.engine
+            if engine is None:
+                continue
+            answer = response_json(await server.run(partial(engine.search, request)))
+            for result in answer["results"]:
+                result["uri"] = convert.uri_of(vault.root / result["path"])
+                result["root"] = convert.uri_of(vault.root)
+            results += answer["results"]
+            counts["keyword"] += answer["counts"]["keyword"]
+            counts["vector"] += answer["counts"]["vector"]
+            counts["hybrid"] = counts["hybrid"] or answer["counts"]["hybrid"]
+        results.sort(key=lambda r: (-r["score"], r["path"], r["start_line"]))
+        return {"query": request.query, "counts": counts, "results": results[: request.limit]}
+
+    @server.feature("memlsp/links")
+    async def links(params: Any) -> dict[str, Any] | None:
+        uri = _fields(params).get("uri")
+        if not isinstance(uri, str):
+            raise JsonRpcInvalidParams("'uri' (the note's URI) is required")
+        found = server.engine_for(uri)
+        if found is None:
+            return None
+        engine, path, root = found
+        note_links: NoteLinks = await server.run(lambda: engine.links(path))
+        return {
+            "uri": uri,
+            "path": path,
+            "outlinks": [_link(root, item, server.encoding) for item in note_links.outlinks],
+            "inlinks": [_link(root, item, server.encoding) for item in note_links.inlinks],
+            "unresolved": [_link(root, item, server.encoding) for item in note_links.unresolved],
+            "ambiguous": [_link(root, item, server.encoding) for item in note_links.ambiguous],
+        }
+
+    @server.feature("memlsp/status")
+    def status(params: Any) -> dict[str, Any]:
+        vaults = []
+        for vault in list(server.vaults.values()):
+            state = vault.status()
+            vaults.append(
+                {
+                    "root": convert.uri_of(vault.root),
+                    "state": state.state,
+                    "notes": state.notes,
+                    "chunks": state.chunks,
+                    "revision": state.revision,
+                    "indexed_files": state.files_done,
+                    "files_to_index": state.files_total,
+                    "pending_changes": state.pending,
+                    "message": state.message,
+                }
+            )
+        return {"version": server.version, "vaults": vaults}
+
+
+def _fields(params: Any) -> dict[str, Any]:
+    """A custom request's params arrive as a dict or as pygls's attribute object."""
+    if params is None:
+        return {}
+    if isinstance(params, dict):
+        return params
+    return {key: value for key, value in vars(params).items() if not key.startswith("_")}
+
+
+def _link(root: Any, item: ResolvedLink, encoding: str) -> dict[str, Any]:
+    link = item.link
+    return {
+        "source": item.source,
+        "uri": convert.uri_of(root / item.source),
+        "range": _range_json(convert.span_range(link.span, encoding)),
+        "target": link.target,
+        "anchor": link.anchor,
+        "kind": link.kind.value,
+        "embed": link.embed,
+        "status": item.resolution.status.value,
+        "targets": list(item.resolution.targets),
+        "candidates": list(item.resolution.candidates),
+    }
+
+
+def _range_json(value: types.Range) -> dict[str, dict[str, int]]:
+    return {
+        "start": {"line": value.start.line, "character": value.start.character},
+        "end": {"line": value.end.line, "character": value.end.character},
+    }

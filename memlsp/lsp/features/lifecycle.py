@@ -1,0 +1,72 @@
+"""initialize, initialized, shutdown, exit, settings and workspace folders."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lsprotocol import types
+
+from memlsp.lsp import convert
+from memlsp.lsp.server import MemlspServer, apply_settings, watch_parent
+
+
+def register(server: MemlspServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        # Only settings here: `initialize` must answer at once; indexing starts on `initialized`.
+        apply_settings(server, params.initialization_options)
+        watch_parent(server, params.process_id)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(params: types.InitializedParams) -> None:
+        server.loop = asyncio.get_running_loop()
+        folders = server.workspace.folders.values()
+        roots = [convert.path_of(folder.uri) for folder in folders]
+        if not roots and server.workspace.root_uri:
+            roots = [convert.path_of(server.workspace.root_uri)]
+        for root in roots:
+            if root is not None:
+                server.open_vault(root)
+        await _watch_files_on_client(server)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(params: None) -> None:
+        server.stop()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        apply_settings(server, params.settings)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for folder in params.event.removed:
+            root = convert.path_of(folder.uri)
+            if root is not None:
+                server.close_vault(root)
+        for folder in params.event.added:
+            root = convert.path_of(folder.uri)
+            if root is not None:
+                server.open_vault(root)
+
+
+async def _watch_files_on_client(server: MemlspServer) -> None:
+    """Ask the client to report Markdown file events too, when it can (our own watcher runs
+    anyway; an event reported twice is applied once, as the file's stat no longer differs)."""
+    workspace = server.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace else None
+    if not (watched and watched.dynamic_registration):
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern="**/*.{md,markdown,jsonl}")]
+    )
+    registration = types.Registration(
+        id="memlsp-watch",
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=options,
+    )
+    try:
+        await server.client_register_capability_async(
+            types.RegistrationParams(registrations=[registration])
+        )
+    except Exception as error:
+        server.tell(f"memlsp: client file watching not available ({error})")

@@ -1,0 +1,32 @@
+"""textDocument/documentLink: every link of a note, clickable to where it goes."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from memlsp.lsp import convert
+from memlsp.lsp.server import MemlspServer
+from memlsp.navigation.outline import document_links
+
+
+def register(server: MemlspServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+    async def on_document_link(params: types.DocumentLinkParams) -> list[types.DocumentLink]:
+        found = server.engine_for(params.text_document.uri)
+        if found is None:
+            return []
+        engine, path, root = found
+
+        def work() -> list[types.DocumentLink]:
+            with engine.lock:
+                pairs = document_links(engine, path)
+            return [
+                types.DocumentLink(
+                    range=convert.span_range(link.span, server.encoding),
+                    target=convert.place_uri(root, place) if place is not None else None,
+                    tooltip=place.path if place is not None else f"{link.target}: not found",
+                )
+                for link, place in pairs
+            ]
+
+        return await server.run(work)

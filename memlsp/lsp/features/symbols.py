@@ -1,0 +1,60 @@
+"""workspace/symbol (search) and textDocument/documentSymbol (the heading outline)."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from lsprotocol import types
+
+from memlsp.engine import Engine
+from memlsp.lsp import convert
+from memlsp.lsp.server import MemlspServer
+from memlsp.model import SearchRequest
+from memlsp.navigation.outline import outline
+from memlsp.navigation.symbols import most_linked
+
+
+def register(server: MemlspServer) -> None:
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def workspace_symbol(params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+        limit = server.settings.symbol_limit
+        query = params.query.strip()
+        found: list[types.WorkspaceSymbol] = []
+        for vault in list(server.vaults.values()):
+            engine = vault.engine
+            if engine is not None:
+                found += await server.run(partial(_symbols, engine, vault.root, query, limit))
+        return found[:limit]
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    async def document_symbol(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        found = server.engine_for(params.text_document.uri)
+        if found is None:
+            return []
+        engine, path, _ = found
+
+        def work() -> list[types.DocumentSymbol]:
+            with engine.lock:
+                sections = outline(engine, path)
+            return [convert.document_symbol(section, server.encoding) for section in sections]
+
+        return await server.run(work)
+
+
+def _symbols(engine: Engine, root: Path, query: str, limit: int) -> list[types.WorkspaceSymbol]:
+    """Search results; for an empty query the most-linked notes, a vault's hubs."""
+    if query:
+        response = engine.search(SearchRequest(query, limit=limit, expand=False))
+        return [convert.workspace_symbol(root, hit) for hit in response.hits]
+    with engine.lock:
+        notes = engine.graph.notes
+        return [
+            types.WorkspaceSymbol(
+                name=notes[path].title if path in notes else path,
+                kind=types.SymbolKind.File,
+                container_name=path,
+                location=types.Location(convert.uri_of(root / path), convert.line_range(0)),
+            )
+            for path in most_linked(engine, limit)
+        ]

@@ -1,0 +1,210 @@
+"""The language server: vaults per workspace folder, documents routed to them, the lifecycle.
+
+Feature handlers live in `lsp/features/`; this module holds the state they share and the plumbing
+that keeps the index live (document sync, file events, progress, settings, exit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from memlsp import __version__
+from memlsp.config import Settings, load_vault_settings, settings_from
+from memlsp.engine import Engine
+from memlsp.live import Listener, LiveVault
+from memlsp.lsp import convert
+from memlsp.model import IndexSummary
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class MemlspServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("memlsp", __version__)
+        self.vaults: dict[Path, LiveVault] = {}
+        self.settings = Settings()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.listener = _ProgressListener(self)
+
+    # -- where a document belongs ------------------------------------------------------------
+
+    @property
+    def encoding(self) -> str:
+        return convert.encoding_name(self.workspace.position_encoding)
+
+    def vault_for(self, uri: str) -> tuple[LiveVault, str] | None:
+        """The vault holding a document, and the document's vault-relative path."""
+        path = convert.path_of(uri)
+        if path is None:
+            return None
+        for root in sorted(self.vaults, key=lambda r: len(r.parts), reverse=True):
+            if path.is_relative_to(root):
+                return self.vaults[root], path.relative_to(root).as_posix()
+        return None
+
+    def engine_for(self, uri: str) -> tuple[Engine, str, Path] | None:
+        found = self.vault_for(uri)
+        if found is None or found[0].engine is None:
+            return None
+        vault, path = found
+        assert vault.engine is not None
+        return vault.engine, path, vault.root
+
+    def line_text(self, uri: str, engine: Engine, path: str, line: int) -> str:
+        document = self.workspace.text_documents.get(uri)
+        lines = document.lines if document is not None else (engine.read(path) or "").splitlines()
+        return lines[line].rstrip("\r\n") if 0 <= line < len(lines) else ""
+
+    def column(self, uri: str, engine: Engine, path: str, position: types.Position) -> int:
+        text = self.line_text(uri, engine, path, position.line)
+        return convert.column_of(text, position.character, self.workspace.position_encoding)
+
+    # -- vaults ------------------------------------------------------------------------------
+
+    def open_vault(self, root: Path) -> None:
+        root = root.resolve()
+        if root in self.vaults or not root.is_dir():
+            if not root.is_dir():
+                self.tell(f"memlsp: workspace folder {root} does not exist; not indexed")
+            return
+        settings, problems = load_vault_settings(root, self.settings)
+        for problem in problems:
+            self.tell(f"memlsp: {problem}", types.MessageType.Warning)
+        vault = LiveVault(root, settings, self.listener, watch=settings.watch)
+        self.vaults[root] = vault
+        vault.start()
+
+    def close_vault(self, root: Path) -> None:
+        vault = self.vaults.pop(root.resolve(), None)
+        if vault is not None:
+            vault.stop()
+
+    def stop(self) -> None:
+        for root in list(self.vaults):
+            self.close_vault(root)
+
+    # -- talking to the client from any thread -----------------------------------------------
+
+    def from_thread(self, action: Callable[[], None]) -> None:
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(action)
+
+    def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        log.info("%s", message)
+        self.from_thread(
+            lambda: self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        )
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """Run engine work on a thread: the event loop keeps reading messages (and cancels)."""
+        return await asyncio.to_thread(work)
+
+
+class _ProgressListener(Listener):
+    """Indexing progress as `$/progress`, and `memlsp/indexed` when a vault is ready."""
+
+    def __init__(self, server: MemlspServer) -> None:
+        self.server = server
+        self.tokens: dict[Path, str] = {}
+
+    def _supports_progress(self) -> bool:
+        window = self.server.client_capabilities.window
+        return bool(window and window.work_done_progress)
+
+    def indexing_started(self, vault: LiveVault, total: int) -> None:
+        if not self._supports_progress():
+            return
+        token = f"memlsp-index-{vault.root.name}-{id(vault)}"
+        self.tokens[vault.root] = token
+
+        def begin() -> None:
+            progress = self.server.work_done_progress
+            progress.create(token)
+            title = f"Indexing {vault.root.name}"
+            progress.begin(token, types.WorkDoneProgressBegin(title=title, percentage=0))
+
+        self.server.from_thread(begin)
+
+    def indexing_progress(self, vault: LiveVault, done: int, total: int) -> None:
+        token = self.tokens.get(vault.root)
+        if token is None:
+            return
+        report = types.WorkDoneProgressReport(
+            message=f"{done}/{total} files", percentage=int(100 * done / max(total, 1))
+        )
+        self.server.from_thread(lambda: self.server.work_done_progress.report(token, report))
+
+    def indexing_done(self, vault: LiveVault, summary: IndexSummary) -> None:
+        token = self.tokens.pop(vault.root, None)
+        message = (
+            f"{summary.notes} notes, {summary.chunks} chunks, {summary.links} links "
+            f"({summary.unresolved} unresolved, {summary.ambiguous} ambiguous)"
+        )
+        if token is not None:
+            end = types.WorkDoneProgressEnd(message=message)
+            self.server.from_thread(lambda: self.server.work_done_progress.end(token, end))
+        for text in summary.messages:
+            self.server.tell(f"memlsp: {text}", types.MessageType.Warning)
+        params = {
+            "root": convert.uri_of(vault.root),
+            "notes": summary.notes,
+            "chunks": summary.chunks,
+            "links": summary.links,
+            "unresolved": summary.unresolved,
+            "ambiguous": summary.ambiguous,
+            "skipped": len(summary.skipped),
+            "seconds": round(summary.seconds, 3),
+        }
+        self.server.from_thread(lambda: self.server.protocol.notify("memlsp/indexed", params))
+
+    def changed(self, vault: LiveVault) -> None:
+        engine = vault.engine
+        revision = engine.revision if engine is not None else 0
+        params = {"root": convert.uri_of(vault.root), "revision": revision}
+        self.server.from_thread(lambda: self.server.protocol.notify("memlsp/changed", params))
+
+
+def _options(value: Any) -> dict[str, Any]:
+    """Settings as given by a client: a mapping, maybe nested under "memlsp"."""
+    if not isinstance(value, dict):
+        return {}
+    nested = value.get("memlsp")
+    return nested if isinstance(nested, dict) else value
+
+
+def apply_settings(server: MemlspServer, options: Any) -> None:
+    settings, problems = settings_from(_options(options), Settings())
+    server.settings = settings
+    for problem in problems:
+        server.tell(f"memlsp: {problem}", types.MessageType.Warning)
+
+
+def watch_parent(server: MemlspServer, pid: int | None) -> None:
+    """Exit when the editor that started us is gone, even if it never said `exit`."""
+    if not pid:
+        return
+
+    def check() -> None:
+        while True:
+            threading.Event().wait(2.0)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                log.info("the client process %d is gone; exiting", pid)
+                server.stop()
+                os._exit(0)
+            except PermissionError:
+                pass  # alive, owned by someone else
+
+    threading.Thread(target=check, name="watch client", daemon=True).start()

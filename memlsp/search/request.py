@@ -1,0 +1,57 @@
+"""A search request from loosely typed input (CLI flags, a JSONL line, an LSP request)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from memlsp.model import SearchRequest
+from memlsp.parse.frontmatter import parse_iso_date
+
+FIELDS = ("query", "limit", "min_score", "start_date", "end_date", "expand", "budget_tokens")
+
+
+def build_request(values: Mapping[str, Any]) -> SearchRequest:
+    """Raises ValueError with a message a user can act on."""
+    query = values.get("query")
+    if not isinstance(query, str):
+        raise ValueError("'query' must be a string")
+    limit = _number(values, "limit", int, 10)
+    if limit < 1:
+        raise ValueError("'limit' must be at least 1")
+    budget = values.get("budget_tokens")
+    if budget is not None:
+        budget = _number(values, "budget_tokens", int, 0)
+    expand = values.get("expand", True)
+    if not isinstance(expand, bool):
+        raise ValueError("'expand' must be true or false")
+    return SearchRequest(
+        query=query,
+        limit=limit,
+        min_score=_number(values, "min_score", float, 0.0),
+        start_date=_date(values, "start_date"),
+        end_date=_date(values, "end_date"),
+        expand=expand,
+        budget_tokens=budget,
+    )
+
+
+def _number(values: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
+    value = values.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"'{key}' must be a number, not {value!r}")
+    if kind is int and value != int(value):
+        raise ValueError(f"'{key}' must be a whole number, not {value!r}")
+    return kind(value)
+
+
+def _date(values: Mapping[str, Any], key: str) -> str | None:
+    value = values.get(key)
+    if value is None:
+        return None
+    date = parse_iso_date(value) if isinstance(value, str) else None
+    if date is None:
+        raise ValueError(f"'{key}' must be a date like 2024-03-01, not {value!r}")
+    return date
