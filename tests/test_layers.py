@@ -20,6 +20,7 @@ LAYERS = {
     "sync": 3,
     "engine": 4,
     "navigation": 5,
+    "live": 5,
     "cli": 6,
     "lsp": 6,
     "__main__": 7,
