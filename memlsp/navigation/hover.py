@@ -1,0 +1,290 @@
+"""Hover: a Markdown preview of the link under the cursor, or of the notes carrying a `#tag`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import islice
+
+from memlsp.engine import Engine
+from memlsp.model import LinkStatus, Neighbour, Note, ResolvedLink, Span
+from memlsp.navigation.places import FILE_START, Place, anchor_line, link_at, tag_at, target_place
+from memlsp.parse.frontmatter import split_frontmatter
+from memlsp.parse.markdown import split_lines, strip_markup
+from memlsp.search.expand import inlink_neighbours, outlink_neighbours
+from memlsp.vault.anchors import find_heading
+from memlsp.vault.names import name_key
+
+UriOf = Callable[[Place], str]
+
+MAX_LINES = 15  # of the previewed section
+MAX_NEIGHBOURS = 10  # outlinks, inlinks, or notes of a tag
+_ESCAPE = re.compile(r"([\\`*_\[\]<>|])")
+_BARE_URI = re.compile(r"^[^\s()<>]*$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_ATX = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
+
+
+def hover(engine: Engine, path: str, line: int, column: int, uri_of: UriOf) -> str | None:
+    """Markdown for the link or inline tag under the cursor; None anywhere else."""
+    with engine.lock:
+        resolved = link_at(engine, path, line, column)
+        if resolved is not None:
+            return _link_hover(engine, resolved, uri_of)
+        tag = tag_at(engine, path, line, column)
+        if tag is not None:
+            return tag_hover(engine, tag.name, uri_of)
+        return None
+
+
+# -- links -------------------------------------------------------------------------------------
+
+
+def _link_hover(engine: Engine, resolved: ResolvedLink, uri_of: UriOf) -> str:
+    resolution = resolved.resolution
+    written = _escape(resolved.link.target or resolved.source)
+    if resolution.status is LinkStatus.UNRESOLVED:
+        return f"**{written}** does not exist yet: no note in the vault has that name."
+    if resolution.status is LinkStatus.OUTSIDE:
+        return f"**{written}** is outside the vault."
+    parts: list[str] = []
+    first = resolution.targets[0]
+    if resolution.status is LinkStatus.AMBIGUOUS:
+        others = [c for c in resolution.candidates if c != first]
+        parts.append(
+            f"Ambiguous: **{written}** follows `{first}`; also matches "
+            + ", ".join(_file_link(other, uri_of) for other in others)
+            + "."
+        )
+    elif len(resolution.targets) > 1:
+        parts.append(
+            f"**{written}** names {len(resolution.targets)} notes: "
+            + ", ".join(_file_link(target, uri_of) for target in resolution.targets)
+            + f". Showing `{first}`."
+        )
+    parts += _preview(engine, resolved, first, uri_of)
+    parts += _neighbour_lists(engine, first, uri_of)
+    return "\n\n".join(parts)
+
+
+def _preview(engine: Engine, resolved: ResolvedLink, target: str, uri_of: UriOf) -> list[str]:
+    """Title (linked to where the link lands), description, and the linked section's text."""
+    place = target_place(engine, resolved, target)
+    note = engine.graph.notes.get(target)
+    if note is None:  # an attachment: nothing to read as text
+        return [
+            f"### [{_escape(_file_name(target))}]({_target(uri_of(place))})",
+            f"Attachment `{target}`",
+        ]
+    crumbs = [note.title, *_heading_path(note, resolved)]
+    parts = [f"### [{' › '.join(_escape(c) for c in crumbs)}]({_target(uri_of(place))})"]
+    text = engine.read(target)
+    excerpt = _excerpt(note, resolved, split_lines(text)) if text is not None else []
+    description = " ".join(note.description.split())
+    shown = [strip_markup(line) for line in excerpt]
+    # Without a frontmatter description it is the first paragraph, often already in the excerpt.
+    if description and not any(line.startswith(description) for line in shown):
+        parts.append(description)
+    if resolved.link.anchor and anchor_line(note, resolved) is None:
+        parts.append(f"No `#{resolved.link.anchor}` in this note; showing its start.")
+    if excerpt:
+        parts.append("\n".join(excerpt))
+    return parts
+
+
+def _heading_path(note: Note, resolved: ResolvedLink) -> list[str]:
+    """The linked heading and the headings enclosing it, without the note's leading H1 (the
+    title already names the note, and often repeats it)."""
+    heading = find_heading(note, resolved.link.headings) if resolved.link.headings else None
+    if heading is None:
+        return []
+    path = [heading]
+    for above in reversed([h for h in note.headings if h.line < heading.line]):
+        if above.level < path[0].level:
+            path.insert(0, above)
+    if len(path) > 1 and path[0].level == 1 and path[0] == note.headings[0]:
+        path.pop(0)
+    return [strip_markup(h.text) for h in path]
+
+
+def _excerpt(note: Note, resolved: ResolvedLink, lines: list[str]) -> list[str]:
+    """The heading's section, the block's paragraph, or the note's start, ready to show.
+
+    The note comes from the index and the text from the buffer or disk, which may be a keystroke
+    newer: every line number is bounded, and a wrong guess only shifts the preview.
+    """
+    line = anchor_line(note, resolved)
+    # A leading H1 is dropped: the title heading above already names the note.
+    skip_h1 = line is None
+    if line is None:
+        start, end = split_frontmatter(lines).body_start, len(lines)
+    elif resolved.link.block:
+        start, end = _paragraph_start(lines, line), line + 1
+    else:
+        level = next(h.level for h in note.headings if h.line == line)
+        after = (h.line for h in note.headings if h.line > line and h.level <= level)
+        start, end = line + 1, next(after, len(lines))
+    return _render(note, lines, start, min(end, len(lines)), skip_h1)
+
+
+def _paragraph_start(lines: list[str], line: int) -> int:
+    """A block id ends a paragraph or a list item: walk up to where that begins."""
+    start = min(line, len(lines) - 1)
+    while (
+        start > 0
+        and lines[start - 1].strip()
+        and not _LIST_ITEM.match(lines[start])
+        and not _ATX.match(lines[start - 1])
+    ):
+        start -= 1
+    return max(start, 0)
+
+
+def _render(note: Note, lines: list[str], start: int, end: int, skip_h1: bool) -> list[str]:
+    """Headings become bold lines (the hover's own title stays the biggest), setext underlines and
+    `^block-id` markers go, blank runs shrink to one, and the result is cut to `MAX_LINES`."""
+    headings = {h.line: h for h in note.headings}
+    blocks = {b.line for b in note.blocks}
+    out: list[str] = []
+    truncated = False
+    index = start
+    while index < end:
+        number, text = index, lines[index]
+        index += 1
+        heading = headings.get(number)
+        if heading is not None:
+            if not _ATX.match(text):
+                index += 1  # a setext heading: its underline is the next line
+            if skip_h1 and heading.level == 1 and not out:
+                continue
+            text = f"**{strip_markup(heading.text)}**"
+        elif number in blocks:
+            text = _BLOCK_ID.sub("", text)
+        text = text.rstrip()
+        if not text and (not out or not out[-1]):
+            continue
+        if len(out) == MAX_LINES:
+            truncated = truncated or bool(text)
+            if truncated:
+                break
+            continue
+        out.append(text)
+    while out and not out[-1]:
+        out.pop()
+    if truncated:
+        out.append("…")
+    return _close_open_blocks(out)
+
+
+def _close_open_blocks(lines: list[str]) -> list[str]:
+    """A preview cut inside a code fence, math block or comment would swallow the rest of the
+    hover: close what is still open."""
+    fence: str | None = None
+    math = False
+    for line in lines:
+        match = _FENCE.match(line)
+        if match is not None:
+            marker = match.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+        elif fence is None and line.strip() == "$$":
+            math = not math
+    closing = [fence] if fence else ["$$"] if math else []
+    text = "\n".join(lines)
+    if text.rfind("<!--") > text.rfind("-->"):
+        closing.append("-->")
+    return lines + closing
+
+
+# -- neighbours --------------------------------------------------------------------------------
+
+
+def _neighbour_lists(engine: Engine, path: str, uri_of: UriOf) -> list[str]:
+    graph = engine.graph
+    outs = outlink_neighbours(graph, path)
+    inlink_total = sum(1 for source in graph.inlink_sources(path) if source != path)
+    ins = list(islice(inlink_neighbours(graph, path), MAX_NEIGHBOURS))
+    return [
+        _neighbour_list(f"outlinks ({len(outs)})", outs[:MAX_NEIGHBOURS], len(outs), uri_of),
+        _neighbour_list(f"inlinks ({inlink_total})", ins, inlink_total, uri_of),
+    ]
+
+
+def _neighbour_list(header: str, shown: list[Neighbour], total: int, uri_of: UriOf) -> str:
+    lines = [f"**{header}**", ""] if shown else [f"**{header}**"]
+    lines += [_neighbour_item(n, uri_of(Place(n.path, FILE_START))) for n in shown]
+    if total > len(shown):
+        lines.append(f"- … and {total - len(shown)} more")
+    return "\n".join(lines)
+
+
+def _neighbour_item(neighbour: Neighbour, uri: str) -> str:
+    item = f"- [{_escape(neighbour.name)}]({_target(uri)})"
+    if neighbour.anchors:
+        item += " " + ", ".join(f"`#{anchor.replace('`', '')}`" for anchor in neighbour.anchors)
+    description = " ".join(neighbour.description.split())
+    return f"{item} — {description}" if description else item
+
+
+# -- tags --------------------------------------------------------------------------------------
+
+
+def tag_hover(engine: Engine, tag: str, uri_of: UriOf) -> str:
+    """How many notes carry `#tag` and the most-linked of them.
+
+    Nested tags count for their parents: a note tagged `#search/ranking` carries `#search`, as in
+    Obsidian's tag pane and `tag:` search. Tags compare case-insensitively, as Obsidian does.
+    """
+    wanted = name_key(tag)
+    with engine.lock:
+        return _tag_hover(engine, tag, wanted, uri_of)
+
+
+def _tag_hover(engine: Engine, tag: str, wanted: str, uri_of: UriOf) -> str:
+    graph = engine.graph
+    carriers: dict[str, Span] = {}
+    for path, note in graph.notes.items():
+        for carried in note.tags:
+            key = name_key(carried.name)
+            if key == wanted or key.startswith(wanted + "/"):
+                # Jump to the first inline use of the tag; frontmatter tags have no place.
+                span = carried.span or FILE_START
+                if path not in carriers or carriers[path] == FILE_START:
+                    carriers[path] = span
+    ranked = sorted(carriers, key=lambda p: (-graph.inlink_count(p), p))
+    count = len(carriers)
+    header = f"**#{_escape(tag)}** is on {count} note{'s' if count != 1 else ''}"
+    lines = [f"{header} (nested tags `#{tag}/…` included)", ""]
+    lines += [_tag_item(engine, path, carriers[path], uri_of) for path in ranked[:MAX_NEIGHBOURS]]
+    if count > MAX_NEIGHBOURS:
+        lines.append(f"- … and {count - MAX_NEIGHBOURS} more")
+    return "\n".join(lines).rstrip()
+
+
+def _tag_item(engine: Engine, path: str, span: Span, uri_of: UriOf) -> str:
+    note = engine.graph.notes[path]
+    return _neighbour_item(Neighbour(path, note.title, note.description), uri_of(Place(path, span)))
+
+
+# -- text --------------------------------------------------------------------------------------
+
+
+def _escape(text: str) -> str:
+    return _ESCAPE.sub(r"\\\1", text)
+
+
+def _target(uri: str) -> str:
+    """A link destination: wrapped in `<...>` when a space or parenthesis would end it early."""
+    return uri if _BARE_URI.match(uri) else "<" + uri.replace(">", "%3E") + ">"
+
+
+def _file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _file_link(path: str, uri_of: UriOf) -> str:
+    return f"[{_escape(path)}]({_target(uri_of(Place(path, FILE_START)))})"
