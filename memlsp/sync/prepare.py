@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -73,7 +74,10 @@ def prepare_files(root: Path, settings: Settings, stats: list[FileStat]) -> Iter
     if len(stats) < _POOL_THRESHOLD or workers < 2:
         yield from map(work, stats)
         return
-    # fork: workers inherit the loaded modules (and jieba's dictionary, if loaded) for free.
-    context = multiprocessing.get_context("fork")
+    # fork lets workers inherit the loaded modules (and jieba's dictionary) for free, but is only
+    # safe while this process runs one thread; the language server runs several, so it pays for
+    # clean "forkserver" workers instead.
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    context = multiprocessing.get_context(method)
     with context.Pool(workers) as pool:
         yield from pool.imap(work, stats, chunksize=16)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from memlsp.lsp.features import (
-    calls,
-    custom,
-    definition,
-    documents,
-    hover,
-    lifecycle,
-    links,
-    references,
-    symbols,
-)
+from memlsp.lsp.features import calls as calls
+from memlsp.lsp.features import custom as custom
+from memlsp.lsp.features import definition as definition
+from memlsp.lsp.features import documents as documents
+from memlsp.lsp.features import hover as hover
+from memlsp.lsp.features import lifecycle as lifecycle
+from memlsp.lsp.features import links as links
+from memlsp.lsp.features import references as references
+from memlsp.lsp.features import symbols as symbols
 from memlsp.lsp.server import MemlspServer
 
 MODULES = (lifecycle, documents, symbols, definition, references, hover, links, calls, custom)
