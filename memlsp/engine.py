@@ -118,13 +118,18 @@ class Engine:
     # -- writing ------------------------------------------------------------------------------
 
     def refresh(
-        self, progress: Progress | None = None, *, progressive: bool = False
+        self,
+        progress: Progress | None = None,
+        *,
+        progressive: bool = False,
+        cancel: threading.Event | None = None,
     ) -> IndexSummary:
         """Bring the index up to date with the whole vault: only changed files are read.
 
         `progressive` (the language server) holds the lock one file at a time and publishes
         what is indexed about once a second, so requests answer from it meanwhile; otherwise a
         first index builds the link graph once at the end, which is three times faster.
+        Setting `cancel` stops early and keeps what is done: the next refresh goes on from there.
         """
         started = time.perf_counter()
         scan = scan_vault(self.root, self.settings, avoid=(self.cache_dir,))
@@ -136,6 +141,9 @@ class Engine:
             bulk = not self.graph.notes and not progressive
         published = time.monotonic()
         for done, prepared in enumerate(prepare_files(self.root, self.settings, stale), 1):
+            if cancel is not None and cancel.is_set():
+                deleted = []
+                break
             with self.lock:
                 if prepared.stat.path not in self.buffers:  # the open buffer wins
                     self._apply(prepared, changes, link=not bulk)

@@ -76,6 +76,7 @@ class LiveVault:
         self._watch = watch
         self._watcher: VaultWatcher | None = None
         self._ready = threading.Event()
+        self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"index {root.name}", daemon=True)
 
     # -- what the server calls -------------------------------------------------------------------
@@ -84,6 +85,7 @@ class LiveVault:
         self._thread.start()
 
     def stop(self) -> None:
+        self._stopping.set()
         self.queue.close()
         if self._watcher is not None:
             self._watcher.stop()
@@ -165,7 +167,7 @@ class LiveVault:
 
         started = time.perf_counter()
         try:
-            summary = self.engine.refresh(report, progressive=True)
+            summary = self.engine.refresh(report, progressive=True, cancel=self._stopping)
         except Exception as error:
             log.exception("indexing %s failed", self.root)
             self.state, self.message = "failed", f"indexing failed: {error}"

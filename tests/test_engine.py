@@ -367,3 +367,16 @@ def test_requests_answer_while_a_progressive_refresh_runs(tmp_path: Path) -> Non
     assert engine.keyword.chunk_count() == 600
     assert [i.source for i in engine.links("n/0001.md").inlinks] == ["n/0000.md"]
     engine.close()
+
+
+def test_a_cancelled_refresh_keeps_what_it_did_and_the_next_one_finishes(
+    vault: Path, tmp_path: Path
+) -> None:
+    engine = open_engine(vault, tmp_path / "cache")
+    cancel = threading.Event()
+    cancel.set()  # e.g. the editor shut down while the vault was being indexed
+    summary = engine.refresh(cancel=cancel)
+    assert summary.added == 0 and paths_found(engine, "starter") == []
+    summary = engine.refresh()
+    assert summary.added == 5 and paths_found(engine, "starter") == ["recipes/bread.md"]
+    engine.close()
