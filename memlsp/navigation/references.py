@@ -8,6 +8,9 @@ with thousands of inlinks costs its inlinks, not the vault.
 
 from __future__ import annotations
 
+from bisect import insort
+from itertools import chain
+
 from memlsp.engine import Engine
 from memlsp.model import Note, ResolvedLink, Span
 from memlsp.navigation.places import (
@@ -30,33 +33,42 @@ def references(
 ) -> list[Place]:
     """References sorted by (path, line, column), without duplicates."""
     with engine.lock:
-        return _sorted(_references(engine, path, line, column, include_declaration))
+        groups, declarations = _references(engine, path, line, column)
+    if not include_declaration:
+        declarations = []
+    if len(groups) == 1:
+        # The graph lists a target's inlinks by source path, then position: already in order
+        # and unique, so a hub's thousands of places skip the sort.
+        places = groups[0]
+        for declaration in declarations:
+            insort(places, declaration, key=_order)
+        return places
+    # Notes sharing an alias: one link can reach several of them.
+    return sorted(set(chain(*groups, declarations)), key=_order)
 
 
 def _references(
-    engine: Engine, path: str, line: int, column: int, include_declaration: bool
-) -> list[Place]:
-    places: list[Place] = []
+    engine: Engine, path: str, line: int, column: int
+) -> tuple[list[list[Place]], list[Place]]:
+    """The links, one group per target, and the declarations."""
     resolved = link_at(engine, path, line, column)
     if resolved is not None:
         # An ambiguous link refers to the note it follows; a shared alias to every note.
+        groups, declarations = [], []
         for target in resolved.resolution.targets:
             note = engine.graph.notes.get(target)
             wanted = _anchor_key(note, resolved) if note is not None else None
-            places += _links_to(engine, target, wanted)
-            if include_declaration:
-                places.append(target_place(engine, resolved, target))
-        return places
+            groups.append(_links_to(engine, target, wanted))
+            declarations.append(target_place(engine, resolved, target))
+        return groups, declarations
     note = engine.graph.notes.get(path)
     if note is None:
-        return []
+        return [], []
     heading = heading_at(engine, path, line)
     block = next((b for b in note.blocks if b.line == line), None)
     declared = heading.line if heading else block.line if block else None
-    places += _links_to(engine, path, declared)
-    if include_declaration:
-        places.append(Place(path, FILE_START if declared is None else Span(declared, 0, 0)))
-    return places
+    declaration = Place(path, FILE_START if declared is None else Span(declared, 0, 0))
+    return [_links_to(engine, path, declared)], [declaration]
 
 
 def _links_to(engine: Engine, target: str, wanted: AnchorKey | None) -> list[Place]:
@@ -91,6 +103,5 @@ def _anchor_key(note: Note, resolved: ResolvedLink) -> AnchorKey | None:
     return "#".join(name_key(part) for part in link.headings)
 
 
-def _sorted(places: list[Place]) -> list[Place]:
-    unique = dict.fromkeys(places)
-    return sorted(unique, key=lambda p: (p.path, p.span.line, p.span.start, p.span.end))
+def _order(place: Place) -> tuple[str, int, int, int]:
+    return place.path, place.span.line, place.span.start, place.span.end
