@@ -456,6 +456,20 @@ def test_most_linked_notes_by_inlinks_then_path(tmp_path: Path) -> None:
     assert most_linked(engine, 0) == []
 
 
+def test_a_self_link_does_not_lift_a_note_past_the_limit(tmp_path: Path) -> None:
+    engine = small_vault(
+        tmp_path,
+        {
+            "a.md": "# A\n[[#A]]\n",  # one source and itself
+            "b.md": "# B\n",  # two sources
+            "p.md": "[[a]] [[b]]\n",
+            "q.md": "[[b]]\n",
+        },
+    )
+    assert most_linked(engine, 1) == ["b.md"]
+    assert most_linked(engine, 2) == ["b.md", "a.md"]
+
+
 def test_most_linked_in_the_fixture_vault(fixture_engine: Engine) -> None:
     top = most_linked(fixture_engine, 3)
     assert top[0] == "search/hybrid-search.md"
