@@ -247,10 +247,14 @@ def tag_hover(engine: Engine, tag: str, uri_of: UriOf) -> str:
 def _tag_hover(engine: Engine, tag: str, wanted: str, uri_of: UriOf) -> str:
     graph = engine.graph
     carriers: dict[str, Span] = {}
+    matches: dict[str, bool] = {}  # a vault uses few distinct tags: normalise each name once
     for path, note in graph.notes.items():
         for carried in note.tags:
-            key = name_key(carried.name)
-            if key == wanted or key.startswith(wanted + "/"):
+            match = matches.get(carried.name)
+            if match is None:
+                key = name_key(carried.name)
+                match = matches[carried.name] = key == wanted or key.startswith(wanted + "/")
+            if match:
                 # Jump to the first inline use of the tag; frontmatter tags have no place.
                 span = carried.span or FILE_START
                 if path not in carriers or carriers[path] == FILE_START:
