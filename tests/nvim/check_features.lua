@@ -1,0 +1,287 @@
+-- A real Neovim 0.11 client against memlsp, headless.
+--
+--   nvim --headless -u NONE -i NONE -n -l tests/nvim/check_features.lua VAULT CACHE PYTHON
+--
+-- VAULT is a scratch copy of fixtures/vault to which tests/test_neovim.py adds `inbox/emoji-links.md`
+-- (Chinese and emoji before its links; the fixture has no such line). The script starts
+-- `PYTHON -m memlsp --stdio` on that note, waits for `initialize` and for the server's
+-- `memlsp/indexed` notification, then checks definition, references, hover and workspace/symbol
+-- through Neovim's own LSP client, whose columns are UTF-8 bytes. Each check prints one JSON line
+-- {"check": ..., "ok": true|false, ...} on stdout; the last line is {"check": "done", ...}. Every
+-- wait is bounded; the exit code is 0 when every check passed, 1 otherwise.
+
+local VAULT, CACHE, PYTHON = arg[1], arg[2], arg[3]
+local NOTE = "inbox/emoji-links.md"
+local START_MS = 20000 -- server start and `initialize`
+local INDEX_MS = 60000 -- indexing the fixture vault
+local REQUEST_MS = 10000 -- one request
+local STOP_MS = 5000 -- the server exiting after `shutdown` / `exit`
+
+local failures = 0
+local client = nil
+
+-- -- reporting -----------------------------------------------------------------------------------
+
+local function emit(record)
+  io.stdout:write(vim.json.encode(record), "\n")
+  io.stdout:flush()
+end
+
+local function check(name, ok, details)
+  local record = vim.tbl_extend("force", details or {}, { check = name, ok = ok and true or false })
+  emit(record)
+  if not ok then
+    failures = failures + 1
+  end
+  return ok
+end
+
+local function stop_client()
+  if client == nil or client:is_stopped() then
+    return true
+  end
+  client:stop()
+  local function stopped()
+    return client:is_stopped()
+  end
+  if vim.wait(STOP_MS, stopped, 50) then
+    return true
+  end
+  client:stop(true) -- kill
+  vim.wait(STOP_MS, stopped, 50)
+  return false
+end
+
+local function finish()
+  local stopped = stop_client()
+  check("client stopped", stopped, stopped and {} or { message = "memlsp did not exit on shutdown" })
+  emit({ check = "done", ok = failures == 0, failures = failures })
+  if failures == 0 then
+    vim.cmd("qa!")
+  end
+  os.exit(1)
+end
+
+local function fatal(message)
+  check("fatal", false, { message = message })
+  finish()
+end
+
+if not (VAULT and CACHE and PYTHON) then
+  io.stderr:write("usage: nvim --headless -u NONE -i NONE -n -l check_features.lua VAULT CACHE PYTHON\n")
+  os.exit(2)
+end
+VAULT = vim.fs.normalize(vim.fn.fnamemodify(VAULT, ":p")):gsub("/$", "")
+
+-- -- where things are ----------------------------------------------------------------------------
+
+local function read_lines(rel)
+  local path = VAULT .. "/" .. rel
+  if vim.fn.filereadable(path) ~= 1 then
+    fatal("missing note " .. path)
+  end
+  return vim.fn.readfile(path)
+end
+
+--- The first line of a note containing `needle`: 0-based line, UTF-8 byte and UTF-16 columns.
+local function locate(rel, needle)
+  for index, text in ipairs(read_lines(rel)) do
+    local start = text:find(needle, 1, true)
+    if start then
+      local prefix = text:sub(1, start - 1)
+      return { rel = rel, line = index - 1, byte = #prefix, utf16 = vim.str_utfindex(prefix, "utf-16") }
+    end
+  end
+  fatal(("%q not found in %s"):format(needle, rel))
+end
+
+local function rel_of(uri)
+  local path = vim.fs.normalize(vim.uri_to_fname(uri))
+  local root = VAULT .. "/"
+  return path:sub(1, #root) == root and path:sub(#root + 1) or path
+end
+
+local function range_of(location)
+  return location.range or location.targetSelectionRange
+end
+
+local function brief(location)
+  local start = range_of(location).start
+  return ("%s:%d:%d"):format(rel_of(location.uri or location.targetUri), start.line, start.character)
+end
+
+local function as_list(result)
+  if result == nil or result == vim.NIL then
+    return {}
+  end
+  if result.uri or result.targetUri then
+    return { result }
+  end
+  return result
+end
+
+-- -- requests ------------------------------------------------------------------------------------
+
+--- memlsp's answer to one request, or nil and a message.
+local function request(buf, method, params)
+  local answers, err = vim.lsp.buf_request_sync(buf, method, params, REQUEST_MS)
+  if answers == nil then
+    return nil, ("%s: %s"):format(method, err or "timed out")
+  end
+  local answer = answers[client.id]
+  if answer == nil then
+    return nil, method .. ": no answer from memlsp"
+  end
+  if answer.err then
+    return nil, ("%s: error %s"):format(method, vim.inspect(answer.err))
+  end
+  return answer.result
+end
+
+--- Position params a few bytes inside the link at `spot` (in the buffer `buf`).
+local function at(buf, spot)
+  return {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = spot.line, character = spot.byte + 3 },
+  }
+end
+
+-- -- start the server ----------------------------------------------------------------------------
+
+local indexed = nil
+
+local function start()
+  read_lines(NOTE) -- fails early on a wrong VAULT
+  vim.cmd("filetype on")
+  vim.cmd.edit(vim.fn.fnameescape(VAULT .. "/" .. NOTE))
+  local buf = vim.api.nvim_get_current_buf()
+  local id = vim.lsp.start({
+    name = "memlsp",
+    cmd = { PYTHON, "-m", "memlsp", "--stdio" },
+    root_dir = VAULT,
+    init_options = { cache_dir = CACHE },
+    handlers = {
+      ["memlsp/indexed"] = function(_, params)
+        indexed = params
+      end,
+    },
+  }, { bufnr = buf })
+  if id == nil then
+    fatal("vim.lsp.start did not start a client")
+  end
+  client = vim.lsp.get_client_by_id(id)
+  vim.wait(START_MS, function()
+    return client:is_stopped() or client.initialized
+  end, 20)
+  if not client.initialized then
+    fatal(("memlsp did not answer `initialize` in %d ms (is memlsp importable by %s?)"):format(START_MS, PYTHON))
+  end
+  check("initialized", true, { server = client.server_info and client.server_info.name })
+  vim.wait(INDEX_MS, function()
+    return indexed ~= nil or client:is_stopped()
+  end, 20)
+  if indexed == nil then
+    fatal(("no memlsp/indexed notification in %d ms"):format(INDEX_MS))
+  end
+  check("indexed", (indexed.notes or 0) >= 20, { notes = indexed.notes, links = indexed.links })
+  return buf
+end
+
+-- -- the checks ----------------------------------------------------------------------------------
+
+local function check_encoding()
+  check("offset_encoding", client.offset_encoding == "utf-8", { value = client.offset_encoding })
+end
+
+--- Definition on a link lands on the line of `target_needle` in `target`.
+local function check_definition(name, buf, link, target, target_needle)
+  local spot = locate(NOTE, link)
+  local want = locate(target, target_needle).line
+  local result, err = request(buf, "textDocument/definition", at(buf, spot))
+  local locations = as_list(result)
+  local first = locations[1]
+  local ok = #locations == 1
+    and rel_of(first.uri or first.targetUri) == target
+    and range_of(first).start.line == want
+  check(name, ok, {
+    link = link,
+    line = spot.line,
+    byte_column = spot.byte + 3,
+    utf16_column = spot.utf16 + 3,
+    want = ("%s:%d"):format(target, want),
+    got = vim.tbl_map(brief, locations),
+    error = err,
+  })
+end
+
+--- References on `[[hybrid-search]]`: links from other notes, each at its own UTF-8 column.
+local function check_references(buf)
+  local spot = locate(NOTE, "[[hybrid-search]]")
+  local params = at(buf, spot)
+  params.context = { includeDeclaration = false }
+  local result, err = request(buf, "textDocument/references", params)
+  local got = vim.tbl_map(brief, as_list(result))
+  local expected = {
+    locate("daily/2024-03-15.md", "[[hybrid-search]]"), -- Chinese before the link
+    locate("pkm/知识管理.md", "[[hybrid-search|"),
+    locate("search/向量检索.md", "[[hybrid-search]]"),
+    locate("ml/embeddings.md", "[[hybrid-search]]"),
+    locate("index.md", "[[hybrid-search|"),
+    locate(NOTE, "[[hybrid-search]]"),
+  }
+  local missing = {}
+  for _, spot_ in ipairs(expected) do
+    local want = ("%s:%d:%d"):format(spot_.rel, spot_.line, spot_.byte)
+    if not vim.tbl_contains(got, want) then
+      table.insert(missing, want)
+    end
+  end
+  check("references", err == nil and #missing == 0, { count = #got, missing = missing, got = got, error = err })
+end
+
+local function hover_text(result)
+  if result == nil or result == vim.NIL then
+    return ""
+  end
+  local contents = result.contents
+  if type(contents) == "string" then
+    return contents
+  end
+  if contents.value then
+    return contents.value
+  end
+  return table.concat(vim.tbl_map(function(part)
+    return type(part) == "string" and part or part.value
+  end, contents), "\n")
+end
+
+local function check_hover(buf)
+  local spot = locate(NOTE, "[[hybrid-search]]")
+  local result, err = request(buf, "textDocument/hover", at(buf, spot))
+  local text = hover_text(result)
+  local ok = text:find("Hybrid search", 1, true) ~= nil and text:find("inlinks", 1, true) ~= nil
+  check("hover", ok, { excerpt = text:sub(1, 300), error = err })
+end
+
+local function check_symbol(buf, query, want)
+  local result, err = request(buf, "workspace/symbol", { query = query })
+  local paths = vim.tbl_map(function(symbol)
+    return rel_of(symbol.location.uri)
+  end, as_list(result))
+  check("workspace/symbol " .. query, vim.tbl_contains(paths, want), {
+    query = query,
+    want = want,
+    got = vim.list_slice(paths, 1, 5),
+    error = err,
+  })
+end
+
+local buf = start()
+check_encoding()
+check_definition("definition heading link", buf, "[[hybrid-search#Fusion]]", "search/hybrid-search.md", "## Fusion")
+check_definition("definition block link", buf, "[[向量检索#^hnsw-params]]", "search/向量检索.md", "^hnsw-params")
+check_references(buf)
+check_hover(buf)
+check_symbol(buf, "tantivy", "search/tantivy.md")
+check_symbol(buf, "向量检索", "search/向量检索.md")
+finish()
