@@ -21,7 +21,8 @@ class LinkGraph:
         self.table = NameTable()
         self.notes: dict[str, Note] = {}
         self._outlinks: dict[str, tuple[ResolvedLink, ...]] = {}
-        self._inlinks: dict[str, dict[str, int]] = {}  # target -> source -> number of links
+        # target -> source -> the source's links that reach the target, in the source's order
+        self._inlinks: dict[str, dict[str, list[ResolvedLink]]] = {}
         self._dependents: dict[str, set[str]] = defaultdict(set)  # name key -> sources
 
     # -- updates -------------------------------------------------------------------------
@@ -98,10 +99,8 @@ class LinkGraph:
         for resolved in self._outlinks.get(source, ()):
             for target in resolved.resolution.targets:
                 sources = self._inlinks.get(target)
-                if sources is not None and source in sources:
-                    sources[source] -= 1
-                    if sources[source] <= 0:
-                        del sources[source]
+                if sources is not None:
+                    sources.pop(source, None)  # all of a source's links go at once
                     if not sources:
                         del self._inlinks[target]
             for key in lookup_keys(resolved.link):
@@ -133,8 +132,7 @@ class LinkGraph:
         self._outlinks[source] = tuple(resolved)
         for item in resolved:
             for target in item.resolution.targets:
-                sources = self._inlinks.setdefault(target, {})
-                sources[source] = sources.get(source, 0) + 1
+                self._inlinks.setdefault(target, {}).setdefault(source, []).append(item)
             for key in lookup_keys(item.link):
                 self._dependents[key].add(source)
 
@@ -145,13 +143,8 @@ class LinkGraph:
 
     def inlinks(self, path: str) -> list[ResolvedLink]:
         """Every link in another note (or this one) that resolves to `path`, by source then line."""
-        found = [
-            item
-            for source in sorted(self._inlinks.get(path, ()))
-            for item in self._outlinks.get(source, ())
-            if path in item.resolution.targets
-        ]
-        return found
+        sources = self._inlinks.get(path, {})
+        return [item for source in sorted(sources) for item in sources[source]]
 
     def inlink_sources(self, path: str) -> list[str]:
         return sorted(self._inlinks.get(path, ()))
