@@ -85,7 +85,8 @@ def _preview(engine: Engine, resolved: ResolvedLink, target: str, uri_of: UriOf)
     description = " ".join(note.description.split())
     shown = [strip_markup(line) for line in excerpt]
     # Without a frontmatter description it is the first paragraph, often already in the excerpt.
-    if description and not any(line.startswith(description) for line in shown):
+    flat = " ".join(" ".join(shown).split())
+    if description and description not in flat and not _starts_with_paragraph(shown, description):
         parts.append(description)
     if resolved.link.anchor and anchor_line(note, resolved) is None:
         parts.append(f"No `#{resolved.link.anchor}` in this note; showing its start.")
@@ -292,3 +293,14 @@ def _file_name(path: str) -> str:
 
 def _file_link(path: str, uri_of: UriOf) -> str:
     return f"[{_escape(path)}]({_target(uri_of(Place(path, FILE_START)))})"
+
+
+def _starts_with_paragraph(shown: list[str], description: str) -> bool:
+    """The preview's first paragraph is the description (a wrapped one spans several lines)."""
+    first: list[str] = []
+    for line in shown:
+        if first and not line.strip():
+            break
+        if line.strip():
+            first.append(strip_markup(line))
+    return bool(first) and description.startswith(" ".join(first)[: len(description) // 2])

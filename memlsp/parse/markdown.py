@@ -27,6 +27,7 @@ _INLINE_MARKUP = re.compile(
     r"|[*_`~]"
     r"|\s\^[A-Za-z0-9-]+\s*$"
 )
+_TRAILING_TAGS = re.compile(r"(?:\s+#[\w\-/]+)+\s*$")
 _ONLY_TAGS = re.compile(r"^(?:#[\w\-/]+\s*)+$")
 _DESCRIPTION_CHARS = 200
 
@@ -114,10 +115,16 @@ def parse_markdown(path: str, text: str) -> Note:
         if _NOT_PARAGRAPH.match(masked.text):
             previous_paragraph = None
         else:
+            continues = previous_paragraph is not None and previous_paragraph[0] == line_no - 1
             previous_paragraph = (line_no, original.strip())
             if not first_paragraph and not _ONLY_TAGS.match(original.strip()):
                 first_paragraph = strip_markup(original)
                 first_paragraph_line = line_no
+            elif continues and first_paragraph_line == line_no - 1:
+                # A wrapped paragraph: the description reads on, up to its length limit.
+                if len(first_paragraph) < _DESCRIPTION_CHARS:
+                    first_paragraph = f"{first_paragraph} {strip_markup(original)}"
+                    first_paragraph_line = line_no
 
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     title_values = as_strings(meta.get("title"))
@@ -131,7 +138,7 @@ def parse_markdown(path: str, text: str) -> Note:
         if name.lstrip("#")
     ]
     descriptions = as_strings(meta.get("description")) or as_strings(meta.get("summary"))
-    description = descriptions[0] if descriptions else first_paragraph
+    description = descriptions[0] if descriptions else _TRAILING_TAGS.sub("", first_paragraph)
     date = as_date(meta.get("date")) or as_date(meta.get("created")) or _date_from_path(path)
 
     return Note(
