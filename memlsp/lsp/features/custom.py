@@ -82,11 +82,13 @@ def register(server: MemlspServer) -> None:
 
 
 def _fields(params: Any) -> dict[str, Any]:
-    """A custom request's params arrive as a dict or as pygls's attribute object."""
+    """A custom request's params arrive as a dict or as pygls's attribute object (a namedtuple)."""
     if params is None:
         return {}
     if isinstance(params, dict):
         return params
+    if hasattr(params, "_asdict"):
+        return dict(params._asdict())
     return {key: value for key, value in vars(params).items() if not key.startswith("_")}
 
 
