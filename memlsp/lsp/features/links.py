@@ -16,6 +16,11 @@ def register(server: MemlspServer) -> None:
         if found is None:
             return []
         engine, path, root = found
+        # A tooltip only for clients that show one (the LSP forbids it otherwise).
+        document = server.client_capabilities.text_document
+        tooltips = bool(
+            document and document.document_link and document.document_link.tooltip_support
+        )
 
         def work() -> list[types.DocumentLink]:
             with engine.lock:
@@ -24,7 +29,9 @@ def register(server: MemlspServer) -> None:
                 types.DocumentLink(
                     range=convert.span_range(link.span, server.encoding),
                     target=convert.place_uri(root, place) if place is not None else None,
-                    tooltip=place.path if place is not None else f"{link.target}: not found",
+                    tooltip=(place.path if place is not None else f"{link.target}: not found")
+                    if tooltips
+                    else None,
                 )
                 for link, place in pairs
             ]
