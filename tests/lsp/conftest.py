@@ -8,12 +8,14 @@ instead of sleeping.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlparse
 
 import pytest
 import pytest_asyncio
@@ -24,6 +26,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from tests.helpers_vault import FIXTURE_VAULT
 
 CLIENTS = {"vscode": "visual-studio-code", "neovim": "neovim@v0.11.0"}
+CHANGED = "memlsp/changed"
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -31,9 +36,109 @@ class Session:
     client: LanguageClient
     vault: Path
     events: dict[str, list[Any]] = field(default_factory=dict)
+    result: types.InitializeResult | None = None  # the server's answer to `initialize`
+    name: str = ""  # the client whose capabilities were sent: a key of CLIENTS
 
     def uri(self, path: str) -> str:
         return (self.vault / path).as_uri()
+
+    def relative(self, uri: str) -> str:
+        """The vault-relative path of a `file:` URI the server sent (percent-decoded)."""
+        parsed = urlparse(uri)
+        assert parsed.scheme == "file", uri
+        return Path(unquote(parsed.path)).relative_to(self.vault).as_posix()
+
+    def doc(self, path: str) -> types.TextDocumentIdentifier:
+        return types.TextDocumentIdentifier(uri=self.uri(path))
+
+    def places(self, locations: Any) -> list[tuple[str, int, int, int, int]]:
+        """Locations as (vault-relative path, start line, start column, end line, end column)."""
+        return [(self.relative(loc.uri), *_numbers(loc.range)) for loc in (locations or [])]
+
+    # -- positions in the negotiated encoding ------------------------------------------------
+
+    @property
+    def encoding(self) -> str:
+        """The position encoding the server chose in its InitializeResult (UTF-16 if none)."""
+        assert self.result is not None
+        chosen = self.result.capabilities.position_encoding
+        return str(getattr(chosen, "value", chosen or "utf-16"))
+
+    def units(self, text: str) -> int:
+        """The length of `text` in the negotiated encoding's code units."""
+        if self.encoding == "utf-8":
+            return len(text.encode("utf-8"))
+        if self.encoding == "utf-16":
+            return len(text.encode("utf-16-le")) // 2
+        return len(text)
+
+    def text(self, path: str) -> str:
+        return (self.vault / path).read_text(encoding="utf-8")
+
+    def find(
+        self, path: str, needle: str, offset: int = 0, text: str | None = None
+    ) -> types.Position:
+        """The position `offset` characters into `needle` on the only line of the note holding
+        it (or, if several do, the only line that is exactly `needle`)."""
+        lines = (self.text(path) if text is None else text).splitlines()
+        found = [number for number, line in enumerate(lines) if needle in line]
+        if len(found) > 1:
+            found = [number for number in found if lines[number] == needle]
+        assert len(found) == 1, f"{needle!r} is on lines {found} of {path}"
+        line = lines[found[0]]
+        return types.Position(found[0], self.units(line[: line.index(needle) + offset]))
+
+    def span(self, path: str, needle: str, text: str | None = None) -> types.Range:
+        """The range of `needle` on its line, in the negotiated encoding."""
+        start = self.find(path, needle, text=text)
+        end = types.Position(start.line, start.character + self.units(needle))
+        return types.Range(start, end)
+
+    # -- requests and files ------------------------------------------------------------------
+
+    async def request(self, method: str, params: Any) -> Any:
+        """A request by name (custom `memlsp/*` ones too); JSON objects come back as dicts."""
+        return plain(await self.client.protocol.send_request_async(method, params))
+
+    def write(self, path: str, text: str) -> Path:
+        """Write a vault file as another program would (no LSP message)."""
+        full = self.vault / path
+        full.parent.mkdir(parents=True, exist_ok=True)
+        full.write_text(text, encoding="utf-8")
+        return full
+
+    # -- waiting for the live index ----------------------------------------------------------
+
+    def mark(self) -> int:
+        """How many `memlsp/changed` notifications have arrived so far."""
+        return len(self.events.get(CHANGED, []))
+
+    async def changed_since(self, mark: int, count: int = 1, timeout: float = 10.0) -> Any:
+        """Wait for the `count`-th `memlsp/changed` after `mark`; its params."""
+        return (await self.wait_for(CHANGED, mark + count, timeout))[mark + count - 1]
+
+    async def until(self, check: Callable[[], Awaitable[T]], timeout: float = 10.0) -> T:
+        """Ask `check` again after each `memlsp/changed` until it answers something truthy."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            seen = self.mark()
+            value = await check()
+            if value:
+                return value
+            left = deadline - loop.time()
+            if left <= 0:
+                raise AssertionError(f"no change made the check pass in {timeout} s: {value!r}")
+            with contextlib.suppress(TimeoutError):
+                await self.wait_for(CHANGED, seen + 1, left)
+
+    async def symbols(self, query: str) -> list[Any]:
+        found = await self.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+        return list(found or [])
+
+    async def search_paths(self, query: str) -> list[str]:
+        """The vault-relative paths workspace/symbol gives for `query`, in order, once each."""
+        return list(dict.fromkeys(symbol.container_name for symbol in await self.symbols(query)))
 
     async def wait_for(self, method: str, count: int = 1, timeout: float = 30.0) -> list[Any]:
         """Wait until `method` has been received `count` times in all; the messages so far."""
@@ -56,6 +161,19 @@ class Session:
         return uri
 
 
+def _numbers(value: types.Range) -> tuple[int, int, int, int]:
+    return (value.start.line, value.start.character, value.end.line, value.end.character)
+
+
+def plain(value: Any) -> Any:
+    """pygls answers a custom request with namedtuples; turn them back into dicts and lists."""
+    if hasattr(value, "_asdict"):
+        return {key: plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    return value
+
+
 def _recorder(session_events: dict[str, list[Any]], method: str) -> Any:
     def record(_client: LanguageClient, params: Any) -> None:
         session_events.setdefault(method, []).append(params)
@@ -68,13 +186,18 @@ async def start_session(
     tmp_path: Path,
     client_name: str,
     options: dict[str, Any] | None = None,
+    files: dict[str, str] | None = None,
 ) -> Session:
+    """`files` are written into the vault copy (replacing fixture notes) before indexing."""
     vault = tmp_path / "vault"
     shutil.copytree(FIXTURE_VAULT, vault)
-    session = Session(lsp_client, vault)
+    session = Session(lsp_client, vault, name=client_name)
+    for path, text in (files or {}).items():
+        session.write(path, text)
     for method in ("memlsp/indexed", "memlsp/changed"):  # progress and logs: the client keeps them
         lsp_client.feature(method)(_recorder(session.events, method))
-    await lsp_client.initialize_session(
+    _accept_registrations(lsp_client, session.events)
+    session.result = await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities(CLIENTS[client_name]),
             root_uri=vault.as_uri(),
@@ -84,6 +207,16 @@ async def start_session(
     )
     await session.wait_for("memlsp/indexed")
     return session
+
+
+def _accept_registrations(lsp_client: LanguageClient, events: dict[str, list[Any]]) -> None:
+    """Answer `client/registerCapability` as an editor does (pytest-lsp's client has no handler)."""
+    method = types.CLIENT_REGISTER_CAPABILITY
+
+    def register(_client: LanguageClient, params: types.RegistrationParams) -> None:
+        events.setdefault(method, []).append(params)
+
+    lsp_client.feature(method)(register)
 
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "memlsp", "--stdio"])
@@ -102,3 +235,20 @@ async def lsp(
     session = await start_session(raw_client, tmp_path, request.param)
     yield session
     await raw_client.shutdown_session()
+
+
+@pytest_asyncio.fixture(scope="package", loop_scope="package", params=sorted(CLIENTS))
+async def shared(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Session]:
+    """One session per client for every test that only reads the fixture vault.
+
+    Tests using it must run in the package's event loop:
+    `pytestmark = pytest.mark.asyncio(loop_scope="package")`. Nothing may change its vault.
+    """
+    client = await SERVER.start()
+    tmp = tmp_path_factory.mktemp(f"shared-{request.param}")
+    session = await start_session(client, tmp, request.param)
+    yield session
+    await client.shutdown_session()
+    await client.stop()
