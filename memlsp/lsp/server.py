@@ -13,9 +13,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
 
 from memlsp import __version__
 from memlsp.config import Settings, load_vault_settings, settings_from
@@ -61,8 +63,14 @@ class MemlspServer(LanguageServer):
         assert vault.engine is not None
         return vault.engine, path, vault.root
 
+    def document(self, uri: str) -> TextDocument | None:
+        """The open document at `uri`; pygls keys documents by the percent-decoded URI, so a
+        note named `向量检索.md` or `query understanding.md` is found however it was spelled."""
+        document: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
+        return document
+
     def line_text(self, uri: str, engine: Engine, path: str, line: int) -> str:
-        document = self.workspace.text_documents.get(uri)
+        document = self.document(uri)
         lines = document.lines if document is not None else (engine.read(path) or "").splitlines()
         return lines[line].rstrip("\r\n") if 0 <= line < len(lines) else ""
 

@@ -10,7 +10,7 @@ from memlsp.lsp.server import MemlspServer
 def register(server: MemlspServer) -> None:
     def buffer_changed(uri: str) -> None:
         found = server.vault_for(uri)
-        document = server.workspace.text_documents.get(uri)
+        document = server.document(uri)
         if found is not None and document is not None:
             vault, path = found
             vault.buffer_changed(path, document.source)
