@@ -10,13 +10,14 @@ import asyncio
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
 from memlsp import __version__
@@ -31,9 +32,39 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+class MemlspProtocol(LanguageServerProtocol):
+    """pygls's protocol with a guard on `didChange`: a change to a document that is not open, or
+    one not newer than the version held, is dropped with one log line (pygls would fail with an
+    error shown to the user, or apply stale edits to the newer text)."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        uri, version = params.text_document.uri, params.text_document.version
+        document = self.workspace.text_documents.get(unquote(uri))
+        if document is None:
+            self._tell(f"memlsp: didChange for {uri}, which is not open: ignored")
+            return
+        if document.version is not None and version <= document.version:
+            self._tell(
+                f"memlsp: didChange for {uri} at version {version}, not newer than "
+                f"{document.version}: ignored"
+            )
+            return
+        yield from super().lsp_text_document__did_change(params)
+
+    def _tell(self, message: str) -> None:
+        server = self._server
+        if isinstance(server, MemlspServer):
+            server.tell(message, types.MessageType.Warning)
+        else:
+            log.warning("%s", message)
+
+
 class MemlspServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("memlsp", __version__)
+        super().__init__("memlsp", __version__, protocol_cls=MemlspProtocol)
         self.vaults: dict[Path, LiveVault] = {}
         self.settings = Settings()
         self.loop: asyncio.AbstractEventLoop | None = None
