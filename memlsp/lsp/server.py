@@ -10,7 +10,7 @@ import asyncio
 import logging
 import os
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
@@ -100,10 +100,18 @@ class MemlspServer(LanguageServer):
         document: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
         return document
 
-    def line_text(self, uri: str, engine: Engine, path: str, line: int) -> str:
+    def lines(self, uri: str, engine: Engine, path: str) -> Sequence[str]:
         document = self.document(uri)
-        lines = document.lines if document is not None else (engine.read(path) or "").splitlines()
+        return document.lines if document is not None else (engine.read(path) or "").splitlines()
+
+    def line_text(self, uri: str, engine: Engine, path: str, line: int) -> str:
+        lines = self.lines(uri, engine, path)
         return lines[line].rstrip("\r\n") if 0 <= line < len(lines) else ""
+
+    def past_end(self, uri: str, engine: Engine, path: str, position: types.Position) -> bool:
+        """A position after the document's last line: nothing is there. (Past the end of a line
+        is the line's end, as the LSP says; `column` takes care of that.)"""
+        return position.line > len(self.lines(uri, engine, path))
 
     def column(self, uri: str, engine: Engine, path: str, position: types.Position) -> int:
         text = self.line_text(uri, engine, path, position.line)

@@ -23,6 +23,8 @@ def register(server: MemlspServer) -> None:
         uri, position = params.text_document.uri, params.position
 
         def work() -> list[types.CallHierarchyItem]:
+            if server.past_end(uri, engine, path, position):
+                return []
             column = server.column(uri, engine, path, position)
             with engine.lock:
                 # On a link: the note it goes to; elsewhere: this note.

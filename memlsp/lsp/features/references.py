@@ -20,6 +20,8 @@ def register(server: MemlspServer) -> None:
         declaration = params.context.include_declaration
 
         def work() -> list[types.Location]:
+            if server.past_end(uri, engine, path, position):
+                return []
             column = server.column(uri, engine, path, position)
             with engine.lock:
                 places = references(engine, path, position.line, column, declaration)
