@@ -190,12 +190,13 @@ class Engine:
         """Index an editor buffer's text for `path`; it wins over the disk until `release_text`."""
         if not is_indexable(path, self.settings):
             return
+        # An impossible stat: once the buffer is released, the disk version is read again.
+        # Parsing is pure and can take seconds on a huge note: requests need not wait for it.
+        prepared = prepare_text(self.settings, FileStat(path, -1, -1), text)
         with self.lock:
             self.buffers[path] = text
             changes = _Changes()
-            # An impossible stat: once the buffer is released, the disk version is read again.
-            stat = FileStat(path, -1, -1)
-            self._apply(prepare_text(self.settings, stat, text), changes)
+            self._apply(prepared, changes)
             self._commit(changes)
 
     def release_text(self, path: str) -> None:

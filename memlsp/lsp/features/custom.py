@@ -61,10 +61,11 @@ def register(server: MemlspServer) -> None:
         }
 
     @server.feature("memlsp/status")
-    def status(params: Any) -> dict[str, Any]:
+    async def status(params: Any) -> dict[str, Any]:
         vaults = []
         for vault in list(server.vaults.values()):
-            state = vault.status()
+            # On a thread: counting takes the engine's lock, which a writer may hold a while.
+            state = await server.run(vault.status)
             vaults.append(
                 {
                     "root": convert.uri_of(vault.root),
