@@ -160,6 +160,57 @@ class Session:
         )
         return uri
 
+    def change(self, path: str, version: int, *edits: tuple[types.Range | None, str]) -> None:
+        """`didChange` with incremental edits (a range and its new text) or a whole text (None)."""
+        changes: list[types.TextDocumentContentChangeEvent] = [
+            types.TextDocumentContentChangeWholeDocument(text=text)
+            if where is None
+            else types.TextDocumentContentChangePartial(range=where, text=text)
+            for where, text in edits
+        ]
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    version=version, uri=self.uri(path)
+                ),
+                content_changes=changes,
+            )
+        )
+
+    def close(self, path: str) -> None:
+        self.client.text_document_did_close(types.DidCloseTextDocumentParams(self.doc(path)))
+
+    # -- the editor requests, answers as plain values ----------------------------------------
+
+    async def definition(self, path: str, position: types.Position) -> list[tuple]:
+        found = await self.client.text_document_definition_async(
+            types.DefinitionParams(self.doc(path), position)
+        )
+        assert found is None or isinstance(found, list)
+        return self.places(found)
+
+    async def references(
+        self, path: str, position: types.Position, declaration: bool = False
+    ) -> list[tuple]:
+        found = await self.client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=self.doc(path),
+                position=position,
+                context=types.ReferenceContext(include_declaration=declaration),
+            )
+        )
+        return sorted(self.places(found))
+
+    async def hover(self, path: str, position: types.Position) -> str | None:
+        found = await self.client.text_document_hover_async(
+            types.HoverParams(self.doc(path), position)
+        )
+        if found is None:
+            return None
+        assert isinstance(found.contents, types.MarkupContent)
+        assert found.contents.kind == types.MarkupKind.Markdown
+        return found.contents.value
+
 
 def _numbers(value: types.Range) -> tuple[int, int, int, int]:
     return (value.start.line, value.start.character, value.end.line, value.end.character)
@@ -237,6 +288,19 @@ async def lsp(
     await raw_client.shutdown_session()
 
 
+@contextlib.asynccontextmanager
+async def served(
+    tmp_path: Path, client_name: str, options: dict[str, Any] | None = None
+) -> AsyncIterator[Session]:
+    """A server process of its own for a longer-lived fixture; shut down and gone after."""
+    client = await SERVER.start()
+    try:
+        yield await start_session(client, tmp_path, client_name, options)
+        await client.shutdown_session()
+    finally:
+        await client.stop()
+
+
 @pytest_asyncio.fixture(scope="package", loop_scope="package", params=sorted(CLIENTS))
 async def shared(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -246,9 +310,5 @@ async def shared(
     Tests using it must run in the package's event loop:
     `pytestmark = pytest.mark.asyncio(loop_scope="package")`. Nothing may change its vault.
     """
-    client = await SERVER.start()
-    tmp = tmp_path_factory.mktemp(f"shared-{request.param}")
-    session = await start_session(client, tmp, request.param)
-    yield session
-    await client.shutdown_session()
-    await client.stop()
+    async with served(tmp_path_factory.mktemp(f"shared-{request.param}"), request.param) as session:
+        yield session

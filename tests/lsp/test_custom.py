@@ -285,7 +285,7 @@ async def test_indexed_notification(shared: Session) -> None:
 
 async def test_progress_while_indexing(shared: Session) -> None:
     reports = shared.client.progress_reports
-    [(token, values)] = [(t, v) for t, v in reports.items() if str(t).startswith("memlsp-index")]
+    [values] = [v for t, v in reports.items() if str(t).startswith("memlsp-index")]
     kinds = [value.kind for value in values]
     assert kinds[0] == "begin" and kinds[-1] == "end"
     assert kinds[1:-1] and set(kinds[1:-1]) == {"report"}

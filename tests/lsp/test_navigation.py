@@ -166,14 +166,6 @@ DEFINITIONS = [
 ]
 
 
-async def definition(session: Session, path: str, position: types.Position) -> list[tuple]:
-    found = await session.client.text_document_definition_async(
-        types.DefinitionParams(session.doc(path), position)
-    )
-    assert found is None or isinstance(found, list)
-    return session.places(found)
-
-
 @pytest.mark.parametrize(("path", "link", "targets"), DEFINITIONS, ids=[d[1] for d in DEFINITIONS])
 async def test_definition_on_every_link_form(
     shared: Session, path: str, link: str, targets: list[tuple[str, int]]
@@ -181,18 +173,18 @@ async def test_definition_on_every_link_form(
     expected = [(target, line, 0, line, 0) for target, line in targets]
     # On the first character, inside, and just after the closing bracket: the same answer.
     for offset in (0, 2, len(link) // 2, len(link)):
-        assert await definition(shared, path, shared.find(path, link, offset)) == expected, offset
+        assert await shared.definition(path, shared.find(path, link, offset)) == expected, offset
 
 
 async def test_definition_lands_on_lines_that_hold_the_anchor(shared: Session) -> None:
-    places = await definition(shared, "index.md", shared.find("index.md", "[[bm25#^k1-default]]"))
+    places = await shared.definition("index.md", shared.find("index.md", "[[bm25#^k1-default]]"))
     assert shared.text("search/bm25.md").splitlines()[places[0][1]].endswith("^k1-default")
-    places = await definition(shared, "index.md", shared.find("index.md", "[[向量检索#向量", 3))
+    places = await shared.definition("index.md", shared.find("index.md", "[[向量检索#向量", 3))
     assert shared.text("search/向量检索.md").splitlines()[places[0][1]] == "## 向量检索：ANN 算法"
 
 
 async def test_definition_of_a_shared_alias_gives_every_note(shared: Session) -> None:
-    places = await definition(shared, "index.md", shared.find("index.md", "[[Second Brain]]", 4))
+    places = await shared.definition("index.md", shared.find("index.md", "[[Second Brain]]", 4))
     assert sorted(places) == [
         ("pkm/building-a-second-brain.md", 0, 0, 0, 0),
         ("pkm/知识管理.md", 0, 0, 0, 0),
@@ -201,10 +193,10 @@ async def test_definition_of_a_shared_alias_gives_every_note(shared: Session) ->
 
 async def test_definition_off_a_link_is_empty(shared: Session) -> None:
     # Just before a link (a space), on plain text, on a heading, on frontmatter.
-    assert await definition(shared, "index.md", shared.find("index.md", " [[bm25]]")) == []
-    assert await definition(shared, "index.md", shared.find("index.md", "Everything starts")) == []
-    assert await definition(shared, "index.md", types.Position(11, 3)) == []
-    assert await definition(shared, "index.md", types.Position(1, 2)) == []
+    assert await shared.definition("index.md", shared.find("index.md", " [[bm25]]")) == []
+    assert await shared.definition("index.md", shared.find("index.md", "Everything starts")) == []
+    assert await shared.definition("index.md", types.Position(11, 3)) == []
+    assert await shared.definition("index.md", types.Position(1, 2)) == []
 
 
 # -- textDocument/references --------------------------------------------------------------------
@@ -234,19 +226,6 @@ HYBRID_LINKS = [
 ]
 
 
-async def references(
-    session: Session, path: str, position: types.Position, declaration: bool
-) -> list[tuple]:
-    found = await session.client.text_document_references_async(
-        types.ReferenceParams(
-            text_document=session.doc(path),
-            position=position,
-            context=types.ReferenceContext(include_declaration=declaration),
-        )
-    )
-    return sorted(session.places(found))
-
-
 def spans(session: Session, links: list[tuple[str, str]]) -> list[tuple]:
     return sorted(
         (path, *numbers) for path, link in links for numbers in [_numbers(session.span(path, link))]
@@ -260,68 +239,57 @@ def _numbers(value: types.Range) -> tuple[int, int, int, int]:
 async def test_references_on_a_link_find_every_link_to_its_target(shared: Session) -> None:
     position = shared.find("index.md", "[[bm25]]", 3)
     expected = spans(shared, BM25_LINKS)
-    assert await references(shared, "index.md", position, False) == expected
-    with_declaration = await references(shared, "index.md", position, True)
+    assert await shared.references("index.md", position, False) == expected
+    with_declaration = await shared.references("index.md", position, True)
     assert with_declaration == sorted([*expected, ("search/bm25.md", 0, 0, 0, 0)])
 
 
 async def test_references_on_an_anchored_link_find_links_to_that_anchor(shared: Session) -> None:
     position = shared.find("index.md", "[[bm25#^k1-default]]", 8)
     expected = spans(shared, [("index.md", "[[bm25#^k1-default]]")])
-    assert await references(shared, "index.md", position, False) == expected
-    assert await references(shared, "index.md", position, True) == sorted(
+    assert await shared.references("index.md", position, False) == expected
+    assert await shared.references("index.md", position, True) == sorted(
         [*expected, ("search/bm25.md", 13, 0, 13, 0)]
     )
     # The same heading written differently (a slug in a markdown link) is the same anchor.
     position = shared.find("search/hybrid-search.md", "(bm25.md#why-idf)", 3)
     expected = spans(shared, [("search/hybrid-search.md", "[BM25 IDF note](bm25.md#why-idf)")])
-    assert await references(shared, "search/hybrid-search.md", position, False) == expected
+    assert await shared.references("search/hybrid-search.md", position, False) == expected
 
 
 async def test_references_on_a_heading_find_the_links_to_it(shared: Session) -> None:
     path = "search/hybrid-search.md"
     fusion = shared.find(path, "## Fusion", 4)
     expected = spans(shared, [("search/bm25.md", "[[hybrid-search#Fusion]]")])
-    assert await references(shared, path, fusion, False) == expected
-    assert await references(shared, path, fusion, True) == sorted([*expected, (path, 10, 0, 10, 0)])
+    assert await shared.references(path, fusion, False) == expected
+    assert await shared.references(path, fusion, True) == sorted([*expected, (path, 10, 0, 10, 0)])
     nested = shared.find(path, "### Reciprocal Rank Fusion", 0)
     expected = spans(shared, [("index.md", "[[hybrid-search#Fusion#Reciprocal Rank Fusion]]")])
-    assert await references(shared, path, nested, False) == expected
+    assert await shared.references(path, nested, False) == expected
     # A block id's line: the links to the block.
     block = shared.find("search/bm25.md", "^k1-default")
     expected = spans(shared, [("index.md", "[[bm25#^k1-default]]")])
-    assert await references(shared, "search/bm25.md", block, False) == expected
+    assert await shared.references("search/bm25.md", block, False) == expected
 
 
 async def test_references_elsewhere_find_all_inlinks_of_the_note(shared: Session) -> None:
     path = "search/hybrid-search.md"
     plain_text = shared.find(path, "Normalise both scores", 3)
     expected = spans(shared, HYBRID_LINKS)
-    assert await references(shared, path, plain_text, False) == expected
-    assert await references(shared, path, plain_text, True) == sorted(
+    assert await shared.references(path, plain_text, False) == expected
+    assert await shared.references(path, plain_text, True) == sorted(
         [*expected, (path, 0, 0, 0, 0)]
     )
 
 
 async def test_references_of_an_unresolved_link_is_empty(shared: Session) -> None:
     position = shared.find("daily/2024-03-01.md", "[[Learning to Rank]]", 4)
-    assert await references(shared, "daily/2024-03-01.md", position, False) == []
+    assert await shared.references("daily/2024-03-01.md", position, False) == []
 
 
 # -- textDocument/hover -------------------------------------------------------------------------
 
 MARKDOWN_LINK = re.compile(r"\[((?:\\.|[^\]\\])+)\]\((<[^>]+>|[^)\s]+)\)")
-
-
-async def hover(session: Session, path: str, position: types.Position) -> str | None:
-    found = await session.client.text_document_hover_async(
-        types.HoverParams(session.doc(path), position)
-    )
-    if found is None:
-        return None
-    assert isinstance(found.contents, types.MarkupContent)
-    assert found.contents.kind == types.MarkupKind.Markdown
-    return found.contents.value
 
 
 def links_in(session: Session, markdown: str) -> list[tuple[str, str]]:
@@ -348,7 +316,7 @@ def section(markdown: str, header: str) -> list[str]:
 
 
 async def test_hover_on_a_link_previews_the_note_and_its_neighbours(shared: Session) -> None:
-    text = await hover(shared, "index.md", shared.find("index.md", "[[bm25]]", 3))
+    text = await shared.hover("index.md", shared.find("index.md", "[[bm25]]", 3))
     assert text is not None
     lines = text.splitlines()
     assert links_in(shared, lines[0]) == [("BM25", "search/bm25.md")]
@@ -381,7 +349,7 @@ async def test_hover_on_a_link_previews_the_note_and_its_neighbours(shared: Sess
 
 async def test_hover_on_a_heading_link_shows_that_section(shared: Session) -> None:
     link = "[[hybrid-search#Fusion#Reciprocal Rank Fusion]]"
-    text = await hover(shared, "index.md", shared.find("index.md", link, 5))
+    text = await shared.hover("index.md", shared.find("index.md", link, 5))
     assert text is not None
     title = text.splitlines()[0]
     assert links_in(shared, title) == [
@@ -395,8 +363,8 @@ async def test_hover_on_a_heading_link_shows_that_section(shared: Session) -> No
 
 
 async def test_hover_shows_a_frontmatter_description(shared: Session) -> None:
-    text = await hover(
-        shared, "pkm/知识管理.md", shared.find("pkm/知识管理.md", "[[index|首页]]", 3)
+    text = await shared.hover(
+        "pkm/知识管理.md", shared.find("pkm/知识管理.md", "[[index|首页]]", 3)
     )
     assert text is not None
     assert links_in(shared, text.splitlines()[0]) == [("Home", "index.md")]
@@ -406,16 +374,16 @@ async def test_hover_shows_a_frontmatter_description(shared: Session) -> None:
 
 async def test_hover_on_an_unresolved_and_an_ambiguous_link(shared: Session) -> None:
     path = "daily/2024-03-01.md"
-    text = await hover(shared, path, shared.find(path, "[[Learning to Rank]]", 4))
+    text = await shared.hover(path, shared.find(path, "[[Learning to Rank]]", 4))
     assert text is not None and "does not exist yet" in text
-    text = await hover(shared, "index.md", shared.find("index.md", "[[ideas]]", 4))
+    text = await shared.hover("index.md", shared.find("index.md", "[[ideas]]", 4))
     assert text is not None and text.startswith("Ambiguous")
     assert ("cooking/ideas.md", "cooking/ideas.md") in links_in(shared, text.splitlines()[0])
 
 
 async def test_hover_on_a_tag_lists_the_notes_carrying_it(shared: Session) -> None:
     path = "daily/2024-03-01.md"
-    text = await hover(shared, path, shared.find(path, "#daily", 2))
+    text = await shared.hover(path, shared.find(path, "#daily", 2))
     assert text is not None
     assert text.startswith("**#daily** is on 3 notes")
     assert sorted(p for _, p in links_in(shared, text)) == [
@@ -424,18 +392,18 @@ async def test_hover_on_a_tag_lists_the_notes_carrying_it(shared: Session) -> No
         "daily/2024-03-15.md",  # a frontmatter tag: the note's start
     ]
     # A nested tag counts for its parent.
-    text = await hover(
-        shared, "travel/成都美食.md", shared.find("travel/成都美食.md", "#美食/川菜", 3)
+    text = await shared.hover(
+        "travel/成都美食.md", shared.find("travel/成都美食.md", "#美食/川菜", 3)
     )
     assert text is not None and text.startswith("**#美食/川菜** is on 1 note")
 
 
 async def test_no_hover_on_plain_text(shared: Session) -> None:
-    assert await hover(shared, "index.md", shared.find("index.md", "Everything starts", 3)) is None
-    assert await hover(shared, "index.md", shared.find("index.md", "## This week")) is None
+    assert await shared.hover("index.md", shared.find("index.md", "Everything starts", 3)) is None
+    assert await shared.hover("index.md", shared.find("index.md", "## This week")) is None
     # A tag-like word in a code fence is no tag.
     path = "search/tantivy.md"
-    assert await hover(shared, path, shared.find(path, "#rust-snippet-tag", 2)) is None
+    assert await shared.hover(path, shared.find(path, "#rust-snippet-tag", 2)) is None
 
 
 # -- textDocument/documentLink ------------------------------------------------------------------
