@@ -120,11 +120,14 @@ def parse_markdown(path: str, text: str) -> Note:
             if not first_paragraph and not _ONLY_TAGS.match(original.strip()):
                 first_paragraph = strip_markup(original)
                 first_paragraph_line = line_no
-            elif continues and first_paragraph_line == line_no - 1:
+            elif (
+                continues
+                and first_paragraph_line == line_no - 1
+                and len(first_paragraph) < _DESCRIPTION_CHARS
+            ):
                 # A wrapped paragraph: the description reads on, up to its length limit.
-                if len(first_paragraph) < _DESCRIPTION_CHARS:
-                    first_paragraph = f"{first_paragraph} {strip_markup(original)}"
-                    first_paragraph_line = line_no
+                first_paragraph = f"{first_paragraph} {strip_markup(original)}"
+                first_paragraph_line = line_no
 
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     title_values = as_strings(meta.get("title"))
