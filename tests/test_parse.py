@@ -483,5 +483,7 @@ def test_link_span_carries_utf16_and_utf8_columns_after_chinese_and_emoji() -> N
 
 
 def test_description_reads_a_wrapped_paragraph_and_drops_trailing_tags() -> None:
-    note = parse_markdown("n.md", "# T\n\nFirst line of a\nwrapped paragraph. #旅行 #美食/川菜\n\nNext.\n")
+    note = parse_markdown(
+        "n.md", "# T\n\nFirst line of a\nwrapped paragraph. #旅行 #美食/川菜\n\nNext.\n"
+    )
     assert note.description == "First line of a wrapped paragraph."
