@@ -1,0 +1,486 @@
+"""Speed and memory of `memlsp --stdio` as an editor sees it, over a real stdio session.
+
+    python benchmarks/bench_lsp.py [--notes 10000] [--keep DIR]
+
+Generates the synthetic vault (benchmarks/synthetic_vault.py), cold-indexes it once with
+`memlsp index`, then starts `python -m memlsp --stdio` on the warm cache and measures, as a client
+with UTF-16 positions: `initialize`, warm start until `workspace/symbol` answers with results,
+definition / references / hover latency on random links and on the hub note (5,000 inlinks), an
+edit (`didChange`) until `workspace/symbol` finds the new word, a plain file write until
+`workspace/symbol` finds it, and the server's peak RSS. Prints the issue's bars with PASS/FAIL and
+exits 0 once the figures are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import string
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from bench_speed import (
+    Row,
+    TreeSampler,
+    checked,
+    judge,
+    machine_lines,
+    memlsp,
+    percentile,
+    run_child,
+    table,
+)
+from common import BENCH_DIR, child_env, prepare_dirs
+from synthetic_vault import HUB_TITLE
+
+WARM_QUERY = "retrieval ranking"
+REQUEST_TIMEOUT = 30.0
+POLL_TIMEOUT = 10.0
+STARTED_AFTER = 3.0  # seconds: surely past imports, for the handler-only `initialize`
+LINK = re.compile(r"\[\[([^\]|#]*)[^\]]*\]\]")
+CAPABILITIES: dict[str, Any] = {
+    "general": {"positionEncodings": ["utf-16"]},
+    "window": {"workDoneProgress": True},
+    "workspace": {"workspaceFolders": True, "symbol": {"dynamicRegistration": False}},
+    "textDocument": {
+        "synchronization": {"dynamicRegistration": False, "didSave": True},
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+        "definition": {"linkSupport": False},
+    },
+}
+
+
+# -- a small JSON-RPC client over the server's stdin / stdout --------------------------------------
+
+
+@dataclass
+class _Pending:
+    done: threading.Event = field(default_factory=threading.Event)
+    message: dict[str, Any] | None = None
+    received: float = 0.0  # perf_counter when the whole answer had been read
+
+
+class Server:
+    """`python -m memlsp --stdio` and the client end of its pipes. Answers the server's own
+    requests (progress tokens, registrations) with null; keeps notifications with their time."""
+
+    def __init__(self, stderr: IO[bytes]) -> None:
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            memlsp("--stdio"),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=child_env(),
+        )
+        self.pid = self.process.pid
+        self.notifications: list[tuple[float, dict[str, Any]]] = []
+        self._pending: dict[int, _Pending] = {}
+        self._next_id = 0
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read_all, daemon=True)
+        self._reader.start()
+
+    # writing
+    def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False).encode()
+        assert self.process.stdin is not None
+        with self._lock:
+            self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            self.process.stdin.flush()
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"method": method, "params": params})
+
+    def request(self, method: str, params: Any) -> tuple[Any, float]:
+        """The result of a request and the seconds from sending it to having read the answer."""
+        with self._lock:
+            self._next_id += 1
+            number = self._next_id
+            pending = self._pending[number] = _Pending()
+        sent = time.perf_counter()
+        self._send({"id": number, "method": method, "params": params})
+        if not pending.done.wait(REQUEST_TIMEOUT) or pending.message is None:
+            raise RuntimeError(f"{method}: no answer in {REQUEST_TIMEOUT:.0f} s (server gone?)")
+        if "error" in pending.message:
+            raise RuntimeError(f"{method}: {pending.message['error']}")
+        return pending.message.get("result"), pending.received - sent
+
+    # reading
+    def _read_all(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while (message := _read_message(stream)) is not None:
+            received = time.perf_counter()
+            if "method" in message and "id" in message:  # the server asks us something
+                self._send({"id": message["id"], "result": None})
+            elif "id" in message:
+                pending = self._pending.pop(message["id"], None)
+                if pending is not None:
+                    pending.message, pending.received = message, received
+                    pending.done.set()
+            else:
+                self.notifications.append((received, message))
+        for pending in list(self._pending.values()):
+            pending.done.set()  # the server is gone: wake every waiter
+
+    def notification(self, method: str, timeout: float) -> float:
+        """perf_counter time of the first `method` notification (waiting for it)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            for at, message in list(self.notifications):
+                if message.get("method") == method:
+                    return at
+            time.sleep(0.005)
+        raise RuntimeError(f"no {method} notification in {timeout:.0f} s")
+
+    def vm(self, field_name: str) -> float:
+        """A /proc/PID/status memory field (VmHWM, VmRSS) in MiB."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith(field_name + ":"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def shutdown(self) -> float:
+        """Seconds from `shutdown` until the process has exited after `exit`."""
+        started = time.perf_counter()
+        try:
+            self.request("shutdown", None)
+            self.notify("exit", None)
+            self.process.wait(timeout=10)
+        except (RuntimeError, OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+            return float("nan")
+        return time.perf_counter() - started
+
+
+def _read_message(stream: IO[bytes]) -> dict[str, Any] | None:
+    length = None
+    while True:
+        line = stream.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode("ascii").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    if length is None:
+        return None
+    body = stream.read(length)
+    return json.loads(body) if len(body) == length else None
+
+
+# -- the vault as a client sees it -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A position inside a link: vault-relative path, 0-based line, UTF-16 column."""
+
+    path: str
+    line: int
+    character: int
+    target: str
+
+
+def utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def link_spots(vault: Path, rel: str) -> list[Spot]:
+    lines = (vault / rel).read_text(encoding="utf-8").splitlines()
+    return [
+        Spot(rel, number, utf16(line[: match.start()]) + 2, match.group(1).strip())
+        for number, line in enumerate(lines)
+        for match in LINK.finditer(line)
+    ]
+
+
+def all_spots(vault: Path) -> list[Spot]:
+    notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+    return [spot for rel in notes for spot in link_spots(vault, rel)]
+
+
+def blank_line(vault: Path, rel: str) -> Spot:
+    """A position on an empty line of a note: not a link, not a heading, so references there
+    are every inlink of the note."""
+    lines = (vault / rel).read_text(encoding="utf-8").splitlines()
+    return Spot(rel, lines.index("") if "" in lines else 0, 0, "")
+
+
+def uri(vault: Path, rel: str) -> str:
+    return (vault / rel).as_uri()
+
+
+def position_params(vault: Path, spot: Spot) -> dict[str, Any]:
+    return {
+        "textDocument": {"uri": uri(vault, spot.path)},
+        "position": {"line": spot.line, "character": spot.character},
+    }
+
+
+# -- measurements ----------------------------------------------------------------------------------
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def bar_row(name: str, seconds: float, bar_seconds: float) -> Row:
+    bar = f"≤ {bar_seconds:g} s" if bar_seconds >= 1 else f"≤ {bar_seconds * 1000:g} ms"
+    return Row(name, ms(seconds), bar, judge(seconds, bar_seconds))
+
+
+def initialize_params(vault: Path, cache: Path) -> dict[str, Any]:
+    root = uri(vault, "").rstrip("/")
+    return {
+        "processId": os.getpid(),  # the server exits if this benchmark dies
+        "rootUri": root,
+        "workspaceFolders": [{"uri": root, "name": vault.name}],
+        "capabilities": CAPABILITIES,
+        "initializationOptions": {"cache_dir": str(cache)},
+    }
+
+
+def initialize_when_started(vault: Path, cache: Path) -> Row:
+    """`initialize` sent to a server that has had time to import everything: the handler's own
+    time, without the interpreter start an editor also waits for."""
+    with tempfile.TemporaryFile() as stderr:
+        server = Server(stderr)
+        try:
+            time.sleep(STARTED_AFTER)
+            _, answered = server.request("initialize", initialize_params(vault, cache))
+            server.shutdown()
+        finally:
+            if server.process.poll() is None:
+                server.process.kill()
+                server.process.wait()
+    return bar_row(f"initialize: answer, sent {STARTED_AFTER:g} s after start", answered, 0.2)
+
+
+def start_session(server: Server, vault: Path, cache: Path) -> list[Row]:
+    """initialize at once, then poll workspace/symbol until it has results."""
+    _, answered = server.request("initialize", initialize_params(vault, cache))
+    server.notify("initialized", {})
+    polls = 0
+    while True:
+        polls += 1
+        result, _ = server.request("workspace/symbol", {"query": WARM_QUERY})
+        if result:
+            break
+        if time.perf_counter() - server.started > 60:
+            raise RuntimeError("workspace/symbol still empty 60 s after start")
+        time.sleep(0.01)
+    first = time.perf_counter() - server.started
+    indexed = server.notification("memlsp/indexed", 120) - server.started
+    return [
+        bar_row("initialize: answer, sent at process start", answered, 0.2),
+        bar_row("warm start: first workspace/symbol with results", first, 1.5),
+        Row("  symbol requests until then; memlsp/indexed at", f"{polls}; {ms(indexed)}"),
+    ]
+
+
+def latency_rows(
+    name: str, timings: Sequence[float], bar: float = 0.02, detail: str = "requests"
+) -> list[Row]:
+    p50, p95 = percentile(timings, 0.5), percentile(timings, 0.95)
+    label = f"{name}: p95 ({len(timings)} {detail})"
+    return [bar_row(label, p95, bar), Row("  p50 / max", f"{ms(p50)} / {ms(max(timings))}")]
+
+
+def timed_requests(
+    server: Server, method: str, spots: Sequence[Spot], params: Callable[[Spot], dict[str, Any]]
+) -> tuple[list[float], list[Any]]:
+    timings, results = [], []
+    for spot in spots:
+        result, seconds = server.request(method, params(spot))
+        timings.append(seconds)
+        results.append(result)
+    return timings, results
+
+
+def navigation(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+    spots = all_spots(vault)
+    hub_links = [s for s in spots if s.target == HUB_TITLE]
+    chosen = rng.sample(spots, min(count, len(spots)))
+    to_hub = rng.sample(hub_links, min(count, len(hub_links)))
+
+    def at(spot: Spot) -> dict[str, Any]:
+        return position_params(vault, spot)
+
+    def refs(spot: Spot) -> dict[str, Any]:
+        return {**at(spot), "context": {"includeDeclaration": False}}
+
+    hub_note = blank_line(vault, f"{HUB_TITLE}.md")
+    rows: list[Row] = []
+    for label, method, sample, params in (
+        ("definition, random links", "textDocument/definition", chosen, at),
+        ("references, random links", "textDocument/references", chosen, refs),
+        ("hover, random links", "textDocument/hover", chosen, at),
+        ("definition, links to the hub", "textDocument/definition", to_hub, at),
+        ("references, links to the hub", "textDocument/references", to_hub, refs),
+        ("references in Hub.md", "textDocument/references", [hub_note] * count, refs),
+        ("hover, links to the hub", "textDocument/hover", to_hub, at),
+    ):
+        timings, results = timed_requests(server, method, sample, params)
+        sizes = [len(r) for r in results if isinstance(r, list)]
+        most = max(sizes, default=0)
+        detail = f"requests, up to {most} locations" if most > 1 else "requests"
+        rows += latency_rows(label, timings, detail=detail)
+    return rows
+
+
+def unique_word(rng: random.Random) -> str:
+    return "zq" + "".join(rng.choices(string.ascii_lowercase, k=10))
+
+
+def poll_symbol(server: Server, vault: Path, word: str, rel: str, since: float) -> float | None:
+    """Seconds from `since` until workspace/symbol finds `word` in note `rel`; None on timeout."""
+    wanted = uri(vault, rel)
+    while time.perf_counter() - since < POLL_TIMEOUT:
+        result, _ = server.request("workspace/symbol", {"query": word})
+        if any(symbol["location"]["uri"] == wanted for symbol in result or []):
+            return time.perf_counter() - since
+        time.sleep(0.002)
+    return None
+
+
+def live_edits(server: Server, vault: Path, edits: int, rng: random.Random) -> list[Row]:
+    """didOpen one note, then didChange adding a new word at its end, again and again."""
+    rel = rng.choice(sorted(p.relative_to(vault).as_posix() for p in vault.glob("*/*.md")))
+    text = (vault / rel).read_text(encoding="utf-8")
+    lines = text.count("\n")  # the text ends with a newline: insert on the empty last line
+    item = {"uri": uri(vault, rel), "languageId": "markdown", "version": 1, "text": text}
+    server.notify("textDocument/didOpen", {"textDocument": item})
+    timings, missed = [], 0
+    for version in range(2, edits + 2):
+        word = unique_word(rng)
+        where = {"line": lines, "character": 0}
+        change = {"range": {"start": where, "end": where}, "text": f"Edited {word} here.\n"}
+        document = {"uri": item["uri"], "version": version}
+        sent = time.perf_counter()
+        server.notify(
+            "textDocument/didChange", {"textDocument": document, "contentChanges": [change]}
+        )
+        lines += 1
+        seconds = poll_symbol(server, vault, word, rel, sent)
+        missed += seconds is None
+        timings.append(POLL_TIMEOUT if seconds is None else seconds)
+    server.notify("textDocument/didClose", {"textDocument": {"uri": item["uri"]}})
+    rows = latency_rows("edit visible to workspace/symbol", timings, bar=0.2, detail="edits")
+    return [*rows, *([Row("  edits never found", str(missed), "0", False)] if missed else [])]
+
+
+def external_writes(server: Server, vault: Path, writes: int, rng: random.Random) -> list[Row]:
+    notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+    timings, missed = [], 0
+    for rel in rng.sample(notes, writes):
+        word = unique_word(rng)
+        with open(vault / rel, "a", encoding="utf-8") as handle:
+            handle.write(f"\nWritten by another program: {word}.\n")
+        seconds = poll_symbol(server, vault, word, rel, time.perf_counter())
+        missed += seconds is None
+        timings.append(POLL_TIMEOUT if seconds is None else seconds)
+        time.sleep(0.2)  # one write at a time, not a burst
+    median = percentile(timings, 0.5)
+    rows = [
+        bar_row(f"file write visible to workspace/symbol: median ({writes} writes)", median, 1),
+        bar_row("file write visible to workspace/symbol: max", max(timings), 1),
+    ]
+    return [*rows, *([Row("  writes never found", str(missed), "0", False)] if missed else [])]
+
+
+def memory_rows(server: Server, sampler: TreeSampler) -> list[Row]:
+    peak = server.vm("VmHWM")
+    return [
+        Row("server peak RSS (VmHWM)", f"{peak:.0f} MiB", "≤ 400 MB", judge(peak, 400)),
+        Row("  RSS at the end / peak summed PSS of its process tree",
+            f"{server.vm('VmRSS'):.0f} / {sampler.peak_kib / 1024:.0f} MiB"),
+    ]  # fmt: skip
+
+
+def session(vault: Path, cache: Path, args: argparse.Namespace, log: Path | None) -> list[Row]:
+    """The whole stdio session; the server's stderr goes to `log` (kept) or a temporary file."""
+    rng = random.Random(args.seed)
+    handler_only = initialize_when_started(vault, cache)
+    with open(log, "w+b") if log else tempfile.TemporaryFile() as stderr:
+        server = Server(stderr)
+        try:
+            with TreeSampler(server.pid) as sampler:
+                first, *rest = start_session(server, vault, cache)
+                rows = [first, handler_only, *rest]
+                rows += navigation(server, vault, args.requests, rng)
+                rows += live_edits(server, vault, args.edits, rng)
+                rows += external_writes(server, vault, args.writes, rng)
+                rows += memory_rows(server, sampler)
+            rows.append(Row("shutdown + exit until the process ended", ms(server.shutdown())))
+        except RuntimeError as error:
+            server.process.kill()
+            server.process.wait()
+            stderr.seek(0)
+            tail = stderr.read().decode("utf-8", "replace")[-3000:]
+            sys.exit(f"the session failed: {error}\nserver stderr (end):\n{tail}")
+        finally:
+            if server.process.poll() is None:
+                server.process.kill()
+                server.process.wait()
+    return rows
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", type=Path, help="generate into this folder and keep it")
+    parser.add_argument("--requests", type=int, default=200, help="per navigation measurement")
+    parser.add_argument("--edits", type=int, default=30)
+    parser.add_argument("--writes", type=int, default=10)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    base, temporary = prepare_dirs(args.keep, "memlsp-bench-lsp-")
+    vault, cache = base / "vault", base / "cache"
+    print("\n".join(machine_lines()))
+    try:
+        generator = [sys.executable, str(BENCH_DIR / "synthetic_vault.py"), str(vault)]
+        made = checked(
+            run_child([*generator, "--notes", str(args.notes), "--seed", str(args.seed)]),
+            "vault generation",
+        )
+        cold = checked(run_child(memlsp("index", vault, "--cache-dir", cache)), "memlsp index")
+        print(
+            f"vault:  {args.notes} synthetic notes (seed {args.seed}), generated in "
+            f"{made.seconds:.1f} s, cold-indexed in {cold.seconds:.1f} s"
+            f"{'' if temporary else f' into {base}'}"
+        )
+        print(
+            "client: own JSON-RPC over the pipes of `python -m memlsp --stdio`, UTF-16 positions;\n"
+            "  a request's time runs from writing it to having read the whole answer\n"
+        )
+        print(table(session(vault, cache, args, None if temporary else base / "server.log")))
+    finally:
+        if temporary:
+            shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
