@@ -67,6 +67,7 @@ class MemlspServer(LanguageServer):
         super().__init__("memlsp", __version__, protocol_cls=MemlspProtocol)
         self.vaults: dict[Path, LiveVault] = {}
         self.settings = Settings()
+        self.base_settings = Settings()  # from `initializationOptions`
         self.loop: asyncio.AbstractEventLoop | None = None
         self.listener = _ProgressListener(self)
 
@@ -230,8 +231,9 @@ def _options(value: Any) -> dict[str, Any]:
     return nested if isinstance(nested, dict) else value
 
 
-def apply_settings(server: MemlspServer, options: Any) -> None:
-    settings, problems = settings_from(_options(options), Settings())
+def apply_settings(server: MemlspServer, options: Any, base: Settings | None = None) -> None:
+    """The client's settings over `base` (the defaults); each bad value is told and ignored."""
+    settings, problems = settings_from(_options(options), base or Settings())
     server.settings = settings
     for problem in problems:
         server.tell(f"memlsp: {problem}", types.MessageType.Warning)

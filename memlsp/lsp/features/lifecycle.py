@@ -14,7 +14,9 @@ def register(server: MemlspServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
         # Only settings here: `initialize` must answer at once; indexing starts on `initialized`.
+        server.loop = asyncio.get_running_loop()  # so a bad setting can be told to the client
         apply_settings(server, params.initialization_options)
+        server.base_settings = server.settings
         watch_parent(server, params.process_id)
 
     @server.feature(types.INITIALIZED)
@@ -35,7 +37,10 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
-        apply_settings(server, params.settings)
+        # The client's settings apply over `initializationOptions`. Null says only "something
+        # changed" (a client that expects to be asked): nothing to apply.
+        if params.settings is not None:
+            apply_settings(server, params.settings, server.base_settings)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
