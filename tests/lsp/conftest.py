@@ -277,6 +277,20 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "memlsp", "--s
 async def raw_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
     """The client connected to a fresh server process, not yet initialized."""
     yield
+    await finish(lsp_client)
+
+
+async def finish(client: LanguageClient) -> None:
+    """Shut the server down, or else kill it: pygls's `client.stop()` waits for the server
+    process to end by itself, which it never does when a test failed before `exit`."""
+    server = client._server
+    if server is None or server.returncode is not None:
+        return
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(client.shutdown_session(), 5)
+    if server.returncode is None:
+        server.kill()
+        await server.wait()
 
 
 @pytest_asyncio.fixture(params=sorted(CLIENTS))
@@ -296,8 +310,8 @@ async def served(
     client = await SERVER.start()
     try:
         yield await start_session(client, tmp_path, client_name, options)
-        await client.shutdown_session()
     finally:
+        await finish(client)
         await client.stop()
 
 

@@ -1,0 +1,93 @@
+"""Settings from `initializationOptions` and `workspace/didChangeConfiguration`, through a real
+client: `symbol_limit` bounds workspace/symbol; a bad value is said in `window/logMessage` and
+the default kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.lsp.conftest import Session, start_session
+
+pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+
+QUERY = "search"  # found in more than a dozen chunks
+
+
+def logged(session: Session, since: int = 0) -> list[str]:
+    return [m.message for m in session.client.log_messages[since:]]
+
+
+def configure(session: Session, settings: Any) -> None:
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=settings)
+    )
+
+
+async def test_symbol_limit_from_initialization_options_and_configuration(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    session = await start_session(raw_client, tmp_path, "neovim", {"symbol_limit": 2})
+    assert len(await session.symbols(QUERY)) == 2
+    assert len(await session.symbols("")) == 2  # the most-linked notes too
+    assert logged(session) == []
+
+    # Messages are handled in order: the next request already sees the new setting.
+    configure(session, {"memlsp": {"symbol_limit": 3}})
+    assert len(await session.symbols(QUERY)) == 3
+    configure(session, {"symbol_limit": 4})  # not nested under "memlsp" works too
+    assert len(await session.symbols(QUERY)) == 4
+
+    # A client with nothing to say (VS Code sends null; Neovim an empty table at start) keeps
+    # what the editor set up at initialization.
+    configure(session, {"memlsp": {"symbol_limit": 3}})
+    configure(session, None)
+    assert len(await session.symbols(QUERY)) == 3
+    configure(session, {})
+    assert len(await session.symbols(QUERY)) == 2
+
+    since = len(session.client.log_messages)
+    configure(session, {"memlsp": {"symbol_limit": "many"}})
+    found = await session.symbols(QUERY)
+    assert len(found) == 2  # the bad value is ignored: what initialization said holds
+    [message] = logged(session, since)
+    assert "symbol_limit" in message and "many" in message
+    await raw_client.shutdown_session()
+
+
+async def test_bad_initialization_options_are_logged_and_defaults_kept(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    options = {"symbol_limit": 0, "no_such_setting": True, "watch": "sometimes"}
+    session = await start_session(raw_client, tmp_path, "vscode", options)
+    said = logged(session)
+    assert [m for m in said if "symbol_limit" in m] == [
+        "memlsp: setting 'symbol_limit' must be at least 1, not 0; default kept"
+    ]
+    assert any("no_such_setting" in m for m in said)
+    assert any("'watch'" in m for m in said)
+    assert all(
+        m.type == types.MessageType.Warning
+        for m in raw_client.log_messages
+        if "setting" in m.message
+    )
+    # The default limit (100) holds, and the default watcher is on.
+    found = await session.symbols(QUERY)
+    assert 4 < len(found) <= 100
+    session.write("later.md", "# Later\n\nwatchedword\n")
+    assert await session.until(lambda: session.search_paths("watchedword")) == ["later.md"]
+    await raw_client.shutdown_session()
+
+
+async def test_vault_settings_file(raw_client: LanguageClient, tmp_path: Path) -> None:
+    """`.memlsp.toml` in the vault: excluded folders are not indexed; a bad value is logged."""
+    files = {".memlsp.toml": 'exclude = ["travel"]\nmax_chunk_tokens = "big"\n'}
+    session = await start_session(raw_client, tmp_path, "neovim", files=files)
+    assert not [p for p in await session.search_paths("Kyoto") if p.startswith("travel/")]
+    said = logged(session)
+    assert any("max_chunk_tokens" in m and ".memlsp.toml" in m for m in said), said
+    await raw_client.shutdown_session()
