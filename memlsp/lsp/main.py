@@ -31,4 +31,6 @@ def serve(tcp: str | None = None, verbose: bool = False) -> int:
             server.start_io()
     finally:
         server.stop()
-    return 0
+    # As the LSP asks: 0 after `shutdown`, 1 when the client left without it (pygls swallows
+    # the exit code it would give).
+    return 0 if server.shutdown_requested else 1

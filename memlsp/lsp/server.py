@@ -68,6 +68,7 @@ class MemlspServer(LanguageServer):
         self.vaults: dict[Path, LiveVault] = {}
         self.settings = Settings()
         self.base_settings = Settings()  # from `initializationOptions`
+        self.shutdown_requested = False  # `exit` before `shutdown` is an error exit
         self.loop: asyncio.AbstractEventLoop | None = None
         self.listener = _ProgressListener(self)
 

@@ -33,6 +33,7 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(params: None) -> None:
+        server.shutdown_requested = True
         server.stop()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
