@@ -1,0 +1,137 @@
+"""The server's lifecycle as an editor drives it: requests before `initialized`, `shutdown` and
+`exit`, a client that dies, a vault folder that disappears; stdout carries only the protocol."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities
+
+from tests.lsp.conftest import CLIENTS, start_session
+from tests.lsp.wire import Wire, small_vault
+
+pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+
+
+@pytest.fixture
+def wire(tmp_path: Path) -> Iterator[Wire]:
+    started = Wire(cwd=tmp_path)
+    yield started
+    started.kill()
+
+
+def test_shutdown_and_exit_end_the_process_promptly(wire: Wire, tmp_path: Path) -> None:
+    vault = small_vault(tmp_path / "vault")
+    answer = wire.initialize(vault, None, cache_dir=str(tmp_path / "cache"))
+    assert answer["result"]["serverInfo"]["name"] == "memlsp"
+    found = wire.request("workspace/symbol", {"query": "second"})
+    assert [s["containerName"] for s in found["result"]] == ["beta.md"]
+    assert wire.request("shutdown")["result"] is None
+    started = time.monotonic()
+    wire.notify("exit")
+    assert wire.exited(timeout=5) == 0
+    assert time.monotonic() - started < 2
+    # Everything on stdout was a protocol frame; logs went to stderr.
+    assert wire.bad_output == []
+
+
+def test_exit_without_shutdown_ends_the_process_with_an_error_code(
+    wire: Wire, tmp_path: Path
+) -> None:
+    wire.initialize(small_vault(tmp_path / "vault"), None, cache_dir=str(tmp_path / "cache"))
+    wire.notify("exit")
+    assert wire.exited(timeout=5) == 1
+
+
+def test_the_server_exits_when_its_input_closes(wire: Wire, tmp_path: Path) -> None:
+    wire.initialize(small_vault(tmp_path / "vault"), None, cache_dir=str(tmp_path / "cache"))
+    assert wire.process.stdin is not None
+    wire.process.stdin.close()
+    assert wire.exited(timeout=5) is not None
+
+
+def test_the_server_exits_when_the_client_process_dies(wire: Wire, tmp_path: Path) -> None:
+    editor = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        vault = small_vault(tmp_path / "vault")
+        wire.initialize(vault, editor.pid, cache_dir=str(tmp_path / "cache"))
+        assert wire.request("memlsp/status")["result"]["vaults"][0]["notes"] == 2
+        assert wire.exited(timeout=0.1) is None  # alive while the editor is
+    finally:
+        editor.kill()
+        editor.wait()  # reaped: its process id is gone
+    # The stdin pipe stays open: only the editor's death tells the server to go.
+    assert wire.exited(timeout=6) is not None
+
+
+async def test_requests_before_initialized(raw_client: LanguageClient, tmp_path: Path) -> None:
+    vault = small_vault(tmp_path / "vault")
+    uri = (vault / "alpha.md").as_uri()
+    position = types.Position(2, 12)
+    document = types.TextDocumentIdentifier(uri=uri)
+
+    capabilities = client_capabilities(CLIENTS["neovim"])
+    raw_client.capabilities = capabilities  # pytest-lsp's own checks want them
+
+    # Before `initialize`: no vault is known, so empty answers, and the server lives on.
+    assert not await raw_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="alpha"))
+    assert not await raw_client.text_document_definition_async(
+        types.DefinitionParams(document, position)
+    )
+    search = await raw_client.protocol.send_request_async("memlsp/search", {"query": "alpha"})
+    assert list(search.results) == []
+
+    await raw_client.initialize_async(
+        types.InitializeParams(
+            capabilities=capabilities,
+            root_uri=vault.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=vault.as_uri(), name="vault")],
+            initialization_options={"cache_dir": str(tmp_path / "cache")},
+        )
+    )
+    # Between `initialize` and `initialized`: nothing is indexed yet, so empty answers.
+    assert not await raw_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="alpha"))
+    assert not await raw_client.text_document_definition_async(
+        types.DefinitionParams(document, position)
+    )
+    assert await raw_client.text_document_hover_async(types.HoverParams(document, position)) is None
+    status = await raw_client.protocol.send_request_async("memlsp/status", {})
+    assert list(status.vaults) == []
+
+    indexed = raw_client.protocol.wait_for_notification_async("memlsp/indexed")
+    raw_client.initialized(types.InitializedParams())
+    await indexed
+    found = await raw_client.text_document_definition_async(
+        types.DefinitionParams(document, position)
+    )
+    assert [location.uri for location in found or []] == [(vault / "beta.md").as_uri()]
+    await raw_client.shutdown_session()
+
+
+async def test_a_vault_folder_deleted_while_the_server_runs(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    session = await start_session(raw_client, tmp_path, "neovim")
+    position = session.find("index.md", "[[bm25]]", 3)
+    assert await session.definition("index.md", position)
+    shutil.rmtree(session.vault)
+
+    async def emptied() -> bool:
+        return not await session.symbols("bm25")
+
+    await session.until(emptied)
+    assert await session.symbols("") == []
+    assert await session.definition("index.md", position) == []
+    assert await session.hover("index.md", position) is None
+    assert await session.references("index.md", position, True) == []
+    status = await session.request("memlsp/status", {})
+    assert status["vaults"][0]["notes"] == 0
+    assert [m for m in raw_client.messages if m.type == types.MessageType.Error] == []
+    await raw_client.shutdown_session()
