@@ -135,3 +135,50 @@ async def test_a_vault_folder_deleted_while_the_server_runs(
     assert status["vaults"][0]["notes"] == 0
     assert [m for m in raw_client.messages if m.type == types.MessageType.Error] == []
     await raw_client.shutdown_session()
+
+
+async def test_workspace_folders_added_and_removed(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    """Each workspace folder is a vault of its own; results from every vault are merged."""
+    session = await start_session(raw_client, tmp_path, "vscode")
+    second = small_vault(tmp_path / "second")
+    (second / "gamma.md").write_text("# Gamma\n\nA tantivy note elsewhere.\n", encoding="utf-8")
+    folder = types.WorkspaceFolder(uri=second.as_uri(), name="second")
+    raw_client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])
+        )
+    )
+    [_, indexed] = await session.wait_for("memlsp/indexed", 2)
+    assert (indexed.root, indexed.notes) == (second.as_uri(), 3)
+    found = await session.symbols("tantivy")
+    assert {s.location.uri for s in found} >= {
+        session.uri("search/tantivy.md"),
+        (second / "gamma.md").as_uri(),
+    }
+    searched = await session.request("memlsp/search", {"query": "tantivy", "limit": 50})
+    roots = {result["root"] for result in searched["results"]}
+    assert roots == {session.vault.as_uri(), second.as_uri()}
+    beta = await session.client.text_document_definition_async(
+        types.DefinitionParams(
+            types.TextDocumentIdentifier((second / "alpha.md").as_uri()), types.Position(2, 12)
+        )
+    )
+    assert [location.uri for location in beta or []] == [(second / "beta.md").as_uri()]
+    status = await session.request("memlsp/status", {})
+    assert sorted(v["root"] for v in status["vaults"]) == sorted(
+        [session.vault.as_uri(), second.as_uri()]
+    )
+
+    raw_client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])
+        )
+    )
+    found = await session.symbols("tantivy")
+    assert found and all(s.location.uri.startswith(session.vault.as_uri()) for s in found)
+    assert [v["root"] for v in (await session.request("memlsp/status", {}))["vaults"]] == [
+        session.vault.as_uri()
+    ]
+    await raw_client.shutdown_session()
