@@ -98,15 +98,23 @@ class LiveVault:
     def wait_ready(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout)
 
+    def ignores(self, path: str) -> bool:
+        """A path the vault never indexes, as its scan and watcher skip it: inside a dot-folder
+        (`.obsidian/`, `.trash/`) or under an excluded name. Editors report those too."""
+        return any(p.startswith(".") or p in self.settings.exclude for p in path.split("/"))
+
     def buffer_changed(self, path: str, text: str) -> None:
-        self.queue.put(path, BufferText(text), BUFFER_QUIET)
+        if not self.ignores(path):
+            self.queue.put(path, BufferText(text), BUFFER_QUIET)
 
     def buffer_closed(self, path: str) -> None:
-        self.queue.put(path, BufferClosed())
+        if not self.ignores(path):
+            self.queue.put(path, BufferClosed())
 
     def disk_changed(self, paths: set[str]) -> None:
         for path in paths:
-            self.queue.put(path, DiskChanged(), DISK_QUIET)
+            if not self.ignores(path):
+                self.queue.put(path, DiskChanged(), DISK_QUIET)
 
     def rescan(self) -> None:
         self.queue.put(RESCAN, Rescan(), DISK_QUIET)
