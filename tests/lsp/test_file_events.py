@@ -143,3 +143,19 @@ async def test_events_outside_the_vault_are_ignored(events: Session) -> None:
     assert await events.search_paths("outsideword") == []
     assert events.mark() > mark
     assert [m for m in events.client.messages if m.type == types.MessageType.Error] == []
+
+
+async def test_events_in_dot_folders_are_ignored(events: Session) -> None:
+    """`.obsidian/`, `.trash/` and other dot-folders are never indexed, whoever reports them."""
+    events.write(".trash/old note.md", "# Old\n\ntrashedword\n")
+    events.write("events/dots/.hidden/note.md", "# Hidden\n\nhiddenword\n")
+    events.write("events/dots/seen.md", "# Seen\n\nseenword\n")
+    watched(
+        events,
+        (".trash/old note.md", types.FileChangeType.Created),
+        ("events/dots/.hidden/note.md", types.FileChangeType.Created),
+        ("events/dots/seen.md", types.FileChangeType.Created),
+    )
+    await events.until(lambda: found_at(events, "seenword", "events/dots/seen.md"))
+    assert await events.search_paths("trashedword") == []
+    assert await events.search_paths("hiddenword") == []

@@ -237,6 +237,17 @@ async def test_open_buffer_wins_over_the_disk_until_closed(live: Session) -> Non
     assert await live.definition(path, position) == []
 
 
+async def test_a_buffer_in_a_dot_folder_is_not_indexed(live: Session) -> None:
+    live.open(".obsidian/scratch.md", "# Scratch\n\nscratchword\n")
+    live.open("live/dots/seen.md", "# Seen\n\nseenword\n")
+    await live.until(lambda: found_at(live, "seenword", "live/dots/seen.md"))
+    assert await live.search_paths("scratchword") == []
+    live.close(".obsidian/scratch.md")
+    live.close("live/dots/seen.md")
+    await live.until(lambda: _missing(live, "seenword", "live/dots/seen.md"))
+    await still_answers(live)
+
+
 # -- other programs: the watcher ----------------------------------------------------------------
 
 

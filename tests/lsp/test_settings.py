@@ -90,4 +90,9 @@ async def test_vault_settings_file(raw_client: LanguageClient, tmp_path: Path) -
     assert not [p for p in await session.search_paths("Kyoto") if p.startswith("travel/")]
     said = logged(session)
     assert any("max_chunk_tokens" in m and ".memlsp.toml" in m for m in said), said
+    # A note opened in an excluded folder stays out too.
+    session.open("travel/new trip.md", "# New trip\n\nexcludedword\n")
+    session.open("pkm/new.md", "# New\n\nincludedword\n")
+    assert await session.until(lambda: session.search_paths("includedword")) == ["pkm/new.md"]
+    assert await session.search_paths("excludedword") == []
     await raw_client.shutdown_session()
