@@ -198,6 +198,35 @@ async def test_open_and_incremental_changes_reach_workspace_symbol(live: Session
     await live.until(lambda: _missing(live, "wombatron", path))
 
 
+async def test_a_burst_of_keystrokes_is_indexed_once_typing_stops(live: Session) -> None:
+    path = "live/typing/note.md"
+    live.open(path, "# Typing\n\n\n")
+    await live.until(lambda: found_at(live, "Typing", path))
+    mark = live.mark()
+    word = "pangolinword"
+    for version, character in enumerate(word, 2):
+        at = types.Position(2, version - 2)
+        live.change(path, version, (types.Range(at, at), character))
+    assert await live.until(lambda: chunk_text(live, word, path)) == f"# Typing\n\n{word}"
+    # Coalesced: far fewer index updates than keystrokes.
+    assert live.mark() - mark <= 3
+    live.close(path)
+
+
+async def test_an_open_note_deleted_on_disk_goes_when_closed(live: Session) -> None:
+    path = "live/open-deleted/note.md"
+    live.write(path, "# Doomed\n\nsaiga\n")
+    await live.until(lambda: found_at(live, "saiga", path))
+    live.open(path, "# Doomed\n\nsaiga tapir\n")
+    await live.until(lambda: found_at(live, "tapir", path))
+    (live.vault / path).unlink()
+    live.write("live/open-deleted/sentinel.md", "# Sentinel\n\ndeletesentinel\n")
+    await live.until(lambda: found_at(live, "deletesentinel", "live/open-deleted/sentinel.md"))
+    assert await found_at(live, "tapir", path)  # the open buffer still wins
+    live.close(path)
+    await live.until(lambda: _missing(live, "saiga", path))
+
+
 async def _missing(session: Session, query: str, path: str) -> bool:
     return not await found_at(session, query, path)
 

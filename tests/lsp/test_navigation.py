@@ -381,6 +381,16 @@ async def test_hover_on_an_unresolved_and_an_ambiguous_link(shared: Session) -> 
     assert ("cooking/ideas.md", "cooking/ideas.md") in links_in(shared, text.splitlines()[0])
 
 
+async def test_hover_on_an_embedded_attachment(shared: Session) -> None:
+    position = shared.find("index.md", "![[retrieval-pipeline.png]]", 5)
+    text = await shared.hover("index.md", position)
+    assert text is not None
+    assert links_in(shared, text.splitlines()[0]) == [
+        ("retrieval-pipeline.png", "assets/retrieval-pipeline.png")
+    ]
+    assert "Attachment `assets/retrieval-pipeline.png`" in text
+
+
 async def test_hover_on_a_tag_lists_the_notes_carrying_it(shared: Session) -> None:
     path = "daily/2024-03-01.md"
     text = await shared.hover(path, shared.find(path, "#daily", 2))
