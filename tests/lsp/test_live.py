@@ -481,17 +481,19 @@ async def test_a_five_megabyte_single_line_note(live: Session) -> None:
     # Parsing it takes seconds; meanwhile every request is answered from what is indexed.
     loop = asyncio.get_running_loop()
     slowest = 0.0
+    opened = loop.time()
     while True:
         seen, started = live.mark(), loop.time()
-        await still_answers(live)
-        indexed = await found_at(live, "needleword", path)
+        status = await live.request("memlsp/status", {})  # counting needs the engine's lock
         slowest = max(slowest, loop.time() - started)
-        if indexed:
+        assert status["vaults"][0]["state"] == "ready"
+        if await found_at(live, "needleword", path):
             break
         with contextlib.suppress(TimeoutError):  # probe again at least every 0.2 s
             await live.wait_for(CHANGED, seen + 1, timeout=0.2)
-        assert loop.time() - started < 60
+        assert loop.time() - opened < 60
     assert slowest < 1.0
+    await still_answers(live)
     far = types.Position(2, live.units(line) - 2)
     assert await live.definition(path, far) == []
     live.close(path)
