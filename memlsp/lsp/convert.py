@@ -7,9 +7,14 @@ converted with the line's text.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+from cattrs import Converter
 from lsprotocol import types
+from pygls.protocol import default_converter
+from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
@@ -25,7 +30,46 @@ def encoding_name(kind: types.PositionEncodingKind | str | None) -> str:
 
 
 def uri_of(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+    return _uri(str(path))
+
+
+@lru_cache(maxsize=65536)
+def _uri(path: str) -> str:
+    # pygls quotes through urllib and pathlib: ~15 µs a call, 75 ms for a hub's 5,000 references.
+    return from_fs_path(path) or Path(path).as_uri()
+
+
+class AsJson(list[Any]):
+    """A result already in JSON form, sent as it is (see `converter`).
+
+    lsprotocol's validated classes cost ~7 µs each to build and as much to unstructure: a hub's
+    5,000 references took 55 ms that way, against 10 ms as plain dictionaries.
+    """
+
+
+def converter() -> Converter:
+    """pygls's converter, plus: responses whose result is `AsJson` skip unstructuring."""
+    base: Converter = default_converter()  # type: ignore[no-untyped-call]
+
+    def response(message: JsonRPCResponseMessage) -> dict[str, Any]:
+        result = message.result
+        plain = result if isinstance(result, AsJson) else base.unstructure(result)
+        return {"id": message.id, "jsonrpc": message.jsonrpc, "result": plain}
+
+    base.register_unstructure_hook(JsonRPCResponseMessage, response)
+    return base
+
+
+def location_json(root: Path, place: Place, encoding: str) -> dict[str, Any]:
+    start, end = place.span.columns(encoding)
+    line = place.span.line
+    return {
+        "uri": uri_of(root / place.path),
+        "range": {
+            "start": {"line": line, "character": start},
+            "end": {"line": line, "character": end},
+        },
+    }
 
 
 def path_of(uri: str) -> Path | None:

@@ -11,17 +11,19 @@ from memlsp.navigation.definition import definition
 
 def register(server: MemlspServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    async def goto_definition(params: types.DefinitionParams) -> list[types.Location]:
+    async def goto_definition(params: types.DefinitionParams) -> convert.AsJson:
         found = server.engine_for(params.text_document.uri)
         if found is None:
-            return []
+            return convert.AsJson()
         engine, path, root = found
         uri, position = params.text_document.uri, params.position
 
-        def work() -> list[types.Location]:
+        def work() -> convert.AsJson:
             column = server.column(uri, engine, path, position)
             with engine.lock:
                 places = definition(engine, path, position.line, column)
-            return [convert.location(root, place, server.encoding) for place in places]
+            return convert.AsJson(
+                convert.location_json(root, place, server.encoding) for place in places
+            )
 
         return await server.run(work)
