@@ -17,6 +17,7 @@ from pathlib import Path
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import IndexSummary
+from memlsp.parse.tokens import has_cjk, warm_up
 from memlsp.sync.queue import (
     RESCAN,
     BufferClosed,
@@ -194,6 +195,16 @@ class LiveVault:
         for item in summary.skipped + summary.problems:
             log.info("%s: %s", item.path, item.reason)
         self.listener.indexing_done(self, summary)
+        self._warm_up_segmenter()
+
+    def _warm_up_segmenter(self) -> None:
+        """Load jieba's dictionary now (0.6-0.9 s, ~75 MB) if the vault has Chinese, rather than
+        on the first Chinese keystroke or query."""
+        assert self.engine is not None
+        with self.engine.lock:
+            notes = list(self.engine.graph.notes.values())
+        if any(has_cjk(note.title) or has_cjk(note.description) for note in notes):
+            warm_up()
 
     def _apply(self, changes: dict[str, Change]) -> None:
         engine = self.engine
