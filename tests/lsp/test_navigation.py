@@ -322,6 +322,7 @@ async def test_hover_on_a_link_previews_the_note_and_its_neighbours(shared: Sess
     assert links_in(shared, lines[0]) == [("BM25", "search/bm25.md")]
     assert lines[0].startswith("### ")
     assert "Term frequency saturates" in text  # the note's text, headings made bold
+    assert text.count("BM25 is the ranking function") == 1  # no description repeating it
     assert "**Scoring: k1 & b (saturation)**" in text
     assert "tags:" not in text and "---" not in text  # no raw frontmatter
     assert "^k1-default" not in text.split("**outlinks")[0]  # block markers are not shown
