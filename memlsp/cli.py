@@ -33,7 +33,9 @@ def _parser() -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("vault", type=Path, help="the vault folder")
         command.add_argument(
-            "--cache-dir", type=Path, help="where the index lives (default: per-user cache)"
+            "--cache-dir",
+            type=Path,
+            help="where indexes live, one folder per vault (default: the per-user cache)",
         )
         return command
 

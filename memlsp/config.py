@@ -24,7 +24,8 @@ class Settings:
     expand_limit: int = 10
     symbol_limit: int = 100  # most workspace/symbol results
     watch: bool = True  # watch the vault folder for changes by other programs
-    cache_dir: Path | None = None  # default: $XDG_CACHE_HOME/memlsp/<vault name>-<hash>
+    # Where indexes live, one folder per vault (`<vault name>-<hash>`); default $XDG_CACHE_HOME/memlsp
+    cache_dir: Path | None = None
 
 
 def default_cache_root() -> Path:
@@ -33,13 +34,14 @@ def default_cache_root() -> Path:
 
 
 def cache_dir_for(vault: Path, settings: Settings) -> Path:
-    """A per-vault folder outside the vault, named so a person can tell which vault it serves."""
-    if settings.cache_dir is not None:
-        return settings.cache_dir
+    """A per-vault folder outside the vault, named so a person can tell which vault it serves.
+
+    The same vault gets the same folder from the CLI and from the language server, and two
+    vaults never share one, whatever root the user chose."""
     resolved = vault.resolve()
     digest = hashlib.sha1(str(resolved).encode(), usedforsecurity=False).hexdigest()[:12]
     name = re.sub(r"[^\w.-]+", "_", resolved.name) or "vault"
-    return default_cache_root() / f"{name}-{digest}"
+    return (settings.cache_dir or default_cache_root()) / f"{name}-{digest}"
 
 
 # Settings a user may give, with the type each must have. The names are the same everywhere:

@@ -181,17 +181,17 @@ def test_touched_but_unchanged_file_is_not_reindexed(engine: Engine, vault: Path
 def test_damaged_cache_is_rebuilt_with_one_message(
     vault: Path, tmp_path: Path, damage: str
 ) -> None:
-    cache = tmp_path / "cache"
-    first = open_engine(vault, cache)
+    first = open_engine(vault, tmp_path / "cache")
     first.refresh()
     first.close()
+    cache = first.cache_dir  # this vault's own folder in the cache root
     if damage == "format":
         (cache / "keyword" / "memlsp-format.json").write_text(json.dumps({"format": -1}))
     elif damage == "manifest":
         (cache / "manifest.pickle").write_bytes(b"not a pickle")
     else:
         (cache / "keyword" / "meta.json").write_text("{ truncated")
-    second = open_engine(vault, cache)
+    second = open_engine(vault, tmp_path / "cache")
     summary = second.refresh()
     assert summary.added == 5
     assert len(summary.messages) == 1

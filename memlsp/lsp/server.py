@@ -11,7 +11,6 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
@@ -22,7 +21,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
 from memlsp import __version__
-from memlsp.config import Settings, cache_dir_for, load_vault_settings, settings_from
+from memlsp.config import Settings, load_vault_settings, settings_from
 from memlsp.engine import Engine
 from memlsp.live import Listener, LiveVault
 from memlsp.lsp import convert
@@ -131,11 +130,6 @@ class MemlspServer(LanguageServer):
         settings, problems = load_vault_settings(root, self.settings)
         for problem in problems:
             self.tell(f"memlsp: {problem}", types.MessageType.Warning)
-        if settings.cache_dir is not None and settings.cache_dir == self.settings.cache_dir:
-            # The client's `cache_dir` serves every workspace folder: each vault gets a folder
-            # of its own in it, named as in the default cache root, so no two share an index.
-            own = cache_dir_for(root, replace(settings, cache_dir=None)).name
-            settings = replace(settings, cache_dir=settings.cache_dir / own)
         vault = LiveVault(root, settings, self.listener, watch=settings.watch)
         self.vaults[root] = vault
         vault.start()

@@ -471,8 +471,6 @@ async def test_out_of_order_versions_are_ignored(live: Session) -> None:
 
 
 async def test_a_five_megabyte_single_line_note(live: Session) -> None:
-    if live.name != "vscode":
-        pytest.skip("seconds of parsing: once is enough (with UTF-16, the harder conversion)")
     path = "live/huge/one line.md"
     line = "lorem ipsum dolor sit amet " * 190_000 + "needleword"
     text = "# Huge\n\n" + line + "\n"
