@@ -11,6 +11,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
@@ -60,6 +61,23 @@ class MemlspProtocol(LanguageServerProtocol):
             server.tell(message, types.MessageType.Warning)
         else:
             log.warning("%s", message)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """The note a request is about, in the vault that holds it."""
+
+    engine: Engine
+    root: Path
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor(Note):
+    """A request's position in a note: 0-based line, code-point column."""
+
+    line: int
+    column: int
 
 
 class MemlspServer(LanguageServer):
@@ -118,6 +136,32 @@ class MemlspServer(LanguageServer):
     def column(self, uri: str, engine: Engine, path: str, position: types.Position) -> int:
         text = self.line_text(uri, engine, path, position.line)
         return convert.column_of(text, position.character, self.workspace.position_encoding)
+
+    async def in_note(self, uri: str, work: Callable[[Note], T], nothing: T) -> T:
+        """Run `work` on a thread, under the vault's lock, for a note of an indexed vault."""
+        found = self.engine_for(uri)
+        if found is None:
+            return nothing
+        engine, path, root = found
+
+        def run() -> T:
+            with engine.lock:
+                return work(Note(engine, root, path))
+
+        return await self.run(run)
+
+    async def at_cursor(
+        self, uri: str, position: types.Position, work: Callable[[Cursor], T], nothing: T
+    ) -> T:
+        """Like `in_note`, at a client position converted to a code-point column."""
+
+        def at(note: Note) -> T:
+            if self.past_end(uri, note.engine, note.path, position):
+                return nothing
+            column = self.column(uri, note.engine, note.path, position)
+            return work(Cursor(note.engine, note.root, note.path, position.line, column))
+
+        return await self.in_note(uri, at, nothing)
 
     # -- vaults ------------------------------------------------------------------------------
 

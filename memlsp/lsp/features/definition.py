@@ -5,25 +5,18 @@ from __future__ import annotations
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import MemlspServer
+from memlsp.lsp.server import Cursor, MemlspServer
 from memlsp.navigation.definition import definition
 
 
 def register(server: MemlspServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     async def goto_definition(params: types.DefinitionParams) -> convert.AsJson:
-        found = server.engine_for(params.text_document.uri)
-        if found is None:
-            return convert.AsJson()
-        engine, path, root = found
-        uri, position = params.text_document.uri, params.position
-
-        def work() -> convert.AsJson:
-            column = server.column(uri, engine, path, position)
-            with engine.lock:
-                places = definition(engine, path, position.line, column)
+        def work(at: Cursor) -> convert.AsJson:
+            places = definition(at.engine, at.path, at.line, at.column)
             return convert.AsJson(
-                convert.location_json(root, place, server.encoding) for place in places
+                convert.location_json(at.root, p, server.encoding) for p in places
             )
 
-        return await server.run(work)
+        uri = params.text_document.uri
+        return await server.at_cursor(uri, params.position, work, convert.AsJson())

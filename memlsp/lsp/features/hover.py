@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import MemlspServer
+from memlsp.lsp.server import Cursor, MemlspServer
 from memlsp.navigation.hover import hover
 from memlsp.navigation.places import Place
 
@@ -13,19 +13,11 @@ from memlsp.navigation.places import Place
 def register(server: MemlspServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(params: types.HoverParams) -> types.Hover | None:
-        found = server.engine_for(params.text_document.uri)
-        if found is None:
-            return None
-        engine, path, root = found
-        uri, position = params.text_document.uri, params.position
+        def work(at: Cursor) -> types.Hover | None:
+            def uri_of(place: Place) -> str:
+                return convert.place_uri(at.root, place)
 
-        def uri_of(place: Place) -> str:
-            return convert.place_uri(root, place)
-
-        def work() -> types.Hover | None:
-            column = server.column(uri, engine, path, position)
-            with engine.lock:
-                text = hover(engine, path, position.line, column, uri_of)
+            text = hover(at.engine, at.path, at.line, at.column, uri_of)
             return convert.markdown(text) if text else None
 
-        return await server.run(work)
+        return await server.at_cursor(params.text_document.uri, params.position, work, None)

@@ -5,28 +5,20 @@ from __future__ import annotations
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import MemlspServer
+from memlsp.lsp.server import Cursor, MemlspServer
 from memlsp.navigation.references import references
 
 
 def register(server: MemlspServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     async def find_references(params: types.ReferenceParams) -> convert.AsJson:
-        found = server.engine_for(params.text_document.uri)
-        if found is None:
-            return convert.AsJson()
-        engine, path, root = found
-        uri, position = params.text_document.uri, params.position
         declaration = params.context.include_declaration
 
-        def work() -> convert.AsJson:
-            if server.past_end(uri, engine, path, position):
-                return convert.AsJson()
-            column = server.column(uri, engine, path, position)
-            with engine.lock:
-                places = references(engine, path, position.line, column, declaration)
+        def work(at: Cursor) -> convert.AsJson:
+            places = references(at.engine, at.path, at.line, at.column, declaration)
             return convert.AsJson(
-                convert.location_json(root, place, server.encoding) for place in places
+                convert.location_json(at.root, p, server.encoding) for p in places
             )
 
-        return await server.run(work)
+        uri = params.text_document.uri
+        return await server.at_cursor(uri, params.position, work, convert.AsJson())

@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from memlsp.engine import Engine
 from memlsp.lsp import convert
-from memlsp.lsp.server import MemlspServer
+from memlsp.lsp.server import MemlspServer, Note
 from memlsp.model import SearchRequest
 from memlsp.navigation.outline import outline
 from memlsp.navigation.symbols import most_linked
@@ -29,17 +29,11 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def document_symbol(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        found = server.engine_for(params.text_document.uri)
-        if found is None:
-            return []
-        engine, path, _ = found
-
-        def work() -> list[types.DocumentSymbol]:
-            with engine.lock:
-                sections = outline(engine, path)
+        def work(note: Note) -> list[types.DocumentSymbol]:
+            sections = outline(note.engine, note.path)
             return [convert.document_symbol(section, server.encoding) for section in sections]
 
-        return await server.run(work)
+        return await server.in_note(params.text_document.uri, work, [])
 
 
 def _symbols(engine: Engine, root: Path, query: str, limit: int) -> list[types.WorkspaceSymbol]:
