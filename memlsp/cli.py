@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from memlsp.config import Settings
 from memlsp.engine import Engine, NoteLinks
 from memlsp.model import IndexSummary, ResolvedLink, SearchRequest
-from memlsp.search.render import response_json, response_text
+from memlsp.search.render import link_json, response_json, response_text
 from memlsp.search.request import FIELDS, build_request
 
 
@@ -225,19 +225,8 @@ def _query_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _link_json(item: ResolvedLink) -> dict[str, Any]:
-    link = item.link
-    return {
-        "source": item.source,
-        "line": link.span.line + 1,
-        "column": link.span.start + 1,
-        "target": link.target,
-        "anchor": link.anchor,
-        "kind": link.kind.value,
-        "embed": link.embed,
-        "status": item.resolution.status.value,
-        "targets": list(item.resolution.targets),
-        "candidates": list(item.resolution.candidates),
-    }
+    span = item.link.span
+    return {**link_json(item), "line": span.line + 1, "column": span.start + 1}
 
 
 def _links(engine: Engine, args: argparse.Namespace) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlsp.model import Hit, Neighbour, SearchResponse
+from memlsp.model import Hit, Neighbour, ResolvedLink, SearchResponse
 
 
 def _number(value: float | None) -> str:
@@ -84,3 +84,18 @@ def response_text(response: SearchResponse) -> str:
     if not response.hits:
         return f"no results for {response.query!r}"
     return "\n\n".join(hit_text(hit) for hit in response.hits)
+
+
+def link_json(item: ResolvedLink) -> dict[str, Any]:
+    """A link and where it goes; the CLI adds its line and column, the server its range."""
+    link = item.link
+    return {
+        "source": item.source,
+        "target": link.target,
+        "anchor": link.anchor,
+        "kind": link.kind.value,
+        "embed": link.embed,
+        "status": item.resolution.status.value,
+        "targets": list(item.resolution.targets),
+        "candidates": list(item.resolution.candidates),
+    }

@@ -12,7 +12,7 @@ from memlsp.engine import NoteLinks
 from memlsp.lsp import convert
 from memlsp.lsp.server import MemlspServer
 from memlsp.model import ResolvedLink
-from memlsp.search.render import response_json
+from memlsp.search.render import link_json, response_json
 from memlsp.search.request import build_request
 
 
@@ -94,18 +94,10 @@ def _fields(params: Any) -> dict[str, Any]:
 
 
 def _link(root: Any, item: ResolvedLink, encoding: str) -> dict[str, Any]:
-    link = item.link
     return {
-        "source": item.source,
+        **link_json(item),
         "uri": convert.uri_of(root / item.source),
-        "range": _range_json(convert.span_range(link.span, encoding)),
-        "target": link.target,
-        "anchor": link.anchor,
-        "kind": link.kind.value,
-        "embed": link.embed,
-        "status": item.resolution.status.value,
-        "targets": list(item.resolution.targets),
-        "candidates": list(item.resolution.candidates),
+        "range": _range_json(convert.span_range(item.link.span, encoding)),
     }
 
 
