@@ -18,7 +18,6 @@ import json
 import os
 import random
 import re
-import shutil
 import string
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from bench_speed import (
     Row,
     TreeSampler,
     checked,
+    generate_vault,
     judge,
     machine_lines,
     memlsp,
@@ -41,7 +41,7 @@ from bench_speed import (
     run_child,
     table,
 )
-from common import BENCH_DIR, child_env, prepare_dirs
+from common import child_env, work_dir
 from synthetic_vault import HUB_TITLE
 
 WARM_QUERY = "retrieval ranking"
@@ -456,15 +456,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    base, temporary = prepare_dirs(args.keep, "memlsp-bench-lsp-")
-    vault, cache = base / "vault", base / "cache"
-    print("\n".join(machine_lines()))
-    try:
-        generator = [sys.executable, str(BENCH_DIR / "synthetic_vault.py"), str(vault)]
-        made = checked(
-            run_child([*generator, "--notes", str(args.notes), "--seed", str(args.seed)]),
-            "vault generation",
-        )
+    with work_dir(args.keep, "memlsp-bench-lsp-") as (base, temporary):
+        vault, cache = base / "vault", base / "cache"
+        print("\n".join(machine_lines()))
+        made = generate_vault(vault, args.notes, args.seed)
         cold = checked(run_child(memlsp("index", vault, "--cache-dir", cache)), "memlsp index")
         print(
             f"vault:  {args.notes} synthetic notes (seed {args.seed}), generated in "
@@ -476,9 +471,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             "  a request's time runs from writing it to having read the whole answer\n"
         )
         print(table(session(vault, cache, args, None if temporary else base / "server.log")))
-    finally:
-        if temporary:
-            shutil.rmtree(base, ignore_errors=True)
     return 0
 
 

@@ -14,14 +14,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from common import REPO_ROOT, child_env, prepare_dirs
+from common import REPO_ROOT, child_env, work_dir
 from metrics import evaluate
 
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "scifact"
@@ -164,12 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if absent:
         print(f"SciFact data not found ({absent}); nothing to measure. Pass --data DIR.")
         return 0
-    base, temporary = prepare_dirs(args.keep, "memlsp-scifact-")
-    try:
+    with work_dir(args.keep, "memlsp-scifact-") as (base, _):
         benchmark(args.data, args.split, base)
-    finally:
-        if temporary:
-            shutil.rmtree(base, ignore_errors=True)
     return 0
 
 

@@ -16,7 +16,6 @@ import os
 import platform
 import random
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import synthetic_vault
-from common import BENCH_DIR, REPO_ROOT, child_env, prepare_dirs
+from common import BENCH_DIR, REPO_ROOT, child_env, work_dir
 
 if TYPE_CHECKING:
     from memlsp.engine import Engine
@@ -399,6 +398,14 @@ def table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def generate_vault(vault: Path, notes: int, seed: int) -> Child:
+    """The synthetic vault, written by its own process (timed like the other children)."""
+    generator = [sys.executable, str(BENCH_DIR / "synthetic_vault.py"), str(vault)]
+    return checked(
+        run_child([*generator, "--notes", str(notes), "--seed", str(seed)]), "vault generation"
+    )
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=10_000)
@@ -412,15 +419,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    base, temporary = prepare_dirs(args.keep, "memlsp-bench-")
-    vault, cache = base / "vault", base / "cache"
-    print("\n".join(machine_lines()))
-    try:
-        generator = [sys.executable, str(BENCH_DIR / "synthetic_vault.py"), str(vault)]
-        made = checked(
-            run_child([*generator, "--notes", str(args.notes), "--seed", str(args.seed)]),
-            "vault generation",
-        )
+    with work_dir(args.keep, "memlsp-bench-") as (base, temporary):
+        vault, cache = base / "vault", base / "cache"
+        print("\n".join(machine_lines()))
+        made = generate_vault(vault, args.notes, args.seed)
         print(
             f"vault:  {args.notes} synthetic notes (seed {args.seed}), generated in "
             f"{made.seconds:.1f} s{'' if temporary else f' into {vault}'}"
@@ -439,9 +441,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nmemlsp index said: {summary}")
         print(f"warm query {WARM_QUERY!r} returned {hits} results")
         print("\n".join(notes))
-    finally:
-        if temporary:
-            shutil.rmtree(base, ignore_errors=True)
     return 0
 
 

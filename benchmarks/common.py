@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -18,12 +21,19 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def prepare_dirs(keep: Path | None, prefix: str) -> tuple[Path, bool]:
-    """A work folder (with `vault/` and `cache/` inside), and whether to delete it afterwards."""
+@contextmanager
+def work_dir(keep: Path | None, prefix: str) -> Iterator[tuple[Path, bool]]:
+    """A work folder (with `vault/` and `cache/` inside) and whether it is temporary; a temporary
+    one is deleted afterwards, a `--keep` one is kept."""
     if keep is None:
-        return Path(tempfile.mkdtemp(prefix=prefix)), True
+        base = Path(tempfile.mkdtemp(prefix=prefix))
+        try:
+            yield base, True
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+        return
     for sub in ("vault", "cache"):
         if (keep / sub).exists() and any((keep / sub).iterdir()):
             sys.exit(f"{keep / sub} is not empty; give --keep an empty or new folder")
     keep.mkdir(parents=True, exist_ok=True)
-    return keep, False
+    yield keep, False
