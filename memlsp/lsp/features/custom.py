@@ -32,7 +32,7 @@ def register(server: MemlspServer) -> None:
                 continue
             answer = response_json(await server.run(partial(engine.search, request)))
             for result in answer["results"]:
-                result["uri"] = convert.uri_of(vault.root / result["path"])
+                result["uri"] = convert.note_uri(vault.root, result["path"])
                 result["root"] = convert.uri_of(vault.root)
             results += answer["results"]
             counts["keyword"] += answer["counts"]["keyword"]
@@ -96,7 +96,7 @@ def _fields(params: Any) -> dict[str, Any]:
 def _link(root: Any, item: ResolvedLink, encoding: str) -> dict[str, Any]:
     return {
         **link_json(item),
-        "uri": convert.uri_of(root / item.source),
+        "uri": convert.note_uri(root, item.source),
         "range": _range_json(convert.span_range(item.link.span, encoding)),
     }
 

@@ -48,7 +48,7 @@ def _symbols(engine: Engine, root: Path, query: str, limit: int) -> list[types.W
                 name=notes[path].title if path in notes else path,
                 kind=types.SymbolKind.File,
                 container_name=path,
-                location=types.Location(convert.uri_of(root / path), convert.line_range(0)),
+                location=types.Location(convert.note_uri(root, path), convert.line_range(0)),
             )
             for path in most_linked(engine, limit)
         ]
