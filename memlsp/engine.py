@@ -85,13 +85,14 @@ class Engine:
             self._tell(f"{reason}; re-indexed the vault")
             if not self.keyword.read_only:
                 self.keyword.clear()
-        self.graph = LinkGraph()
-        with gc_paused():
-            self.graph.load(
-                (r.note for r in self.manifest.records.values() if r.note is not None),
-                self.manifest.files,
-                self.manifest.resolutions,
-            )
+        saved = self.manifest.graph
+        if isinstance(saved, LinkGraph):
+            self.graph = saved  # saved with these very notes: nothing to resolve again
+        else:
+            self.graph = LinkGraph()
+            with gc_paused():
+                notes = (r.note for r in self.manifest.records.values() if r.note is not None)
+                self.graph.load(notes, self.manifest.files)
         self.revision = 0
         self._manifest_dirty = False
         self.buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
@@ -289,7 +290,7 @@ class Engine:
         notes changed since are indexed again on the next start."""
         if not self._manifest_dirty or self.keyword.read_only:
             return
-        self.manifest.resolutions = self.graph.resolutions()
+        self.manifest.graph = self.graph
         self.manifest.save(self._manifest_path)
         self._manifest_dirty = False
 

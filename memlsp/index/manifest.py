@@ -15,12 +15,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from memlsp.model import Note, Resolution
+from memlsp.model import Note
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +40,9 @@ class Manifest:
     fingerprint: str  # settings that shape parsing and chunking; a change means re-index all
     records: dict[str, FileRecord] = field(default_factory=dict)
     files: tuple[str, ...] = ()  # the other files (attachments) links could point at
-    # where each note's links went, so a warm start restores the link graph without resolving
-    resolutions: dict[str, tuple[Resolution, ...]] = field(default_factory=dict)
+    # The engine's link graph over these notes, saved with them so a warm start resolves nothing.
+    # Opaque here: the index layer does not know the vault layer's types.
+    graph: Any = None
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,7 +54,7 @@ class Manifest:
                     "fingerprint": self.fingerprint,
                     "records": self.records,
                     "files": self.files,
-                    "resolutions": self.resolutions,
+                    "graph": self.graph,
                 },
                 handle,
                 protocol=pickle.HIGHEST_PROTOCOL,
@@ -78,7 +80,7 @@ class Manifest:
                 raise TypeError("records is not a mapping")
         except Exception as error:
             return cls(fingerprint), f"manifest unreadable ({type(error).__name__}: {error})"
-        return cls(fingerprint, records, data["files"], data["resolutions"]), None
+        return cls(fingerprint, records, data["files"], data["graph"]), None
 
 
 @contextmanager

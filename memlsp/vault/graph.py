@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from memlsp.model import LinkKind, LinkStatus, Note, Resolution, ResolvedLink
 from memlsp.vault.names import NameTable
@@ -27,39 +27,18 @@ class LinkGraph:
 
     # -- updates -------------------------------------------------------------------------
 
-    def load(
-        self,
-        notes: Iterable[Note],
-        files: Iterable[str] = (),
-        resolutions: Mapping[str, tuple[Resolution, ...]] | None = None,
-    ) -> None:
-        """Bulk start: register every name, then resolve every note once.
-
-        `resolutions` (from `resolutions()` of a graph over the same files) skips resolving: a
-        warm start restores the graph as it was saved, then applies what changed since.
-        """
+    def load(self, notes: Iterable[Note], files: Iterable[str] = ()) -> None:
+        """Bulk start: register every name first, then resolve every note once."""
         for note in notes:
             self.notes[note.path] = note
             self.table.add(note.path, note.aliases)
         for path in files:
             self.table.add(path)
-        saved = resolutions or {}
         # Many links share a target: resolve each (kind, target, folder) once. Resolution depends
         # on the source only through its folder (relative paths, the same-folder tie-break).
         memo: dict[tuple[LinkKind, str, str], Resolution] = {}
-        for path, note in self.notes.items():
-            known = saved.get(path)
-            if known is not None and len(known) == len(note.links):
-                pairs = zip(note.links, known, strict=True)
-                self._attach(path, [ResolvedLink(path, link, to) for link, to in pairs])
-            else:
-                self._relink(path, memo)
-
-    def resolutions(self) -> dict[str, tuple[Resolution, ...]]:
-        """Where every note's links go, in link order: what `load` needs to skip resolving."""
-        return {
-            path: tuple(item.resolution for item in links) for path, links in self._outlinks.items()
-        }
+        for path in self.notes:
+            self._relink(path, memo)
 
     def upsert(self, note: Note) -> None:
         old = self.notes.get(note.path)
