@@ -11,7 +11,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
@@ -177,6 +177,19 @@ class MemlspServer(LanguageServer):
         vault = LiveVault(root, settings, self.listener, watch=settings.watch)
         self.vaults[root] = vault
         vault.start()
+        for uri, document in list(self.workspace.text_documents.items()):
+            path = convert.path_of(uri)
+            if path is not None and path.is_relative_to(root):  # already open in the editor
+                vault.buffer_changed(path.relative_to(root).as_posix(), document.source)
+
+    def reopen_changed_vaults(self) -> None:
+        """Vaults whose settings changed start again with them (a warm start, about a second);
+        `symbol_limit` is read per request and needs no restart."""
+        for root, vault in list(self.vaults.items()):
+            settings, _ = load_vault_settings(root, self.settings)
+            if replace(settings, symbol_limit=0) != replace(vault.settings, symbol_limit=0):
+                self.close_vault(root)
+                self.open_vault(root)
 
     def close_vault(self, root: Path) -> None:
         vault = self.vaults.pop(root.resolve(), None)

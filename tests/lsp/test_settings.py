@@ -96,3 +96,22 @@ async def test_vault_settings_file(raw_client: LanguageClient, tmp_path: Path) -
     assert await session.until(lambda: session.search_paths("includedword")) == ["pkm/new.md"]
     assert await session.search_paths("excludedword") == []
     await raw_client.shutdown_session()
+
+
+async def test_a_setting_that_shapes_the_index_reopens_the_vault(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    session = await start_session(raw_client, tmp_path, "vscode")
+    assert any(s.location.uri.endswith("mapo-tofu.md") for s in await session.symbols("tofu"))
+    session.open("index.md", "# Home\n\nunsavedword in the editor\n")
+    assert await session.until(lambda: _found(session, "unsavedword"))
+
+    configure(session, {"memlsp": {"exclude": ["cooking"]}})
+    await session.wait_for("memlsp/indexed", count=2)  # the vault opened again
+    assert not any("cooking/" in s.location.uri for s in await session.symbols("tofu"))
+    assert await session.until(lambda: _found(session, "unsavedword"))  # the buffer came along
+    await raw_client.shutdown_session()
+
+
+async def _found(session: Session, word: str) -> bool:
+    return bool(await session.symbols(word))

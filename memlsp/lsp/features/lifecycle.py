@@ -42,6 +42,7 @@ def register(server: MemlspServer) -> None:
         # changed" (a client that expects to be asked): nothing to apply.
         if params.settings is not None:
             apply_settings(server, params.settings, server.base_settings)
+            server.reopen_changed_vaults()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
