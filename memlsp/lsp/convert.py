@@ -16,7 +16,6 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.uris import from_fs_path, to_fs_path
-from pygls.workspace.position_codec import PositionCodec
 
 from memlsp.model import Hit, Span
 from memlsp.navigation.outline import Section
@@ -88,10 +87,18 @@ def path_of(uri: str) -> Path | None:
 
 
 def column_of(line_text: str, character: int, kind: types.PositionEncodingKind | str | None) -> int:
-    """A client's column on a line, as a code-point column."""
-    codec = PositionCodec(kind)
-    position = codec.position_from_client_units([line_text], types.Position(0, character))
-    return position.character
+    """A client's column on a line, as a code-point column (past the end: the line's end).
+
+    Done by the codecs in C rather than a loop over characters: on a 5 MB single-line note the
+    loop took a second for every request.
+    """
+    encoding = encoding_name(kind)
+    character = max(0, character)
+    if encoding == "utf-32" or line_text.isascii():
+        return min(character, len(line_text))
+    codec, width = ("utf-16-le", 2) if encoding == "utf-16" else ("utf-8", 1)
+    before = line_text.encode(codec)[: character * width]
+    return len(before.decode(codec, errors="ignore"))  # a split character counts as before it
 
 
 def span_range(span: Span, encoding: str) -> types.Range:
