@@ -154,7 +154,11 @@ class LiveVault:
             return
         if self._watch:
             self._watcher = VaultWatcher(
-                self.root, self.settings, self.disk_changed, avoid=(self.engine.cache_dir,)
+                self.root,
+                self.settings,
+                self.disk_changed,
+                avoid=(self.engine.cache_dir,),
+                on_rescan=self.rescan,
             )
             self._watcher.start()
         self._full_refresh()
