@@ -124,19 +124,6 @@ class MemlspServer(LanguageServer):
         document = self.document(uri)
         return document.lines if document is not None else (engine.read(path) or "").splitlines()
 
-    def line_text(self, uri: str, engine: Engine, path: str, line: int) -> str:
-        lines = self.lines(uri, engine, path)
-        return lines[line].rstrip("\r\n") if 0 <= line < len(lines) else ""
-
-    def past_end(self, uri: str, engine: Engine, path: str, position: types.Position) -> bool:
-        """A position after the document's last line: nothing is there. (Past the end of a line
-        is the line's end, as the LSP says; `column` takes care of that.)"""
-        return position.line > len(self.lines(uri, engine, path))
-
-    def column(self, uri: str, engine: Engine, path: str, position: types.Position) -> int:
-        text = self.line_text(uri, engine, path, position.line)
-        return convert.column_of(text, position.character, self.workspace.position_encoding)
-
     async def in_note(self, uri: str, work: Callable[[Note], T], nothing: T) -> T:
         """Run `work` on a thread, under the vault's lock, for a note of an indexed vault."""
         found = self.engine_for(uri)
@@ -156,9 +143,12 @@ class MemlspServer(LanguageServer):
         """Like `in_note`, at a client position converted to a code-point column."""
 
         def at(note: Note) -> T:
-            if self.past_end(uri, note.engine, note.path, position):
-                return nothing
-            column = self.column(uri, note.engine, note.path, position)
+            lines = self.lines(uri, note.engine, note.path)  # read once: it may come from disk
+            if position.line > len(lines):
+                return nothing  # after the last line; past a line's end is the line's end
+            text = lines[position.line].rstrip("\r\n") if position.line < len(lines) else ""
+            encoding = self.workspace.position_encoding
+            column = convert.column_of(text, position.character, encoding)
             return work(Cursor(note.engine, note.root, note.path, position.line, column))
 
         return await self.in_note(uri, at, nothing)
