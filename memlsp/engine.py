@@ -338,15 +338,21 @@ class Engine:
             return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))
 
     def _summary(self, started: float, changes: _Changes, skipped: list[Skipped]) -> IndexSummary:
-        records = self.manifest.records.values()
-        skipped_files = list(skipped) + [
-            Skipped(r.path, r.problem or "skipped") for r in records if r.note is None
-        ]
-        problems = [Skipped(r.path, r.problem) for r in records if r.note is not None and r.problem]
+        notes = chunks = 0
+        skipped_files = list(skipped)
+        problems = []
+        for record in self.manifest.records.values():
+            chunks += len(record.chunk_ids)
+            if record.note is None:
+                skipped_files.append(Skipped(record.path, record.problem or "skipped"))
+                continue
+            notes += 1
+            if record.problem:
+                problems.append(Skipped(record.path, record.problem))
         counts = self.graph.counts()
         return IndexSummary(
-            notes=sum(1 for r in records if r.note is not None),
-            chunks=sum(len(r.chunk_ids) for r in records),
+            notes=notes,
+            chunks=chunks,
             links=counts["links"],
             unresolved=counts["unresolved"],
             ambiguous=counts["ambiguous"],

@@ -24,6 +24,8 @@ class LinkGraph:
         # target -> source -> the source's links that reach the target, in the source's order
         self._inlinks: dict[str, dict[str, list[ResolvedLink]]] = {}
         self._dependents: dict[str, set[str]] = defaultdict(set)  # name key -> sources
+        # links per status, kept as links come and go: a summary after each edit needs no walk
+        self._statuses: Counter[LinkStatus] = Counter()
 
     # -- updates -------------------------------------------------------------------------
 
@@ -76,6 +78,7 @@ class LinkGraph:
 
     def _unlink(self, source: str) -> None:
         for resolved in self._outlinks.get(source, ()):
+            self._statuses[resolved.resolution.status] -= 1
             for target in resolved.resolution.targets:
                 sources = self._inlinks.get(target)
                 if sources is not None:
@@ -110,6 +113,7 @@ class LinkGraph:
     def _attach(self, source: str, resolved: list[ResolvedLink]) -> None:
         self._outlinks[source] = tuple(resolved)
         for item in resolved:
+            self._statuses[item.resolution.status] += 1
             for target in item.resolution.targets:
                 self._inlinks.setdefault(target, {}).setdefault(source, []).append(item)
             for key in lookup_keys(item.link):
@@ -140,9 +144,7 @@ class LinkGraph:
         ]
 
     def counts(self) -> dict[str, int]:
-        statuses = Counter(
-            item.resolution.status for links in self._outlinks.values() for item in links
-        )
+        statuses = self._statuses
         return {
             "links": sum(statuses.values()),
             "unresolved": statuses[LinkStatus.UNRESOLVED] + statuses[LinkStatus.OUTSIDE],
