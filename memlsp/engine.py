@@ -14,9 +14,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memlsp.config import Settings, cache_dir_for
+from memlsp.embed.base import Embedder
 from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
 from memlsp.index.keyword import KeywordIndex
 from memlsp.index.manifest import FileRecord, Manifest, gc_paused
+from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.model import (
     IndexSummary,
     LinkStatus,
@@ -63,7 +65,7 @@ class _Changes:
 
 
 class Engine:
-    def __init__(self, root: Path, settings: Settings) -> None:
+    def __init__(self, root: Path, settings: Settings, embedder: Embedder | None = None) -> None:
         self.root = root
         self.settings = settings
         self.cache_dir = cache_dir_for(root, settings)
@@ -96,6 +98,9 @@ class Engine:
         self.revision = 0
         self._manifest_dirty = False
         self.buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
+        # Vectors: connected and filled by `embed_pending`, from a background thread or the CLI.
+        self.vectors = VectorSide(settings, root, self.cache_dir, embedder)
+        self._planned_revision = -1
         # One writer at a time; readers (requests) take it too, briefly. Writers hold it per file.
         self.lock = threading.RLock()
 
@@ -104,10 +109,12 @@ class Engine:
         self.messages.append(message)
 
     @classmethod
-    def open(cls, root: Path, settings: Settings | None = None) -> Engine:
+    def open(
+        cls, root: Path, settings: Settings | None = None, embedder: Embedder | None = None
+    ) -> Engine:
         if not root.is_dir():
             raise FileNotFoundError(f"vault folder not found: {root}")
-        return cls(root, settings or Settings())
+        return cls(root, settings or Settings(), embedder)
 
     def _fingerprint(self) -> str:
         s = self.settings
@@ -304,11 +311,62 @@ class Engine:
             self.graph.add_file(path)
         return known != current
 
+    def embed_pending(self, limit: int = 16) -> int:
+        """Give up to `limit` chunks that lack one a vector; returns how many got one (0 when
+        nothing is pending or the vector side is unavailable). Never holds the engine's lock
+        while embedding, so indexing and requests go on meanwhile."""
+        side = self.vectors
+        if self.keyword.read_only or not side.connect():
+            return 0
+        with self.lock:
+            plan = None
+            if self._planned_revision != self.revision or side.needs_plan:
+                plan = self._vector_plan()
+                self._planned_revision = self.revision
+        if plan is not None:
+            side.reconcile(*plan)
+        return side.step(self.keyword.chunks_of, limit)
+
+    def _vector_plan(self) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+        """Every note's chunk ids, and how recently it changed (an open buffer counts as now)."""
+        now = time.time_ns()
+        wanted: dict[str, tuple[str, ...]] = {}
+        recency: dict[str, int] = {}
+        for path, record in self.manifest.records.items():
+            if record.note is not None and record.chunk_ids:
+                wanted[path] = record.chunk_ids
+                recency[path] = now if path in self.buffers else record.mtime_ns
+        return wanted, recency
+
+    def vector_status(self) -> VectorStatus:
+        return self.vectors.status()
+
     # -- reading ------------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchResponse:
+        """Hybrid by default; keyword-only, with a warning, while the vector side cannot answer."""
+        side = self.vectors
+        vector_hits = None
+        warnings: list[str] = []
+        if request.mode != "keyword" and side.enabled:
+            side.connect()
+            vector_hits = side.query(
+                request.query, hybrid.vector_candidates(request, self.settings)
+            )
+            status = side.status()
+            if vector_hits is None:
+                warnings.append(
+                    f"semantic search unavailable ({status.problem or status.state}); "
+                    "keyword results only"
+                )
+            elif status.pending:
+                warnings.append(f"{status.pending} chunks are still waiting for vectors")
+        elif request.mode == "vector":
+            warnings.append("semantic search is off (embedder = none)")
         with self.lock:
-            return hybrid.search(request, self.keyword, self.graph, self.settings)
+            return hybrid.search(
+                request, self.keyword, self.graph, self.settings, vector_hits, warnings
+            )
 
     def find_note(self, reference: str) -> str | None:
         """A note given by vault-relative path (with or without `.md`) or by name / title."""
@@ -369,6 +427,7 @@ class Engine:
     def close(self) -> None:
         self.save_manifest()
         self.keyword.close()
+        self.vectors.close()
 
 
 def _restat(record: FileRecord, stat: FileStat) -> FileRecord:

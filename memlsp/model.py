@@ -188,6 +188,10 @@ class SearchRequest:
     end_date: str | None = None
     expand: bool = True
     budget_tokens: int | None = None
+    mode: str = "hybrid"  # one of SEARCH_MODES
+
+
+SEARCH_MODES = ("hybrid", "keyword", "vector")
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,9 +214,9 @@ class Hit:
 
 @dataclass(frozen=True, slots=True)
 class SearchCounts:
-    keyword: int
+    keyword: int  # candidates from each side
     vector: int
-    hybrid: bool
+    hybrid: bool  # both sides ran
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +224,8 @@ class SearchResponse:
     query: str
     hits: tuple[Hit, ...]
     counts: SearchCounts
+    mode: str = "hybrid"
+    warnings: tuple[str, ...] = ()  # e.g. why the vector side did not run
 
 
 @dataclass(frozen=True, slots=True)

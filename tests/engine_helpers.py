@@ -24,6 +24,8 @@ def touch_later(path: Path) -> None:
 
 
 def open_engine(vault: Path, cache: Path, **settings: object) -> Engine:
+    """Keyword-only unless the test asks for an embedder: vectors have tests of their own."""
+    settings.setdefault("embedder", "none")
     return Engine.open(vault, Settings(cache_dir=cache, **settings))  # type: ignore[arg-type]
 
 

@@ -16,6 +16,8 @@ from tests.engine_helpers import write
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
+    # Keyword-only, through the vault's own settings file, which the CLI must read.
+    write(root, ".memlsp.toml", 'embedder = "none"\n')
     write(
         root,
         "a.md",

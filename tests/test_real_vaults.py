@@ -22,7 +22,7 @@ def test_real_vault_parses_and_links(name: str) -> None:
     root = VAULTS / name
     if not root.is_dir():
         pytest.skip(f"real vault {name} not found under {VAULTS} (shared test data absent)")
-    settings = Settings()
+    settings = Settings(embedder="none")
     scan = scan_vault(root, settings)
     notes = []
     for stat in scan.indexable.values():

@@ -238,20 +238,42 @@ class KeywordIndex:
                 [(tantivy.Occur.Must, query), (tantivy.Occur.Must, dates)]
             )
         searcher = self._index.searcher()
-        hits = []
-        for score, address in searcher.search(query, limit, count=False).hits:
-            doc = searcher.doc(address)
-            chunk = Chunk(
-                id=doc["chunk_id"][0],
-                path=doc["path"][0],
-                breadcrumb=tuple(json.loads(bytes(doc["breadcrumb"][0]))),
-                start_line=doc["start_line"][0],
-                end_line=doc["end_line"][0],
-                text=bytes(doc["content"][0]).decode(),
-            )
-            hits.append(KeywordHit(chunk, float(score)))
+        hits = [
+            KeywordHit(_chunk(searcher.doc(address)), float(score))
+            for score, address in searcher.search(query, limit, count=False).hits
+        ]
         hits.sort(key=lambda hit: (-hit.score, hit.chunk.path, hit.chunk.start_line))
         return hits
 
+    def chunks_of(self, path: str) -> list[Chunk]:
+        """The indexed chunks of one note, in order."""
+        chunks = self._find("path", [path], limit=100_000)
+        return sorted(chunks.values(), key=lambda chunk: chunk.start_line)
+
+    def chunks_by_id(self, ids: list[str]) -> dict[str, Chunk]:
+        """The indexed chunks among `ids` (a chunk replaced since is simply absent)."""
+        return self._find("chunk_id", ids, limit=len(ids)) if ids else {}
+
+    def _find(self, field: str, values: list[str], limit: int) -> dict[str, Chunk]:
+        clauses = [
+            (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, field, value))
+            for value in dict.fromkeys(values)
+        ]
+        searcher = self._index.searcher()
+        found = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
+        chunks = (_chunk(searcher.doc(address)) for _, address in found.hits)
+        return {chunk.id: chunk for chunk in chunks}
+
     def chunk_count(self) -> int:
         return int(self._index.searcher().num_docs)
+
+
+def _chunk(doc: tantivy.Document) -> Chunk:
+    return Chunk(
+        id=doc["chunk_id"][0],
+        path=doc["path"][0],
+        breadcrumb=tuple(json.loads(bytes(doc["breadcrumb"][0]))),
+        start_line=doc["start_line"][0],
+        end_line=doc["end_line"][0],
+        text=bytes(doc["content"][0]).decode(),
+    )

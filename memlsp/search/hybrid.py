@@ -1,80 +1,146 @@
 """One search request end to end: candidates per side, fusion, filters, expansion, budget.
 
-Only the keyword side exists so far; the fusion already runs over a list of sides so that the vector
-side joins without changing the order of the steps or the meaning of a score.
+The vector side's candidates come in already found (the engine embeds the query outside its lock);
+here they are held to the same date filter as keywords, joined to their chunks through the keyword
+index (a vector whose chunk is gone is dropped), and fused with the keyword side by weighted RRF.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
+
 from memlsp.config import Settings
-from memlsp.index.keyword import KeywordHit, KeywordIndex
-from memlsp.model import Hit, SearchCounts, SearchRequest, SearchResponse
+from memlsp.index.keyword import KeywordIndex
+from memlsp.index.vectors import VectorHit
+from memlsp.model import Chunk, Hit, SearchCounts, SearchRequest, SearchResponse
 from memlsp.parse.tokens import has_cjk
 from memlsp.search.expand import expand_hits, within_budget
 from memlsp.search.fusion import fuse
 from memlsp.vault.graph import LinkGraph
-
-KEYWORD_WEIGHT = 1.0
 
 
 def candidate_count(request: SearchRequest, settings: Settings) -> int:
     return min(settings.max_candidates, max(1, request.limit) * settings.candidate_multiplier)
 
 
+def vector_candidates(request: SearchRequest, settings: Settings) -> int:
+    """How many nearest chunks to ask the store for: a date filter drops some of them."""
+    if request.start_date or request.end_date:
+        return settings.max_candidates * 4
+    return candidate_count(request, settings)
+
+
 def search(
-    request: SearchRequest, keyword: KeywordIndex, graph: LinkGraph, settings: Settings
+    request: SearchRequest,
+    keyword: KeywordIndex,
+    graph: LinkGraph,
+    settings: Settings,
+    vector_hits: Sequence[VectorHit] | None = None,
+    warnings: Sequence[str] = (),
 ) -> SearchResponse:
+    """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode)."""
+    count = candidate_count(request, settings)
     terms = keyword.terms(request.query)
-    keyword_hits = keyword.search(
-        terms,
-        candidate_count(request, settings),
-        start_date=request.start_date,
-        end_date=request.end_date,
-    )
-    by_id: dict[str, KeywordHit] = {hit.chunk.id: hit for hit in keyword_hits}
-    fused = fuse(
-        [[hit.chunk.id for hit in keyword_hits]],
-        [KEYWORD_WEIGHT],
-        {hit.chunk.id: (hit.chunk.path, hit.chunk.start_line) for hit in keyword_hits},
-    )
+    keyword_hits = []
+    if request.mode != "vector":
+        keyword_hits = keyword.search(
+            terms, count, start_date=request.start_date, end_date=request.end_date
+        )
+    chunks: dict[str, Chunk] = {hit.chunk.id: hit.chunk for hit in keyword_hits}
+    keyword_scores = {hit.chunk.id: hit.score for hit in keyword_hits}
+    similarities: dict[str, float] = {}
+    if vector_hits is not None and request.mode != "keyword":
+        dated = [hit for hit in vector_hits if _in_dates(graph, hit.path, request)][:count]
+        missing = [hit.chunk_id for hit in dated if hit.chunk_id not in chunks]
+        chunks.update(keyword.chunks_by_id(missing))
+        similarities = {hit.chunk_id: hit.similarity for hit in dated if hit.chunk_id in chunks}
+    sides: list[list[str]] = []
+    weights: list[float] = []
+    if request.mode != "vector":
+        sides.append(list(keyword_scores))
+        weights.append(1.0 - settings.vector_weight if vector_hits is not None else 1.0)
+    if vector_hits is not None and request.mode != "keyword":
+        sides.append(list(similarities))
+        weights.append(settings.vector_weight if request.mode == "hybrid" else 1.0)
+    ties: dict[Hashable, tuple[str, int]] = {
+        key: (chunk.path, chunk.start_line) for key, chunk in chunks.items()
+    }
+    fused = fuse(sides, weights, ties, k=settings.rrf_k)
+    cjk = any(map(has_cjk, terms))
     hits = []
     for item in fused:
         if item.score < request.min_score:
-            continue
-        found = by_id[str(item.key)]
-        hits.append(_hit(found, item.score, item.ranks[0], terms, keyword, graph))
+            continue  # fused scores fall with rank: min_score drops the tail, whatever the mode
+        key = str(item.key)
+        ranks = dict(zip(_side_names(request, vector_hits), item.ranks, strict=True))
+        hits.append(
+            _hit(
+                chunks[key],
+                item.score,
+                keyword_scores.get(key),
+                ranks.get("keyword"),
+                similarities.get(key),
+                ranks.get("vector"),
+                terms,
+                cjk,
+                keyword,
+                graph,
+            )
+        )
         if len(hits) == request.limit:
             break
     if request.expand:
         hits = expand_hits(graph, hits, settings.expand_limit)
     hits = within_budget(hits, request.budget_tokens)
-    counts = SearchCounts(keyword=len(keyword_hits), vector=0, hybrid=False)
-    return SearchResponse(request.query, tuple(hits), counts)
+    counts = SearchCounts(
+        keyword=len(keyword_scores), vector=len(similarities), hybrid=len(sides) == 2
+    )
+    return SearchResponse(request.query, tuple(hits), counts, request.mode, tuple(warnings))
+
+
+def _side_names(request: SearchRequest, vector_hits: Sequence[VectorHit] | None) -> list[str]:
+    names = [] if request.mode == "vector" else ["keyword"]
+    if vector_hits is not None and request.mode != "keyword":
+        names.append("vector")
+    return names
+
+
+def _in_dates(graph: LinkGraph, path: str, request: SearchRequest) -> bool:
+    if not (request.start_date or request.end_date):
+        return True
+    note = graph.notes.get(path)
+    date = note.date if note else None
+    if date is None:
+        return False
+    return (request.start_date or "") <= date <= (request.end_date or "9999-12-31")
 
 
 def _hit(
-    found: KeywordHit,
+    chunk: Chunk,
     score: float,
-    rank: int | None,
+    keyword_score: float | None,
+    keyword_rank: int | None,
+    similarity: float | None,
+    vector_rank: int | None,
     terms: list[str],
+    cjk: bool,
     keyword: KeywordIndex,
     graph: LinkGraph,
 ) -> Hit:
-    chunk = found.chunk
     note = graph.notes.get(chunk.path)
     title = note.title if note else chunk.breadcrumb[0]
     searched = " ".join(
         (chunk.text, title, " ".join(chunk.breadcrumb), *(note.aliases if note else ()))
     )
     # Only a query with Chinese terms needs the hit's Chinese segmented to show what matched.
-    present = set(keyword.terms(searched, segment_cjk=any(map(has_cjk, terms))))
+    present = set(keyword.terms(searched, segment_cjk=cjk))
     return Hit(
         chunk=chunk,
         score=score,
-        keyword_score=found.score,
-        keyword_rank=rank,
-        vector_score=None,
-        vector_rank=None,
+        keyword_score=keyword_score,
+        keyword_rank=keyword_rank,
+        vector_score=similarity,
+        vector_rank=vector_rank,
         matched_terms=tuple(term for term in terms if term in present),
         title=title,
         date=note.date if note else None,

@@ -48,6 +48,8 @@ def hit_json(hit: Hit) -> dict[str, Any]:
 def response_json(response: SearchResponse) -> dict[str, Any]:
     return {
         "query": response.query,
+        "mode": response.mode,
+        "warnings": list(response.warnings),
         "counts": {
             "keyword": response.counts.keyword,
             "vector": response.counts.vector,
@@ -81,9 +83,10 @@ def hit_text(hit: Hit) -> str:
 
 
 def response_text(response: SearchResponse) -> str:
+    notes = [f"note: {warning}" for warning in response.warnings]
     if not response.hits:
-        return f"no results for {response.query!r}"
-    return "\n\n".join(hit_text(hit) for hit in response.hits)
+        return "\n".join([*notes, f"no results for {response.query!r}"])
+    return "\n\n".join([*notes, *(hit_text(hit) for hit in response.hits)])
 
 
 def link_json(item: ResolvedLink) -> dict[str, Any]:

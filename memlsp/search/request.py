@@ -5,10 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memlsp.model import SearchRequest
+from memlsp.model import SEARCH_MODES, SearchRequest
 from memlsp.parse.frontmatter import parse_iso_date
 
-FIELDS = ("query", "limit", "min_score", "start_date", "end_date", "expand", "budget_tokens")
+FIELDS = (
+    "query",
+    "limit",
+    "min_score",
+    "start_date",
+    "end_date",
+    "expand",
+    "budget_tokens",
+    "mode",
+)
 
 
 def build_request(values: Mapping[str, Any]) -> SearchRequest:
@@ -25,6 +34,9 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     expand = values.get("expand", True)
     if not isinstance(expand, bool):
         raise ValueError("'expand' must be true or false")
+    mode = values.get("mode") or "hybrid"
+    if mode not in SEARCH_MODES:
+        raise ValueError(f"'mode' must be one of {', '.join(SEARCH_MODES)}, not {mode!r}")
     return SearchRequest(
         query=query,
         limit=limit,
@@ -33,6 +45,7 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         end_date=_date(values, "end_date"),
         expand=expand,
         budget_tokens=budget,
+        mode=mode,
     )
 
 

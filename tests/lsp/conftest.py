@@ -253,7 +253,11 @@ async def start_session(
             capabilities=client_capabilities(CLIENTS[client_name]),
             root_uri=vault.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=vault.as_uri(), name="vault")],
-            initialization_options={"cache_dir": str(tmp_path / "cache"), **(options or {})},
+            initialization_options={
+                "cache_dir": str(tmp_path / "cache"),
+                "embedder": "none",
+                **(options or {}),
+            },
         )
     )
     await session.wait_for("memlsp/indexed")

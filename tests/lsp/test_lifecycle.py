@@ -93,7 +93,7 @@ async def test_requests_before_initialized(raw_client: LanguageClient, tmp_path:
             capabilities=capabilities,
             root_uri=vault.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=vault.as_uri(), name="vault")],
-            initialization_options={"cache_dir": str(tmp_path / "cache")},
+            initialization_options={"cache_dir": str(tmp_path / "cache"), "embedder": "none"},
         )
     )
     # Between `initialize` and `initialized`: nothing is indexed yet, so empty answers.

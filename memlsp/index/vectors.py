@@ -1,0 +1,151 @@
+"""Chunk vectors in Chroma: an embedded store in the vault's cache folder, or a Chroma server.
+
+The only module that imports chromadb. Vectors are always passed in: Chroma's own default embedder
+downloads a model, which must never happen. One collection per vault and embedder, so vectors of two
+models (or two dimensions) never meet. Every Chroma failure becomes a `VectorStoreError`, which the
+search turns into keyword-only answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+_GET_PAGE = 5000  # ids fetched per call when listing a large collection
+
+
+class VectorStoreError(Exception):
+    """The vector store cannot be opened or does not answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    chunk_id: str
+    path: str
+    similarity: float  # cosine similarity, -1..1
+
+
+def _readable(text: str, size: int) -> str:
+    return re.sub(r"[^a-zA-Z0-9._-]+", "-", text).strip("-._")[:size] or "x"
+
+
+def vault_prefix(vault: str) -> str:
+    """The start of every collection name of one vault. Chroma's names: 3-512 of [a-zA-Z0-9._-],
+    alphanumeric at both ends; the digest keeps two vaults with one folder name apart on a server."""
+    digest = hashlib.sha1(vault.encode(), usedforsecurity=False).hexdigest()[:10]
+    return f"memlsp-v{FORMAT_VERSION}-{_readable(Path(vault).name, 60)}-{digest}-"
+
+
+def collection_name(vault: str, embedder_id: str) -> str:
+    return vault_prefix(vault) + _readable(embedder_id, 200)
+
+
+def _client(where: Path | str) -> Any:
+    try:
+        import chromadb
+        from chromadb.config import Settings
+    except ImportError as error:
+        raise VectorStoreError(f"chromadb is not installed ({error})") from error
+    settings = Settings(anonymized_telemetry=False)
+    if isinstance(where, Path):
+        return chromadb.PersistentClient(path=str(where), settings=settings)
+    url = urlsplit(where if "://" in where else f"http://{where}")
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise VectorStoreError(f"chroma_url {where!r} is not an http(s) URL")
+    port = url.port or (443 if url.scheme == "https" else 8000)
+    return chromadb.HttpClient(
+        host=url.hostname, port=port, ssl=url.scheme == "https", settings=settings
+    )
+
+
+class VectorStore:
+    """`where`: a folder for an embedded store, or a Chroma server's URL."""
+
+    def __init__(self, where: Path | str, vault: str, embedder_id: str) -> None:
+        self.where = where
+        self.name = collection_name(vault, embedder_id)
+        self.dropped: list[str] = []  # this vault's collections of other embedders, now deleted
+        try:
+            self._client = _client(where)
+            self._collection = self._client.get_or_create_collection(
+                self.name, embedding_function=None, metadata={"hnsw:space": "cosine"}
+            )
+            prefix = vault_prefix(vault)
+            for other in self._client.list_collections():
+                name = getattr(other, "name", other)
+                if name.startswith(prefix) and name != self.name:
+                    self._client.delete_collection(name)
+                    self.dropped.append(name)
+        except VectorStoreError:
+            raise
+        except Exception as error:
+            raise VectorStoreError(f"cannot open the vector store at {where}: {error}") from error
+
+    @property
+    def remote(self) -> bool:
+        return not isinstance(self.where, Path)
+
+    def ids(self) -> set[str]:
+        """Every stored chunk id (what is already embedded)."""
+        found: set[str] = set()
+        offset = 0
+        while True:
+            page = self._call(
+                "list", self._collection.get, include=[], limit=_GET_PAGE, offset=offset
+            )
+            found.update(page["ids"])
+            if len(page["ids"]) < _GET_PAGE:
+                return found
+            offset += _GET_PAGE
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, paths: Sequence[str]) -> None:
+        if not ids:
+            return
+        metadatas = [{"path": path} for path in paths]
+        self._call(
+            "write", self._collection.upsert, ids=list(ids), embeddings=vectors, metadatas=metadatas
+        )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            self._call("delete", self._collection.delete, ids=list(ids))
+
+    def count(self) -> int:
+        return int(self._call("count", self._collection.count))
+
+    def query(self, vector: np.ndarray, limit: int) -> list[VectorHit]:
+        """The `limit` nearest chunks, nearest first."""
+        size = self.count()
+        if size == 0 or limit <= 0:
+            return []
+        found = self._call(
+            "query",
+            self._collection.query,
+            query_embeddings=np.asarray(vector, dtype=np.float32).reshape(1, -1),
+            n_results=min(limit, size),
+            include=["distances", "metadatas"],
+        )
+        ids, distances, metadatas = found["ids"][0], found["distances"][0], found["metadatas"][0]
+        return [
+            VectorHit(chunk_id, str(meta.get("path", "")), 1.0 - float(distance))
+            for chunk_id, distance, meta in zip(ids, distances, metadatas, strict=True)
+        ]
+
+    def _call(self, what: str, function: Any, **arguments: Any) -> Any:
+        try:
+            return function(**arguments)
+        except Exception as error:
+            raise VectorStoreError(
+                f"vector store {what} failed at {self.where}: {error}"
+            ) from error

@@ -1,0 +1,44 @@
+"""A deterministic embedder for tests: hashed bags of lower-cased words and CJK characters.
+
+Texts sharing words get close vectors, so tests can reason about which chunk is nearest without a
+model. `fail` makes every call raise, to test degrading; `calls` counts embedded texts."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from memlsp.embed.base import EmbedderError, Vectors, unit_rows
+
+_TOKEN = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]", re.IGNORECASE)
+
+
+class FakeEmbedder:
+    def __init__(self, dimension: int = 64, name: str = "fake") -> None:
+        self.dimension = dimension
+        self.id = f"{name}-{dimension}"
+        self.fail = False
+        self.calls = 0
+        self.synonyms: dict[str, str] = {}  # word -> word it should embed as
+
+    def _vector(self, text: str) -> np.ndarray:
+        row = np.zeros(self.dimension, dtype=np.float32)
+        for token in _TOKEN.findall(text.lower()):
+            token = self.synonyms.get(token, token)
+            digest = hashlib.md5(token.encode(), usedforsecurity=False).digest()
+            row[int.from_bytes(digest[:4], "little") % self.dimension] += 1.0
+        return row
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        if self.fail:
+            raise EmbedderError("fake embedder told to fail")
+        self.calls += len(texts)
+        return unit_rows(np.array([self._vector(t) for t in texts]).reshape(len(texts), -1))
+
+    def embed_query(self, text: str) -> Vectors:
+        if self.fail:
+            raise EmbedderError("fake embedder told to fail")
+        return unit_rows(self._vector(text).reshape(1, -1))
