@@ -40,6 +40,7 @@ class Settings:
     # SciFact train judgements (benchmarks/README.md).
     vector_weight: float = 0.3
     rrf_k: int = 60
+    vector_retry_seconds: float = 30.0  # how soon an unavailable embedder or Chroma is tried again
 
 
 def default_cache_root() -> Path:
@@ -78,6 +79,7 @@ USER_SETTINGS: dict[str, type] = {
     "chroma_url": str,
     "vector_weight": float,
     "rrf_k": int,
+    "vector_retry_seconds": float,
 }
 EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")
 SETTINGS_FILE = ".memlsp.toml"
@@ -105,6 +107,9 @@ def settings_from(
             continue
         if wanted is int and value < 1:
             problems.append(f"setting {key!r} must be at least 1, not {value}; default kept")
+            continue
+        if key == "vector_retry_seconds" and value <= 0:
+            problems.append(f"setting {key!r} must be more than 0, not {value}; default kept")
             continue
         if key == "vector_weight" and not 0.0 <= value <= 1.0:
             problems.append(f"setting {key!r} must be between 0 and 1, not {value}; default kept")

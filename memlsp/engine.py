@@ -101,6 +101,7 @@ class Engine:
         # Vectors: connected and filled by `embed_pending`, from a background thread or the CLI.
         self.vectors = VectorSide(settings, root, self.cache_dir, embedder)
         self._planned_revision = -1
+        self.connect_on_search = True  # the CLI connects when asked; the server in the background
         # One writer at a time; readers (requests) take it too, briefly. Writers hold it per file.
         self.lock = threading.RLock()
 
@@ -349,7 +350,8 @@ class Engine:
         vector_hits = None
         warnings: list[str] = []
         if request.mode != "keyword" and side.enabled:
-            side.connect()
+            if self.connect_on_search:
+                side.connect()
             vector_hits = side.query(
                 request.query, hybrid.vector_candidates(request, self.settings)
             )

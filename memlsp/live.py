@@ -16,6 +16,7 @@ from pathlib import Path
 
 from memlsp.config import Settings
 from memlsp.engine import Engine
+from memlsp.index.semantic import VectorStatus
 from memlsp.model import IndexSummary
 from memlsp.parse.tokens import has_cjk, warm_up
 from memlsp.sync.queue import (
@@ -32,6 +33,8 @@ from memlsp.sync.watcher import VaultWatcher
 log = logging.getLogger(__name__)
 
 BUFFER_QUIET = 0.05  # seconds of no typing before a buffer is indexed
+VECTOR_REPORT = 1.0  # seconds between embedding progress reports
+VECTOR_IDLE = 10.0  # with nothing to embed, look again this often (and on every change)
 DISK_QUIET = 0.05  # the watcher already waits for quiet; this only merges client and watcher events
 
 
@@ -46,6 +49,7 @@ class VaultStatus:
     files_total: int
     pending: int
     message: str = ""
+    vectors: VectorStatus | None = None
 
 
 class Listener:
@@ -55,6 +59,8 @@ class Listener:
     def indexing_progress(self, vault: LiveVault, done: int, total: int) -> None: ...
     def indexing_done(self, vault: LiveVault, summary: IndexSummary) -> None: ...
     def changed(self, vault: LiveVault) -> None: ...
+    def vectors_progress(self, vault: LiveVault, status: VectorStatus, done: bool) -> None:
+        """Embedding went on (`done` False) or caught up / became unavailable (`done` True)."""
 
 
 class LiveVault:
@@ -79,6 +85,11 @@ class LiveVault:
         self._ready = threading.Event()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"index {root.name}", daemon=True)
+        # Embedding has its own thread: it may take minutes, and indexing never waits for it.
+        self._embedder = threading.Thread(
+            target=self._embed, name=f"vectors {root.name}", daemon=True
+        )
+        self._wake_embedder = threading.Event()
 
     # -- what the server calls -------------------------------------------------------------------
 
@@ -87,10 +98,13 @@ class LiveVault:
 
     def stop(self) -> None:
         self._stopping.set()
+        self._wake_embedder.set()
         self.queue.close()
         if self._watcher is not None:
             self._watcher.stop()
         self._thread.join(timeout=10)
+        if self._embedder.is_alive():
+            self._embedder.join(timeout=10)  # at most one batch of chunks in flight
         if self.engine is not None:
             with self.engine.lock:
                 self.engine.close()
@@ -140,6 +154,7 @@ class LiveVault:
             total,
             len(self.queue),
             self.message,
+            engine.vector_status() if engine is not None else None,
         )
 
     # -- the writer thread -----------------------------------------------------------------------
@@ -147,6 +162,8 @@ class LiveVault:
     def _run(self) -> None:
         try:
             self.engine = Engine.open(self.root, self.settings)
+            # Requests must not load models or connect: the embedding thread does that.
+            self.engine.connect_on_search = False
         except Exception as error:
             log.exception("cannot open the index of %s", self.root)
             self.state, self.message = "failed", f"cannot open the index: {error}"
@@ -163,11 +180,14 @@ class LiveVault:
             self._watcher.start()
         self._full_refresh()
         self._ready.set()
+        if self.engine.vectors.enabled:
+            self._embedder.start()
         while True:
             changes = self.queue.take()
             if not changes:
                 return  # closed
             self._apply(changes)
+            self._wake_embedder.set()
 
     def _full_refresh(self) -> None:
         assert self.engine is not None
@@ -200,6 +220,45 @@ class LiveVault:
             log.info("%s: %s", item.path, item.reason)
         self.listener.indexing_done(self, summary)
         self._warm_up_segmenter()
+
+    def _embed(self) -> None:
+        """Give chunks vectors, newest notes first, until stopped; connect (again) when the vector
+        side is unavailable, every `vector_retry_seconds`."""
+        engine = self.engine
+        assert engine is not None
+        side = engine.vectors
+        busy = False
+        reported = 0.0
+        said = ("", "")  # the last unavailable state reported, so each is told once
+        while not self._stopping.is_set():
+            try:
+                if not side.ready:
+                    if side.connect():
+                        side.warm_up()
+                    else:
+                        status = side.status()
+                        if (status.state, status.problem) != said:
+                            self.listener.vectors_progress(self, status, True)
+                            said = (status.state, status.problem)
+                        busy = False
+                        self._wake_embedder.wait(self.settings.vector_retry_seconds)
+                        self._wake_embedder.clear()
+                        continue
+                done = engine.embed_pending()
+            except Exception:  # never let the thread die: keyword search goes on regardless
+                log.exception("embedding %s failed", self.root)
+                done = 0
+            if done:
+                busy = True
+                if time.monotonic() - reported > VECTOR_REPORT:
+                    self.listener.vectors_progress(self, side.status(), False)
+                    reported = time.monotonic()
+                continue
+            if busy or not reported:
+                self.listener.vectors_progress(self, side.status(), True)
+                busy, reported, said = False, time.monotonic(), ("", "")
+            self._wake_embedder.wait(VECTOR_IDLE)
+            self._wake_embedder.clear()
 
     def _warm_up_segmenter(self) -> None:
         """Load jieba's dictionary now (0.6-0.9 s, ~75 MB) if the vault has Chinese, rather than

@@ -26,7 +26,6 @@ from memlsp.model import Chunk
 
 log = logging.getLogger(__name__)
 
-RETRY_SECONDS = 30.0
 BATCH = 16  # chunks per embedding call: small, so a query embedding never waits long behind it
 
 
@@ -51,8 +50,6 @@ class VectorSide:
         vault: Path,
         cache_dir: Path,
         embedder: Embedder | None = None,
-        *,
-        retry_seconds: float = RETRY_SECONDS,
     ) -> None:
         """`embedder` replaces the one the settings name (tests use a deterministic one)."""
         self.settings = settings
@@ -63,7 +60,7 @@ class VectorSide:
         self.embedder: Embedder | None = embedder
         self.store: VectorStore | None = None
         self.cache: VectorCache | None = None
-        self.retry_seconds = retry_seconds
+        self.retry_seconds = settings.vector_retry_seconds
         self.state = "off" if settings.embedder == "none" and embedder is None else "connecting"
         self.problem = ""
         self._retry_at = 0.0
@@ -216,6 +213,14 @@ class VectorSide:
         self.store.upsert([c.id for c in chunks], vectors, [c.path for c in chunks])
         with self._lock:
             self._stored.update(chunk.id for chunk in chunks)
+
+    def warm_up(self) -> None:
+        """Load the models now, so the first query does not wait for them."""
+        if self.embedder is not None:
+            try:
+                self.embedder.embed_query("warm up 预热")
+            except Exception as error:
+                self._fail(f"embedder {self.embedder.id} failed: {error}")
 
     # -- searching ----------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from pygls.protocol import default_converter
 from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.uris import from_fs_path, to_fs_path
 
+from memlsp.index.semantic import VectorStatus
 from memlsp.model import Hit, Span
 from memlsp.navigation.outline import Section
 from memlsp.navigation.places import Place
@@ -165,3 +166,18 @@ def call_item(root: Path, path: str, name: str, detail: str) -> types.CallHierar
 
 def markdown(text: str) -> types.Hover:
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+def vector_status_json(status: VectorStatus | None) -> dict[str, Any]:
+    """The vector side of a vault, as `memlsp/status` and `memlsp/vectors` show it."""
+    if status is None:
+        return {"vectors": None}
+    return {
+        "vectors": {
+            "state": status.state,
+            "embedder": status.embedder,
+            "embedded": status.stored,
+            "pending": status.pending,
+            "problem": status.problem,
+        }
+    }

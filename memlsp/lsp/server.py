@@ -24,6 +24,7 @@ from pygls.workspace import TextDocument
 from memlsp import __version__
 from memlsp.config import Settings, load_vault_settings, settings_from
 from memlsp.engine import Engine
+from memlsp.index.semantic import VectorStatus
 from memlsp.live import Listener, LiveVault
 from memlsp.lsp import convert
 from memlsp.model import IndexSummary
@@ -213,6 +214,7 @@ class _ProgressListener(Listener):
     def __init__(self, server: MemlspServer) -> None:
         self.server = server
         self.tokens: dict[Path, str] = {}
+        self.vector_tokens: dict[Path, str] = {}
 
     def _supports_progress(self) -> bool:
         window = self.server.client_capabilities.window
@@ -263,6 +265,42 @@ class _ProgressListener(Listener):
             "seconds": round(summary.seconds, 3),
         }
         self.server.from_thread(lambda: self.server.protocol.notify("memlsp/indexed", params))
+
+    def vectors_progress(self, vault: LiveVault, status: VectorStatus, done: bool) -> None:
+        """`$/progress` while embedding, and `memlsp/vectors` when it caught up or cannot go on."""
+        token = self.vector_tokens.get(vault.root)
+        total = status.stored + status.pending
+        message = f"{status.stored}/{total} chunks embedded"
+        if token is None and not done and self._supports_progress():
+            token = self.vector_tokens[vault.root] = f"memlsp-vectors-{vault.root.name}-{id(vault)}"
+            begin = types.WorkDoneProgressBegin(
+                title=f"Embedding {vault.root.name}", message=message
+            )
+
+            def start() -> None:
+                self.server.work_done_progress.create(token)
+                self.server.work_done_progress.begin(token, begin)
+
+            self.server.from_thread(start)
+        elif token is not None and not done:
+            percentage = int(100 * status.stored / max(total, 1))
+            report = types.WorkDoneProgressReport(message=message, percentage=percentage)
+            self.server.from_thread(lambda: self.server.work_done_progress.report(token, report))
+        if not done:
+            return
+        if token is not None:
+            del self.vector_tokens[vault.root]
+            if status.state != "ready":
+                message = f"semantic search unavailable: {status.problem}"
+            end = types.WorkDoneProgressEnd(message=message)
+            self.server.from_thread(lambda: self.server.work_done_progress.end(token, end))
+        if status.state == "unavailable":
+            self.server.tell(
+                f"memlsp: semantic search unavailable, keyword search only: {status.problem}",
+                types.MessageType.Warning,
+            )
+        params = {"root": convert.uri_of(vault.root), **convert.vector_status_json(status)}
+        self.server.from_thread(lambda: self.server.protocol.notify("memlsp/vectors", params))
 
     def changed(self, vault: LiveVault) -> None:
         engine = vault.engine

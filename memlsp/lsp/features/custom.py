@@ -77,6 +77,7 @@ def register(server: MemlspServer) -> None:
                     "files_to_index": state.files_total,
                     "pending_changes": state.pending,
                     "message": state.message,
+                    **convert.vector_status_json(state.vectors),
                 }
             )
         return {"version": server.version, "vaults": vaults}
