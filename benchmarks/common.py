@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,3 +40,37 @@ def work_dir(keep: Path | None, prefix: str) -> Iterator[tuple[Path, bool]]:
             sys.exit(f"{keep / sub} is not empty; give --keep an empty or new folder")
     keep.mkdir(parents=True, exist_ok=True)
     yield keep, False
+
+
+def memlsp(*args: str | Path) -> tuple[float, str]:
+    """Run `python -m memlsp ARGS`; (seconds, stdout). Exits with its stderr if it fails."""
+    command = [sys.executable, "-m", "memlsp", *map(str, args)]
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=child_env(), check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"`memlsp {args[0]}` failed (exit {done.returncode}):\n{done.stderr.strip()}")
+    return seconds, done.stdout
+
+
+def batch_search(
+    vault: Path, cache: Path, queries: Path, mode: str, embedder: str, limit: int
+) -> tuple[float, dict[str, list[str]], list[str]]:
+    """One `memlsp search --queries` run: (seconds, {query id: [paths, best first]}, errors)."""
+    seconds, output = memlsp(
+        "search", vault, "--queries", queries, "--json", "--limit", str(limit), "--no-expand",
+        "--mode", mode, "--embedder", embedder, "--cache-dir", cache,
+    )  # fmt: skip
+    run: dict[str, list[str]] = {}
+    errors: list[str] = []
+    for line in output.splitlines():
+        if not line.strip():
+            continue
+        answer = json.loads(line)
+        qid = str(answer.get("id"))
+        if "error" in answer:
+            errors.append(f"{qid}: {answer['error']}")
+            continue
+        run[qid] = [str(result.get("path", "")) for result in answer.get("results", [])]
+        errors.extend(f"{qid}: {w}" for w in answer.get("warnings", []))
+    return seconds, run, errors

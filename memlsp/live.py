@@ -113,6 +113,12 @@ class LiveVault:
     def wait_ready(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout)
 
+    def use_settings(self, settings: Settings) -> None:
+        """Settings that take effect with the next request (fusion weights, limits)."""
+        self.settings = settings
+        if self.engine is not None:
+            self.engine.settings = settings
+
     def ignores(self, path: str) -> bool:
         """A path the vault never indexes, as its scan and watcher skip it: inside a dot-folder
         (`.obsidian/`, `.trash/`) or under an excluded name. Editors report those too."""

@@ -175,12 +175,14 @@ class MemlspServer(LanguageServer):
 
     def reopen_changed_vaults(self) -> None:
         """Vaults whose settings changed start again with them (a warm start, about a second);
-        `symbol_limit` is read per request and needs no restart."""
+        settings read per request only are changed in place."""
         for root, vault in list(self.vaults.items()):
             settings, _ = load_vault_settings(root, self.settings)
-            if replace(settings, symbol_limit=0) != replace(vault.settings, symbol_limit=0):
+            if _restart_key(settings) != _restart_key(vault.settings):
                 self.close_vault(root)
                 self.open_vault(root)
+            elif settings != vault.settings:
+                vault.use_settings(settings)
 
     def close_vault(self, root: Path) -> None:
         vault = self.vaults.pop(root.resolve(), None)
@@ -307,6 +309,11 @@ class _ProgressListener(Listener):
         revision = engine.revision if engine is not None else 0
         params = {"root": convert.uri_of(vault.root), "revision": revision}
         self.server.from_thread(lambda: self.server.protocol.notify("memlsp/changed", params))
+
+
+def _restart_key(settings: Settings) -> Settings:
+    """The settings with those a request reads each time blanked out: what needs a restart."""
+    return replace(settings, symbol_limit=0, vector_weight=0.0, rrf_k=1)
 
 
 def _options(value: Any) -> dict[str, Any]:

@@ -36,7 +36,12 @@ def fuse(
     fused = [
         Fused(
             key,
-            sum(w / (k + r) for w, r in zip(weights, found, strict=True) if r is not None) / best,
+            # Rounded so that first on every side is exactly 1.0, whatever the weights' floats.
+            round(
+                sum(w / (k + r) for w, r in zip(weights, found, strict=True) if r is not None)
+                / best,
+                12,
+            ),
             tuple(found),
         )
         for key, found in ranks.items()

@@ -245,7 +245,8 @@ async def start_session(
     session = Session(lsp_client, vault, name=client_name)
     for path, text in (files or {}).items():
         session.write(path, text)
-    for method in ("memlsp/indexed", "memlsp/changed"):  # progress and logs: the client keeps them
+    # progress and logs: the client keeps them
+    for method in ("memlsp/indexed", "memlsp/changed", "memlsp/vectors"):
         lsp_client.feature(method)(_recorder(session.events, method))
     _accept_registrations(lsp_client, session.events)
     session.result = await lsp_client.initialize_session(

@@ -26,6 +26,7 @@ def register(server: MemlspServer) -> None:
             raise JsonRpcInvalidParams(str(error)) from error
         results: list[dict[str, Any]] = []
         counts = {"keyword": 0, "vector": 0, "hybrid": False}
+        warnings: list[str] = []
         for vault in list(server.vaults.values()):
             engine = vault.engine
             if engine is None:
@@ -38,8 +39,15 @@ def register(server: MemlspServer) -> None:
             counts["keyword"] += answer["counts"]["keyword"]
             counts["vector"] += answer["counts"]["vector"]
             counts["hybrid"] = counts["hybrid"] or answer["counts"]["hybrid"]
+            warnings += [f"{vault.root.name}: {w}" for w in answer["warnings"]]
         results.sort(key=lambda r: (-r["score"], r["path"], r["start_line"]))
-        return {"query": request.query, "counts": counts, "results": results[: request.limit]}
+        return {
+            "query": request.query,
+            "mode": request.mode,
+            "warnings": warnings,
+            "counts": counts,
+            "results": results[: request.limit],
+        }
 
     @server.feature("memlsp/links")
     async def links(params: Any) -> dict[str, Any] | None:

@@ -1,0 +1,115 @@
+"""Semantic search through a real client, with the real default embedder (offline models).
+
+One server for the module: it loads the models and embeds the fixture vault in the background,
+announcing progress with `$/progress` and the result with `memlsp/vectors`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+
+from tests.lsp.conftest import Session, served
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+# Shares no word with travel/kyoto-2023.md (checked below), so only the vector side can find it.
+MEANING_ONLY = "visiting shrines of former imperial capitals"
+TARGET = "travel/kyoto-2023.md"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def semantic(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Session]:
+    folder = tmp_path_factory.mktemp("semantic")
+    async with served(folder, "vscode", {"embedder": "bilingual"}) as session:
+        [vectors] = await session.wait_for("memlsp/vectors", timeout=120)
+        assert vectors.vectors.state == "ready", vectors
+        yield session
+
+
+async def search(session: Session, **params: Any) -> dict[str, Any]:
+    answer: dict[str, Any] = await session.request("memlsp/search", params)
+    return answer
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+async def test_the_vault_is_embedded_and_announced(semantic: Session) -> None:
+    [done] = semantic.events["memlsp/vectors"]
+    indexed = semantic.events["memlsp/indexed"][0]
+    assert done.root == semantic.vault.as_uri()
+    vectors = done.vectors
+    assert (vectors.embedded, vectors.pending, vectors.problem) == (indexed.chunks, 0, "")
+    assert vectors.embedder == "bilingual-minilm-l6-int8+use-m3-512"
+    status = await semantic.request("memlsp/status", {})
+    assert status["vaults"][0]["vectors"] == {
+        "state": "ready",
+        "embedder": vectors.embedder,
+        "embedded": indexed.chunks,
+        "pending": 0,
+        "problem": "",
+    }
+
+
+async def test_embedding_progress_ends_with_the_counts(semantic: Session) -> None:
+    reports = semantic.client.progress_reports
+    [values] = [v for t, v in reports.items() if str(t).startswith("memlsp-vectors")]
+    begin, *_, end = values
+    assert isinstance(begin, types.WorkDoneProgressBegin)
+    assert begin.title == "Embedding vault"
+    chunks = semantic.events["memlsp/indexed"][0].chunks
+    assert isinstance(end, types.WorkDoneProgressEnd)
+    assert end.message == f"{chunks}/{chunks} chunks embedded"
+
+
+async def test_a_hit_by_meaning_alone(semantic: Session) -> None:
+    note = (semantic.vault / TARGET).read_text(encoding="utf-8")
+    assert not words(MEANING_ONLY) & words(note)
+    vector = await search(semantic, query=MEANING_ONLY, mode="vector", limit=3, expand=False)
+    assert vector["results"][0]["path"] == TARGET
+    assert vector["results"][0]["keyword_rank"] is None
+    assert vector["results"][0]["vector_rank"] == 1
+    assert vector["counts"]["keyword"] == 0 and vector["counts"]["vector"] > 0
+    hybrid = await search(semantic, query=MEANING_ONLY, limit=10, expand=False)
+    assert hybrid["counts"]["hybrid"] is True and hybrid["warnings"] == []
+    found = [r for r in hybrid["results"] if r["path"] == TARGET]
+    assert found and found[0]["keyword_rank"] is None and found[0]["vector_rank"] == 1
+    keyword = await search(semantic, query=MEANING_ONLY, mode="keyword", limit=10, expand=False)
+    assert TARGET not in {r["path"] for r in keyword["results"]}
+
+
+async def test_hybrid_keeps_the_keyword_evidence(semantic: Session) -> None:
+    answer = await search(semantic, query="bm25 saturation", limit=5)
+    top = answer["results"][0]
+    assert top["path"] == "search/bm25.md"
+    assert top["keyword_rank"] is not None and top["vector_rank"] is not None
+    assert 0 < top["score"] <= 1
+    assert "bm25" in top["matched_terms"]
+
+
+async def test_a_chinese_question_finds_the_chinese_note(semantic: Session) -> None:
+    answer = await search(semantic, query="按意思而不是字面找相似的文本", mode="vector", limit=3)
+    assert "search/向量检索.md" in [r["path"] for r in answer["results"]]
+
+
+async def test_workspace_symbol_is_hybrid(semantic: Session) -> None:
+    paths = await semantic.search_paths(MEANING_ONLY)
+    assert TARGET in paths
+
+
+async def test_a_new_note_gets_its_vectors(semantic: Session, tmp_path: Path) -> None:
+    mark = len(semantic.events["memlsp/vectors"])
+    semantic.write("travel/lisbon.md", "# Lisbon\n\nTrams climbing steep hills above the river.\n")
+    await semantic.wait_for("memlsp/vectors", mark + 1, timeout=60)
+    answer = await search(
+        semantic, query="streetcars going up slopes by the water", mode="vector", limit=3
+    )
+    assert answer["results"][0]["path"] == "travel/lisbon.md"

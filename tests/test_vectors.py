@@ -1,0 +1,462 @@
+"""The semantic side through the engine: real tantivy, real embedded Chroma, a deterministic embedder.
+
+Every test runs in its own temp folders. The only fake is `FakeEmbedder` (hashed bags of words), so
+which chunk is nearest to a query can be reasoned about without a model.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import chromadb
+import pytest
+from chromadb.config import Settings as ChromaSettings
+
+from memlsp.config import Settings
+from memlsp.engine import Engine
+from memlsp.index.vectors import collection_name
+from memlsp.model import SearchRequest, SearchResponse
+from tests.engine_helpers import touch_later, write
+from tests.fake_embedder import FakeEmbedder
+
+NOTES = {
+    "garden.md": "# Garden\n\nTomatoes and basil grow in the sunny garden bed.\n",
+    "vehicles.md": "# Vehicles\n\nMy car needs new tyres before the winter trip.\n",
+    "astronomy.md": (
+        "# Astronomy\n\nA quasar outshines every star of its host galaxy.\n\n"
+        "## Nebula\n\nA nebula is a cloud of gas and dust.\n"
+    ),
+    "kitchen.md": "# Kitchen\n\nBasil pesto with pine nuts and garlic.\n",
+    "music.md": "# Music\n\nThe violin and the cello play a slow duet.\n",
+}
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    for path, text in NOTES.items():
+        write(root, path, text)
+    return root
+
+
+def open_vectors(vault: Path, cache: Path, embedder: FakeEmbedder, **settings: object) -> Engine:
+    settings.setdefault("vector_retry_seconds", 0.05)
+    engine = Engine.open(vault, Settings(cache_dir=cache, **settings), embedder)  # type: ignore[arg-type]
+    engine.refresh()
+    return engine
+
+
+def embed_all(engine: Engine) -> int:
+    """Embed until nothing is pending; how many chunks were stored."""
+    total = 0
+    for _ in range(100):
+        done = engine.embed_pending(limit=100)
+        total += done
+        if done == 0 and engine.vector_status().pending == 0:
+            return total
+    raise AssertionError(f"backfill did not finish: {engine.vector_status()}")
+
+
+def plan(engine: Engine) -> None:
+    """Connect and compare the store with the index, embedding nothing."""
+    assert engine.embed_pending(limit=0) == 0
+
+
+def ask(engine: Engine, query: str, **request: object) -> SearchResponse:
+    request.setdefault("expand", False)
+    request.setdefault("limit", 50)
+    return engine.search(SearchRequest(query=query, **request))  # type: ignore[arg-type]
+
+
+def paths(response: SearchResponse) -> list[str]:
+    return [hit.chunk.path for hit in response.hits]
+
+
+def order(response: SearchResponse) -> list[tuple[str, str, float]]:
+    return [(hit.chunk.path, hit.chunk.id, hit.score) for hit in response.hits]
+
+
+@pytest.fixture
+def embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture
+def engine(vault: Path, tmp_path: Path, embedder: FakeEmbedder) -> Iterator[Engine]:
+    engine = open_vectors(vault, tmp_path / "cache", embedder)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def ready(engine: Engine) -> Engine:
+    embed_all(engine)
+    status = engine.vector_status()
+    assert status.state == "ready" and status.pending == 0 and status.stored > 0
+    return engine
+
+
+# -- 1. evidence ----------------------------------------------------------------------------------
+
+
+def test_hybrid_hit_carries_evidence_from_both_sides(ready: Engine) -> None:
+    response = ask(ready, "tomatoes garden")
+    first = response.hits[0]
+    assert first.chunk.path == "garden.md"
+    assert first.keyword_rank == 1 and first.keyword_score is not None and first.keyword_score > 0
+    assert first.vector_rank == 1 and first.vector_score is not None and first.vector_score > 0
+    assert response.counts.keyword > 0 and response.counts.vector > 0
+    assert response.counts.hybrid is True
+    assert response.mode == "hybrid" and response.warnings == ()
+    # Chunks only the vector side found are there too, without keyword evidence.
+    vector_only = [hit for hit in response.hits if hit.keyword_rank is None]
+    assert vector_only
+    assert all(hit.keyword_score is None and hit.vector_rank for hit in vector_only)
+
+
+def test_keyword_mode_has_no_vector_evidence(ready: Engine) -> None:
+    response = ask(ready, "tomatoes garden", mode="keyword")
+    assert paths(response)[0] == "garden.md"
+    assert response.counts.vector == 0 and response.counts.hybrid is False
+    assert response.counts.keyword > 0
+    for hit in response.hits:
+        assert hit.vector_score is None and hit.vector_rank is None
+        assert hit.keyword_rank is not None
+
+
+def test_vector_mode_has_no_keyword_evidence(ready: Engine) -> None:
+    response = ask(ready, "tomatoes garden", mode="vector")
+    assert paths(response)[0] == "garden.md"
+    assert response.counts.keyword == 0 and response.counts.hybrid is False
+    assert response.counts.vector > 0
+    for hit in response.hits:
+        assert hit.keyword_score is None and hit.keyword_rank is None
+        assert hit.vector_rank is not None and hit.vector_score is not None
+
+
+# -- 2. meaning without shared words ----------------------------------------------------------------
+
+
+def test_semantic_hit_without_a_shared_word(ready: Engine, embedder: FakeEmbedder) -> None:
+    embedder.synonyms = {"automobile": "car"}
+    for mode in ("vector", "hybrid"):
+        response = ask(ready, "automobile", mode=mode)
+        first = response.hits[0]
+        assert first.chunk.path == "vehicles.md", mode
+        assert first.keyword_rank is None and first.vector_rank == 1
+        assert first.matched_terms == ()
+    keyword = ask(ready, "automobile", mode="keyword")
+    assert "vehicles.md" not in paths(keyword)
+    assert keyword.counts.keyword == 0
+
+
+# -- 3. vectors cached by content ------------------------------------------------------------------
+
+
+def test_renaming_a_note_reuses_its_vectors(
+    ready: Engine, vault: Path, embedder: FakeEmbedder
+) -> None:
+    calls = embedder.calls
+    assert ready.vectors.store is not None
+    count = ready.vectors.store.count()
+    old_ids = {chunk.id for chunk in ready.keyword.chunks_of("garden.md")}
+    (vault / "garden.md").rename(vault / "backyard.md")
+    ready.refresh_paths(["garden.md", "backyard.md"])
+    new_ids = {chunk.id for chunk in ready.keyword.chunks_of("backyard.md")}
+    assert new_ids and new_ids.isdisjoint(old_ids)  # the ids hash the path
+
+    assert embed_all(ready) == len(new_ids)  # stored again under the new ids...
+    assert embedder.calls == calls  # ...from the content cache, not embedded again
+    assert ready.vectors.store.count() == count
+    stored = ready.vectors.store.ids()
+    assert new_ids <= stored and not old_ids & stored
+    response = ask(ready, "tomatoes garden", mode="vector")
+    assert paths(response)[0] == "backyard.md"
+    assert "garden.md" not in paths(response)
+
+
+def test_editing_one_section_embeds_only_that_section(
+    ready: Engine, vault: Path, embedder: FakeEmbedder
+) -> None:
+    text = (
+        "# Travel\n\n## Paris\n\nThe museum opens at nine.\n\n"
+        "## Rome\n\nThe forum is old and vast.\n\n## Oslo\n\nThe fjord is cold.\n"
+    )
+    note = write(vault, "travel.md", text)
+    ready.refresh_paths(["travel.md"])
+    embed_all(ready)
+    before = {chunk.id: chunk for chunk in ready.keyword.chunks_of("travel.md")}
+    assert len(before) == 4  # the title line, then three sections
+    calls = embedder.calls
+
+    write(vault, "travel.md", text.replace("old and vast", "older than the city walls"))
+    touch_later(note)
+    ready.refresh_paths(["travel.md"])
+    after = {chunk.id: chunk for chunk in ready.keyword.chunks_of("travel.md")}
+    changed = set(after) - set(before)
+    assert len(changed) == 1 and after[changed.pop()].heading == "Rome"
+
+    assert embed_all(ready) == 1
+    assert embedder.calls == calls + 1
+    assert set(after) <= ready.vectors.store.ids()  # type: ignore[union-attr]
+
+
+# -- 4. deleted notes -------------------------------------------------------------------------------
+
+
+def test_deleted_notes_leave_the_store_and_the_results(ready: Engine, vault: Path) -> None:
+    store = ready.vectors.store
+    assert store is not None
+    count = store.count()
+    gone = {chunk.id for chunk in ready.keyword.chunks_of("astronomy.md")}
+    assert len(gone) == 2  # the H1 with its paragraph, then the Nebula section
+    (vault / "astronomy.md").unlink()
+    ready.refresh()
+    # Before the store catches up, its vectors are already kept out of the results.
+    for mode in ("hybrid", "vector", "keyword"):
+        assert "astronomy.md" not in paths(ask(ready, "quasar nebula galaxy", mode=mode))
+
+    embed_all(ready)
+    assert ready.vectors.store is store
+    assert store.count() == count - len(gone)
+    assert not gone & store.ids()
+    assert ready.vector_status().stored == count - len(gone)
+    for mode in ("hybrid", "vector"):
+        assert "astronomy.md" not in paths(ask(ready, "quasar nebula galaxy", mode=mode))
+
+
+# -- 5. resume after a restart ---------------------------------------------------------------------
+
+
+def test_backfill_resumes_after_a_restart(vault: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = FakeEmbedder()
+    engine = open_vectors(vault, cache, first)
+    plan(engine)
+    total = engine.vector_status().pending
+    assert total == engine.keyword.chunk_count() == 6
+    assert engine.embed_pending(limit=2) == 2
+    assert first.calls == 2
+    engine.close()
+
+    second = FakeEmbedder()  # same id: the stored vectors are its own
+    engine = open_vectors(vault, cache, second)
+    try:
+        plan(engine)
+        status = engine.vector_status()
+        assert status.state == "ready" and status.embedder == first.id
+        assert status.stored == 2 and status.pending == total - 2
+        assert embed_all(engine) == total - 2
+        assert second.calls == total - 2
+        assert engine.vector_status().stored == total
+        assert engine.vectors.store is not None and engine.vectors.store.count() == total
+    finally:
+        engine.close()
+
+
+# -- 6. degrade and recover ------------------------------------------------------------------------
+
+
+def test_failing_embedder_degrades_to_keywords_then_recovers(
+    engine: Engine, embedder: FakeEmbedder
+) -> None:
+    embedder.fail = True
+    assert engine.embed_pending() == 0  # raised inside, caught: nothing stored
+    assert engine.vector_status().state == "unavailable"
+    for mode in ("hybrid", "vector"):
+        response = ask(engine, "tomatoes garden", mode=mode)
+        assert engine.vector_status().state == "unavailable"
+        assert any("unavailable" in warning for warning in response.warnings)
+        assert response.counts.hybrid is False and response.counts.vector == 0
+    response = ask(engine, "tomatoes garden")
+    assert paths(response)[0] == "garden.md" and response.counts.keyword > 0
+    assert all(hit.vector_score is None for hit in response.hits)
+
+    embedder.fail = False
+    time.sleep(0.1)  # past vector_retry_seconds
+    assert embed_all(engine) == engine.keyword.chunk_count()
+    status = engine.vector_status()
+    assert status.state == "ready" and status.pending == 0 and status.problem == ""
+    response = ask(engine, "tomatoes garden")
+    assert response.counts.hybrid is True and response.warnings == ()
+    assert response.hits[0].vector_rank == 1 and response.hits[0].keyword_rank == 1
+
+
+def test_embedder_failing_at_query_time_degrades(ready: Engine, embedder: FakeEmbedder) -> None:
+    embedder.fail = True
+    response = ask(ready, "tomatoes garden")
+    assert paths(response)[0] == "garden.md"
+    assert response.warnings and "keyword results only" in response.warnings[0]
+    assert ready.vector_status().state == "unavailable"
+    embedder.fail = False
+    time.sleep(0.1)
+    assert ready.embed_pending() == 0  # reconnects; everything was already stored
+    assert ready.vector_status().state == "ready"
+    assert ask(ready, "tomatoes garden").counts.hybrid is True
+
+
+# -- 7. embedder changed ---------------------------------------------------------------------------
+
+
+def test_changing_the_embedder_rebuilds_its_own_collection(vault: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    engine = open_vectors(vault, cache, FakeEmbedder())
+    embed_all(engine)
+    folder = engine.cache_dir / "vectors"
+    assert folder.is_dir()
+    engine.close()
+
+    other = FakeEmbedder(dimension=32, name="other")
+    engine = open_vectors(vault, cache, other)
+    try:
+        # Keyword search works before any vector of the new embedder exists.
+        response = ask(engine, "tomatoes garden")
+        assert paths(response)[0] == "garden.md"
+        assert response.hits[0].keyword_rank == 1
+        plan(engine)
+        status = engine.vector_status()
+        assert status.embedder == "other-32" and status.state == "ready"
+        assert status.stored == 0 and status.pending == engine.keyword.chunk_count()
+        vault_id = str(vault.resolve())
+        old, new = collection_name(vault_id, "fake-64"), collection_name(vault_id, "other-32")
+        assert engine.vectors.store is not None and engine.vectors.store.dropped == [old]
+        client = chromadb.PersistentClient(
+            path=str(folder), settings=ChromaSettings(anonymized_telemetry=False)
+        )
+        names = {getattr(c, "name", c) for c in client.list_collections()}
+        assert old not in names and new in names
+        response = ask(engine, "tomatoes garden", mode="keyword")
+        assert paths(response)[0] == "garden.md"
+        response = ask(engine, "tomatoes garden")  # hybrid asked, keywords answer meanwhile
+        assert paths(response)[0] == "garden.md" and response.counts.vector == 0
+        assert any("waiting for vectors" in warning for warning in response.warnings)
+
+        total = engine.keyword.chunk_count()
+        assert embed_all(engine) == total
+        assert other.calls == total  # the cache holds vectors per embedder: none reused
+        response = ask(engine, "tomatoes garden")
+        assert response.counts.hybrid is True and response.counts.vector > 0
+        assert response.hits[0].vector_rank == 1
+        assert len(response.hits[0].chunk.id) > 0
+    finally:
+        engine.close()
+
+
+# -- 8. date filters -------------------------------------------------------------------------------
+
+
+def test_date_filters_are_inclusive_on_the_vector_side(tmp_path: Path) -> None:
+    root = tmp_path / "dated"
+    for name, date in (("may1", "2024-05-01"), ("may10", "2024-05-10"), ("june", "2024-06-01")):
+        write(root, f"{name}.md", f"---\ndate: {date}\n---\n# Lantern {name}\n\nA paper lantern.\n")
+    write(root, "undated.md", "# Lantern undated\n\nA paper lantern.\n")
+    engine = open_vectors(root, tmp_path / "cache", FakeEmbedder())
+    try:
+        embed_all(engine)
+        cases = [
+            ({}, {"may1.md", "may10.md", "june.md", "undated.md"}),
+            ({"start_date": "2024-05-01", "end_date": "2024-05-10"}, {"may1.md", "may10.md"}),
+            ({"start_date": "2024-05-10", "end_date": "2024-05-10"}, {"may10.md"}),
+            ({"start_date": "2024-05-10"}, {"may10.md", "june.md"}),
+            ({"end_date": "2024-05-01"}, {"may1.md"}),
+            ({"start_date": "2025-01-01"}, set()),
+        ]
+        for dates, wanted in cases:
+            for mode in ("vector", "hybrid"):
+                response = ask(engine, "paper lantern", mode=mode, **dates)
+                assert set(paths(response)) == wanted, (mode, dates)
+                assert response.counts.vector == len(wanted), (mode, dates)
+        # Vector-only hits (no shared word) are held to the dates as well.
+        response = ask(engine, "shade", mode="hybrid", start_date="2024-05-02")
+        assert response.counts.keyword == 0
+        assert set(paths(response)) == {"may10.md", "june.md"}
+    finally:
+        engine.close()
+
+
+# -- 9. one meaning of score and min_score -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "vector"])
+def test_first_on_every_side_scores_one_and_min_score_cuts_the_tail(
+    ready: Engine, mode: str
+) -> None:
+    response = ask(ready, "quasar galaxy", mode=mode)
+    first = response.hits[0]
+    assert first.chunk.path == "astronomy.md" and first.chunk.heading == ""
+    assert all(rank in (None, 1) for rank in (first.keyword_rank, first.vector_rank))
+    assert first.score == pytest.approx(1.0, abs=1e-9)
+    scores = [hit.score for hit in response.hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0.0 < score <= 1.0 + 1e-9 for score in scores)
+
+    if len(scores) > 1:
+        threshold = (scores[0] + scores[1]) / 2
+        cut = ask(ready, "quasar galaxy", mode=mode, min_score=threshold)
+        assert order(cut) == order(response)[:1]
+    middle = scores[len(scores) // 2]
+    cut = ask(ready, "quasar galaxy", mode=mode, min_score=middle)
+    assert order(cut) == [item for item in order(response) if item[2] >= middle]
+    # 1.0 means "first on every side searched", in every mode.
+    top = ask(ready, "quasar galaxy", mode=mode, min_score=1.0)
+    assert paths(top) == ["astronomy.md"], f"the top score is {first.score!r}"
+
+
+def test_ties_break_the_same_way_every_time(tmp_path: Path) -> None:
+    root = tmp_path / "ties"
+    # "z-keyword" is first for the keywords (the word twice), "a-vector" first for the vectors
+    # (its "okapi" embeds as "zebra"); with equal weights their fused scores tie exactly.
+    write(root, "z-keyword.md", "# Plains\n\nzebra zebra grass trees rocks river sand\n")
+    write(root, "a-vector.md", "# Savanna\n\nzebra okapi okapi okapi\n")
+    write(root, "m-other.md", "# Forest\n\nmoss ferns and tall pines\n")
+    for name in ("twin-b.md", "twin-a.md"):
+        write(root, name, "# Twin\n\nIdentical words about a lighthouse keeper.\n")
+    embedder = FakeEmbedder()
+    embedder.synonyms = {"okapi": "zebra"}
+    engine = open_vectors(root, tmp_path / "cache", embedder, vector_weight=0.5)
+    try:
+        embed_all(engine)
+        hybrid = ask(engine, "zebra")
+        first, second = hybrid.hits[:2]
+        assert (first.keyword_rank, first.vector_rank) == (2, 1)
+        assert (second.keyword_rank, second.vector_rank) == (1, 2)
+        assert first.score == second.score  # a true tie...
+        assert paths(hybrid)[:2] == ["a-vector.md", "z-keyword.md"]  # ...broken by path
+        for query in ("zebra", "lighthouse keeper"):
+            for mode in ("hybrid", "keyword", "vector"):
+                runs = [order(ask(engine, query, mode=mode)) for _ in range(2)]
+                assert runs[0] == runs[1], (query, mode)
+        keyword = ask(engine, "lighthouse keeper", mode="keyword")
+        assert keyword.hits[0].keyword_score == keyword.hits[1].keyword_score
+        assert paths(keyword)[:2] == ["twin-a.md", "twin-b.md"]  # equal scores: by path
+    finally:
+        engine.close()
+
+
+# -- 10. recency ------------------------------------------------------------------------------------
+
+
+def test_most_recently_changed_note_is_embedded_first(ready: Engine, vault: Path) -> None:
+    store = ready.vectors.store
+    assert store is not None
+    # Two notes change: "garden" long ago (an old mtime), "vehicles" just now. "garden" sorts
+    # first by name, so only recency puts "vehicles" first.
+    old = write(vault, "garden.md", NOTES["garden.md"].replace("sunny", "shady"))
+    stamp = old.stat().st_mtime_ns - 10**12
+    os.utime(old, ns=(stamp, stamp))
+    new = write(vault, "vehicles.md", NOTES["vehicles.md"].replace("winter", "summer"))
+    touch_later(new)
+    ready.refresh_paths(["garden.md", "vehicles.md"])
+    fresh_new = {c.id for c in ready.keyword.chunks_of("vehicles.md")} - store.ids()
+    fresh_old = {c.id for c in ready.keyword.chunks_of("garden.md")} - store.ids()
+    assert len(fresh_new) == 1 and len(fresh_old) == 1
+
+    assert ready.embed_pending(limit=1) == 1
+    stored = store.ids()
+    assert fresh_new <= stored and not fresh_old & stored
+    assert ready.vector_status().pending == 1
+    assert ready.embed_pending(limit=1) == 1
+    assert fresh_old <= store.ids()
