@@ -1,11 +1,21 @@
 """Speed and memory of memlsp on a synthetic vault.
 
-    python benchmarks/bench_speed.py [--notes 10000] [--keep DIR]
+    python benchmarks/bench_speed.py [--notes 10000] [--keep DIR] [--skip-vectors]
 
 Generates a vault (benchmarks/synthetic_vault.py) and a cache folder in a temporary directory (or
-in DIR, kept afterwards), then measures: a cold `memlsp index`, a warm `memlsp search` on the
+in DIR, kept afterwards), then measures, keyword-only (`--embedder none`, so the figures compare
+with those from before semantic search): a cold `memlsp index`, a warm `memlsp search` on the
 unchanged vault, one-note re-index and keyword search latency through the engine API, and peak
-memory. Prints a table with the bars from the issue; always exits 0 once the figures are printed.
+memory.
+
+Then, with the default embedder (bilingual, offline models from wheels), unless --skip-vectors:
+embedding the whole vault (`memlsp index` into a second cache folder: wall time, the time spent
+embedding, chunks embedded, chunks/s, peak memory); hybrid search latency through the engine API,
+query embedding included, after one warm-up query, and the query embedding alone; and keyword
+search latency while a backfill (`Engine.embed_pending` in a loop on another thread) fills the
+keyword-only cache with vectors, against the idle keyword figure.
+
+Prints a table with the bars from the issue; always exits 0 once the figures are printed.
 """
 
 from __future__ import annotations
@@ -15,6 +25,7 @@ import json
 import os
 import platform
 import random
+import re
 import resource
 import statistics
 import subprocess
@@ -22,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+from argparse import Namespace
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -33,10 +45,17 @@ from common import BENCH_DIR, REPO_ROOT, child_env, work_dir
 
 if TYPE_CHECKING:
     from memlsp.engine import Engine
+    from memlsp.model import SearchResponse
 
 WARM_QUERY = "retrieval ranking"
 CHINESE_QUERY_SHARE = 0.15
 RSS_BAR_MIB = 300.0
+VECTOR_RSS_BAR_MIB = 600.0  # with the default embedder's models loaded
+KEYWORD_ONLY = ("--embedder", "none")  # the keyword-only runs, comparable with the old figures
+# Keyword search is "unchanged" by a running backfill when its p50 stays within this factor of
+# the idle p50 (the keyword figure measured without vectors); p95 is shown, not judged.
+BACKFILL_SLOWDOWN = 1.5
+BACKFILL_START_TIMEOUT = 300.0  # seconds to wait for the backfill's first vectors (model loading)
 
 
 @dataclass(frozen=True)
@@ -217,32 +236,48 @@ def judge(value: float, bar: float) -> bool:
     return value <= bar
 
 
-def rss_row(name: str, mib: float) -> Row:
-    return Row(name, f"{mib:.0f} MiB", f"≤ {RSS_BAR_MIB:.0f} MB", judge(mib, RSS_BAR_MIB))
+def rss_row(name: str, mib: float, bar: float = RSS_BAR_MIB) -> Row:
+    return Row(name, f"{mib:.0f} MiB", f"≤ {bar:.0f} MB", judge(mib, bar))
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Median and 95th percentile of some latencies, in ms."""
+
+    p50: float
+    p95: float
+
+    @classmethod
+    def of(cls, ms: Sequence[float]) -> Spread:
+        return cls(percentile(ms, 0.5), percentile(ms, 0.95))
 
 
 # -- the measurements ------------------------------------------------------------------------------
 
 
-def tree_rows(name: str, children: Sequence[Child]) -> list[Row]:
+def tree_rows(name: str, children: Sequence[Child], bar: float = RSS_BAR_MIB) -> list[Row]:
     sampled = [c.tree_pss_mib for c in children if c.tree_pss_mib is not None]
-    return [rss_row(name, max(sampled))] if sampled else []
+    return [rss_row(name, max(sampled), bar)] if sampled else []
 
 
-def cold_index(vault: Path, cache: Path) -> tuple[list[Row], str]:
-    child = checked(run_child(memlsp("index", vault, "--cache-dir", cache)), "memlsp index")
+def cold_index(vault: Path, cache: Path) -> tuple[list[Row], Child]:
+    child = checked(
+        run_child(memlsp("index", vault, "--cache-dir", cache, *KEYWORD_ONLY)), "memlsp index"
+    )
     rows = [
         Row("cold index: wall time", f"{child.seconds:.2f} s", "≤ 10 s", judge(child.seconds, 10)),
         rss_row("cold index: peak RSS (largest process)", child.max_rss_mib),
         *tree_rows("cold index: peak summed PSS of its process tree", [child]),
     ]
-    return rows, child.stdout.strip()
+    return rows, child
 
 
 def warm_search(vault: Path, cache: Path, runs: int) -> tuple[list[Row], int]:
     children = [
         checked(
-            run_child(memlsp("search", vault, WARM_QUERY, "--cache-dir", cache, "--json")),
+            run_child(
+                memlsp("search", vault, WARM_QUERY, "--cache-dir", cache, "--json", *KEYWORD_ONLY)
+            ),
             "memlsp search",
         )
         for _ in range(runs)
@@ -312,22 +347,29 @@ def make_queries(count: int, seed: int) -> list[str]:
     return queries
 
 
+def search_latency(
+    engine: Engine, queries: Sequence[str], expand: bool = True, mode: str = "keyword"
+) -> tuple[list[float], list[SearchResponse]]:
+    """Milliseconds per `engine.search` (limit 10), and the responses."""
+    from memlsp.model import SearchRequest
+
+    times, responses = [], []
+    for query in queries:
+        request = SearchRequest(query=query, limit=10, expand=expand, mode=mode)
+        started = time.perf_counter()
+        responses.append(engine.search(request))
+        times.append((time.perf_counter() - started) * 1000)
+    return times, responses
+
+
 def keyword_latency(
     engine: Engine, queries: Sequence[str], expand: bool
 ) -> tuple[list[float], int]:
-    from memlsp.model import SearchRequest
-
-    times, empty = [], 0
-    for query in queries:
-        request = SearchRequest(query=query, limit=10, expand=expand)
-        started = time.perf_counter()
-        response = engine.search(request)
-        times.append((time.perf_counter() - started) * 1000)
-        empty += not response.hits
-    return times, empty
+    times, responses = search_latency(engine, queries, expand)
+    return times, sum(not response.hits for response in responses)
 
 
-def search_rows(engine: Engine, count: int, seed: int) -> tuple[list[Row], str]:
+def search_rows(engine: Engine, count: int, seed: int) -> tuple[list[Row], str, Spread]:
     queries = make_queries(count, seed)
     times, empty = keyword_latency(engine, queries, expand=True)
     plain, _ = keyword_latency(engine, queries, expand=False)
@@ -345,7 +387,7 @@ def search_rows(engine: Engine, count: int, seed: int) -> tuple[list[Row], str]:
             f"{percentile(plain, 0.5):.2f} / {percentile(plain, 0.95):.2f} ms",
         ),
     ]
-    return rows, f"{empty}/{count} queries returned no results"
+    return rows, f"{empty}/{count} queries returned no results", Spread.of(times)
 
 
 def first_queries(engine: Engine) -> Row:
@@ -356,15 +398,22 @@ def first_queries(engine: Engine) -> Row:
     )
 
 
+def use_repo() -> None:
+    """Make this checkout's memlsp importable in this process."""
+    if str(REPO_ROOT) not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT))
+
+
 def in_process(
     vault: Path, cache: Path, edits: int, queries: int, seed: int
-) -> tuple[list[Row], list[str]]:
-    sys.path.insert(0, str(REPO_ROOT))
+) -> tuple[list[Row], list[str], Spread]:
+    """Keyword-only steps; also returns the keyword latency (with link expansion) they measured."""
+    use_repo()
     from memlsp.config import Settings
     from memlsp.engine import Engine
 
     started = time.perf_counter()
-    engine = Engine.open(vault, Settings(cache_dir=cache))
+    engine = Engine.open(vault, Settings(cache_dir=cache, embedder="none"))
     opened = time.perf_counter() - started
     try:
         refresh = timed(engine.refresh)
@@ -372,7 +421,7 @@ def in_process(
         rows = [Row("in-process: open + refresh of the unchanged vault", opening)]
         rows.append(first_queries(engine))
         edit_rows, edit_note = reindex_one_note(engine, vault, edits, seed)
-        query_rows, query_note = search_rows(engine, queries, seed)
+        query_rows, query_note, idle = search_rows(engine, queries, seed)
     finally:
         engine.close()
     peak = rss_mib(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
@@ -381,7 +430,221 @@ def in_process(
         *query_rows,
         rss_row("peak RSS of this process after the in-process steps", peak),
     ]
-    return rows, [edit_note, query_note]
+    return rows, [edit_note, query_note], idle
+
+
+# -- with the default embedder ---------------------------------------------------------------------
+
+INDEX_SECONDS = re.compile(r" in (\d+(?:\.\d+)?) s$", re.MULTILINE)  # the summary's refresh time
+VECTORS_LINE = re.compile(r"^vectors: (\d+) chunks by (\S+), (\d+) pending$", re.MULTILINE)
+
+
+def index_seconds(output: str) -> float:
+    """The keyword indexing time `memlsp index` reports on its summary line."""
+    found = INDEX_SECONDS.search(output)
+    return float(found.group(1)) if found else 0.0
+
+
+def embed_vault(vault: Path, cache: Path, keyword: Child) -> tuple[list[Row], str, bool]:
+    """`memlsp index` with the default embedder into an empty cache folder: it indexes the vault
+    again, then embeds every chunk. The embedding time is this run's wall time less its own
+    indexing time (from its summary line) and less what the keyword-only cold index spent besides
+    indexing (interpreter start, imports, saving): i.e. loading the models, opening Chroma and
+    embedding. Returns the rows, what memlsp said, and whether the vectors are ready."""
+    child = checked(
+        run_child(memlsp("index", vault, "--cache-dir", cache)), "memlsp index (default embedder)"
+    )
+    said = child.stdout.strip()
+    rows = [Row("embed the vault: `memlsp index` wall time", f"{child.seconds:.2f} s")]
+    vectors = VECTORS_LINE.search(child.stdout)
+    if vectors is not None:
+        stored, embedder, pending = int(vectors.group(1)), vectors.group(2), int(vectors.group(3))
+        overhead = keyword.seconds - index_seconds(keyword.stdout)
+        embedding = child.seconds - index_seconds(child.stdout) - overhead
+        rows += [
+            Row("embed the vault: time spent embedding", f"{embedding:.2f} s"),
+            Row(
+                f"embed the vault: chunks embedded by {embedder} / throughput",
+                f"{stored} ({pending} pending), {stored / max(embedding, 1e-9):.0f} chunks/s",
+            ),
+        ]
+    rows += [
+        rss_row(
+            "embed the vault: peak RSS (largest process)", child.max_rss_mib, VECTOR_RSS_BAR_MIB
+        ),
+        *tree_rows("embed the vault: peak summed PSS of its tree", [child], VECTOR_RSS_BAR_MIB),
+    ]
+    return rows, said, vectors is not None and int(vectors.group(1)) > 0
+
+
+def hybrid_rows(vault: Path, cache: Path, queries: Sequence[str]) -> tuple[list[Row], list[str]]:
+    """Hybrid search end to end (query embedding, Chroma, fusion, expansion) on the embedded
+    cache, after one warm-up query that loads the models; then the query embedding alone."""
+    from memlsp.config import Settings
+    from memlsp.engine import Engine
+    from memlsp.parse.tokens import has_cjk
+
+    engine = Engine.open(vault, Settings(cache_dir=cache))  # the default embedder
+    try:
+        engine.refresh()
+        first, _ = search_latency(engine, [WARM_QUERY], mode="hybrid")
+        status = engine.vector_status()
+        embedder = engine.vectors.embedder
+        if status.state != "ready" or embedder is None:
+            problem = status.problem or status.state
+            return [Row("hybrid search", f"vectors unavailable: {problem}")], []
+        times, responses = search_latency(engine, queries, mode="hybrid")
+        embedding = [timed(partial(embedder.embed_query, query)) * 1000 for query in queries]
+    finally:
+        engine.close()
+    whole, alone = Spread.of(times), Spread.of(embedding)
+    chinese = [ms for ms, query in zip(times, queries, strict=True) if has_cjk(query)]
+    rows = [
+        Row("hybrid search: first query (loads the models)", f"{first[0]:.0f} ms"),
+        Row(
+            f"hybrid search incl. query embedding: p50 ({len(queries)} queries)",
+            f"{whole.p50:.2f} ms",
+            "≤ 30 ms",
+            judge(whole.p50, 30),
+        ),
+        Row("hybrid search: p95", f"{whole.p95:.2f} ms", "≤ 80 ms", judge(whole.p95, 80)),
+    ]
+    if chinese:
+        share = Spread.of(chinese)
+        rows.append(
+            Row(
+                f"hybrid search, the {len(chinese)} Chinese queries: p50 / p95",
+                f"{share.p50:.2f} / {share.p95:.2f} ms",
+            )
+        )
+    rows += [
+        Row("query embedding alone: p50", f"{alone.p50:.2f} ms", "≤ 10 ms", judge(alone.p50, 10)),
+        Row("query embedding alone: p95", f"{alone.p95:.2f} ms", "≤ 10 ms", judge(alone.p95, 10)),
+    ]
+    keyword_only = sum(not response.counts.hybrid for response in responses)
+    warnings = sorted({w for response in responses for w in response.warnings})
+    notes = [
+        f"hybrid: {sum(not r.hits for r in responses)}/{len(queries)} queries returned no "
+        f"results, {keyword_only} were answered without the vector side",
+        *(f"hybrid warning: {warning}" for warning in warnings),
+    ]
+    return rows, notes
+
+
+class Backfill:
+    """`engine.embed_pending()` in a loop on its own thread, as the language server runs it,
+    until stopped or until nothing is left to embed."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.embedded = 0
+        self.running = threading.Event()  # the first vectors are stored: the models are loaded
+        self.done = threading.Event()  # the loop has ended
+        self.failure: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="backfill", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                step = self.engine.embed_pending()
+                if step:
+                    self.embedded += step
+                    self.running.set()
+                    continue
+                status = self.engine.vector_status()
+                if status.state == "ready" and not status.pending:
+                    return
+                self._stop.wait(0.05)  # still connecting, or unavailable until its retry
+        except BaseException as error:  # reported by the caller; never left unseen
+            self.failure = error
+        finally:
+            self.done.set()
+
+    def start(self) -> bool:
+        """Start, and wait until the backfill really embeds; False if it never does."""
+        self._thread.start()
+        deadline = time.monotonic() + BACKFILL_START_TIMEOUT
+        while not self.running.wait(0.1):
+            if self.done.is_set() or time.monotonic() > deadline:
+                return False
+        return True
+
+    def stop(self) -> None:
+        """Ask the loop to end and wait for the batch in hand (at most one `embed_pending`)."""
+        self._stop.set()
+        self._thread.join()
+
+
+def backfill_rows(
+    vault: Path, cache: Path, queries: Sequence[str], idle: Spread
+) -> tuple[list[Row], list[str]]:
+    """Keyword-mode search while a backfill embeds the keyword-only cache `cache` (a fresh engine
+    with the default embedder on it finds every chunk pending), against the idle figure."""
+    from memlsp.config import Settings
+    from memlsp.engine import Engine
+
+    engine = Engine.open(vault, Settings(cache_dir=cache))  # the default embedder
+    backfill = Backfill(engine)
+    try:
+        engine.refresh()
+        search_latency(engine, [WARM_QUERY])  # warm-up, as the idle figure had before it
+        if not backfill.start():
+            status = engine.vector_status()
+            problem = backfill.failure or status.problem or f"{status.state}, nothing pending"
+            return [Row("keyword search during a backfill", f"no backfill ran: {problem}")], []
+        before = backfill.embedded
+        started = time.perf_counter()
+        times, _ = search_latency(engine, queries)
+        seconds = time.perf_counter() - started
+        during = backfill.embedded - before
+        finished = backfill.done.is_set()
+    finally:
+        backfill.stop()
+        engine.close()
+    busy = Spread.of(times)
+    ratio = busy.p50 / idle.p50 if idle.p50 else float("inf")
+    rows = [
+        Row(
+            f"keyword search during a backfill: p50 ({len(queries)} queries)",
+            f"{busy.p50:.2f} ms = {ratio:.2f}x idle",
+            f"≤ {BACKFILL_SLOWDOWN}x idle p50",
+            judge(ratio, BACKFILL_SLOWDOWN),
+        ),
+        Row(
+            "keyword search during a backfill: p95 (idle p95)",
+            f"{busy.p95:.2f} ms ({idle.p95:.2f} ms)",
+        ),
+    ]
+    state = "had finished by then" if finished else "was still running at the end"
+    notes = [
+        f"backfill: {during} chunks embedded during the {seconds:.2f} s of keyword queries; "
+        f"it {state}; {backfill.embedded} in all before it was stopped",
+    ]
+    if backfill.failure is not None:
+        notes.append(f"backfill failed: {backfill.failure!r}")
+    return rows, notes
+
+
+def with_vectors(
+    vault: Path, cache: Path, keyword_cache: Path, keyword: Child, idle: Spread, args: Namespace
+) -> tuple[list[Row], list[str]]:
+    """Every figure with the default embedder; `keyword_cache` gets vectors by the backfill."""
+    use_repo()
+    rows, said, ready = embed_vault(vault, cache, keyword)
+    notes = [f"memlsp index with the default embedder said: {said}"]
+    if not ready:
+        return rows, [*notes, "no vectors: hybrid and backfill figures skipped"]
+    queries = make_queries(args.queries, args.seed)
+    hybrid, hybrid_notes = hybrid_rows(vault, cache, queries)
+    during, backfill_notes = backfill_rows(vault, keyword_cache, queries, idle)
+    peak = rss_mib(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    rows += [
+        *hybrid,
+        *during,
+        rss_row("peak RSS of this process after the vector steps", peak, VECTOR_RSS_BAR_MIB),
+    ]
+    return rows, [*notes, *hybrid_notes, *backfill_notes]
 
 
 # -- output ----------------------------------------------------------------------------------------
@@ -390,10 +653,14 @@ def in_process(
 def table(rows: Sequence[Row]) -> str:
     name_width = max(len(r.name) for r in rows)
     value_width = max(len(r.value) for r in rows)
+    bar_width = max(8, *(len(r.bar) for r in rows))
     lines = []
     for row in rows:
         verdict = "" if row.passed is None else ("PASS" if row.passed else "FAIL")
-        line = f"{row.name:<{name_width}}  {row.value:>{value_width}}  {row.bar:<8} {verdict}"
+        line = (
+            f"{row.name:<{name_width}}  {row.value:>{value_width}}  "
+            f"{row.bar:<{bar_width}} {verdict}"
+        )
         lines.append(line.rstrip())
     return "\n".join(lines)
 
@@ -406,7 +673,7 @@ def generate_vault(vault: Path, notes: int, seed: int) -> Child:
     )
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None) -> Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
@@ -414,6 +681,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--warm-runs", type=int, default=5)
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--skip-vectors",
+        action="store_true",
+        help="only the keyword-only figures: no embedding, hybrid or backfill measurements",
+    )
     return parser.parse_args(argv)
 
 
@@ -421,6 +693,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     with work_dir(args.keep, "memlsp-bench-") as (base, temporary):
         vault, cache = base / "vault", base / "cache"
+        embedded = (
+            base / "cache-embedded"
+        )  # the default embedder's own, so `cache` stays keyword-only
+        if not args.skip_vectors and embedded.exists() and any(embedded.iterdir()):
+            sys.exit(f"{embedded} is not empty; give --keep an empty or new folder")
         print("\n".join(machine_lines()))
         made = generate_vault(vault, args.notes, args.seed)
         print(
@@ -433,12 +710,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             "  (forked workers included) is sampled from /proc every 0.1 s; this process's\n"
             "  peak RSS is getrusage(RUSAGE_SELF).ru_maxrss\n"
         )
-        rows, summary = cold_index(vault, cache)
+        rows, keyword_index = cold_index(vault, cache)
         warm, hits = warm_search(vault, cache, args.warm_runs)
         rows += warm
-        measured, notes = in_process(vault, cache, args.edits, args.queries, args.seed)
-        print(table(rows + measured))
-        print(f"\nmemlsp index said: {summary}")
+        measured, notes, idle = in_process(vault, cache, args.edits, args.queries, args.seed)
+        rows += measured
+        if not args.skip_vectors:
+            # Last: it loads the models into this process, and the backfill fills `cache`.
+            vector_rows, vector_notes = with_vectors(
+                vault, embedded, cache, keyword_index, idle, args
+            )
+            rows += vector_rows
+            notes += vector_notes
+        print(table(rows))
+        print(f"\nmemlsp index said: {keyword_index.stdout.strip()}")
         print(f"warm query {WARM_QUERY!r} returned {hits} results")
         print("\n".join(notes))
     return 0

@@ -5,6 +5,7 @@ if any, comes from the environment variable the settings name, never from a sett
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
@@ -57,10 +58,24 @@ class EndpointEmbedder:
                 answer = json.loads(response.read())
             rows = sorted(answer["data"], key=lambda item: item["index"])
             vectors = np.array([row["embedding"] for row in rows], dtype=np.float32)
-        except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError) as error:
+        except (
+            urllib.error.URLError,
+            http.client.HTTPException,
+            OSError,
+            ValueError,
+            KeyError,
+            TypeError,
+        ) as error:
             raise EmbedderError(f"embedding endpoint {self._url} failed: {error}") from error
-        if vectors.ndim != 2 or len(vectors) != len(texts):
+        expected = getattr(self, "dimension", None)  # unknown until the first answer
+        if (
+            vectors.ndim != 2
+            or len(vectors) != len(texts)
+            or vectors.shape[1] == 0
+            or (expected is not None and vectors.shape[1] != expected)
+        ):
             raise EmbedderError(
-                f"embedding endpoint {self._url} returned {vectors.shape} for {len(texts)} texts"
+                f"embedding endpoint {self._url} returned vectors of shape {vectors.shape} "
+                f"for {len(texts)} texts" + (f" of dimension {expected}" if expected else "")
             )
         return unit_rows(vectors)
