@@ -458,13 +458,13 @@ def embed_vault(vault: Path, cache: Path, keyword: Child) -> tuple[list[Row], st
     rows = [Row("embed the vault: `memlsp index` wall time", f"{child.seconds:.2f} s")]
     vectors = VECTORS_LINE.search(child.stdout)
     if vectors is not None:
-        stored, embedder, pending = int(vectors.group(1)), vectors.group(2), int(vectors.group(3))
+        stored, pending = int(vectors.group(1)), int(vectors.group(3))
         overhead = keyword.seconds - index_seconds(keyword.stdout)
         embedding = child.seconds - index_seconds(child.stdout) - overhead
         rows += [
             Row("embed the vault: time spent embedding", f"{embedding:.2f} s"),
             Row(
-                f"embed the vault: chunks embedded by {embedder} / throughput",
+                "embed the vault: chunks embedded / throughput",
                 f"{stored} ({pending} pending), {stored / max(embedding, 1e-9):.0f} chunks/s",
             ),
         ]
@@ -573,14 +573,17 @@ class Backfill:
     def stop(self) -> None:
         """Ask the loop to end and wait for the batch in hand (at most one `embed_pending`)."""
         self._stop.set()
-        self._thread.join()
+        if self._thread.ident is not None:  # it was started
+            self._thread.join()
 
 
 def backfill_rows(
     vault: Path, cache: Path, queries: Sequence[str], idle: Spread
 ) -> tuple[list[Row], list[str]]:
     """Keyword-mode search while a backfill embeds the keyword-only cache `cache` (a fresh engine
-    with the default embedder on it finds every chunk pending), against the idle figure."""
+    with the default embedder on it finds every chunk pending), against the idle figure; the same
+    queries on this engine just before the backfill starts are shown too, as a same-moment check
+    of how busy the machine is."""
     from memlsp.config import Settings
     from memlsp.engine import Engine
 
@@ -589,6 +592,7 @@ def backfill_rows(
     try:
         engine.refresh()
         search_latency(engine, [WARM_QUERY])  # warm-up, as the idle figure had before it
+        quiet = Spread.of(search_latency(engine, queries)[0])
         if not backfill.start():
             status = engine.vector_status()
             problem = backfill.failure or status.problem or f"{status.state}, nothing pending"
@@ -615,11 +619,15 @@ def backfill_rows(
             "keyword search during a backfill: p95 (idle p95)",
             f"{busy.p95:.2f} ms ({idle.p95:.2f} ms)",
         ),
+        Row(
+            "keyword search on that engine just before the backfill: p50 / p95",
+            f"{quiet.p50:.2f} / {quiet.p95:.2f} ms",
+        ),
     ]
-    state = "had finished by then" if finished else "was still running at the end"
+    state = "had finished by then" if finished else "was still embedding at the end"
     notes = [
-        f"backfill: {during} chunks embedded during the {seconds:.2f} s of keyword queries; "
-        f"it {state}; {backfill.embedded} in all before it was stopped",
+        f"backfill: {during} chunks stored (in batches of up to 16) during the {seconds:.2f} s "
+        f"of keyword queries; it {state}; {backfill.embedded} stored before it was stopped",
     ]
     if backfill.failure is not None:
         notes.append(f"backfill failed: {backfill.failure!r}")
