@@ -6,6 +6,7 @@ announcing progress with `$/progress` and the result with `memlsp/vectors`.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -114,3 +115,26 @@ async def test_a_new_note_gets_its_vectors(semantic: Session, tmp_path: Path) ->
         semantic, query="streetcars going up slopes by the water", mode="vector", limit=3
     )
     assert answer["results"][0]["path"] == "travel/lisbon.md"
+
+
+async def test_an_unreachable_embedder_leaves_keyword_search(tmp_path: Path) -> None:
+    options = {
+        "embedder": "endpoint",
+        "embedder_url": "http://127.0.0.1:9/v1",  # the discard port: nothing listens
+        "embedder_model": "nomic-embed-text",
+        "vector_retry_seconds": 0.2,
+    }
+    async with served(tmp_path, "neovim", options) as session:
+        [vectors] = await session.wait_for("memlsp/vectors", timeout=60)
+        assert vectors.vectors.state == "unavailable"
+        assert "127.0.0.1:9" in vectors.vectors.problem
+        answer = await search(session, query="bm25 saturation", limit=3)
+        keyword = await search(session, query="bm25 saturation", limit=3, mode="keyword")
+        assert answer["results"] == keyword["results"] and answer["results"]
+        assert answer["counts"]["hybrid"] is False and answer["counts"]["vector"] == 0
+        assert answer["warnings"] and "unavailable" in answer["warnings"][0]
+        status = await session.request("memlsp/status", {})
+        assert status["vaults"][0]["vectors"]["state"] == "unavailable"
+        # Retried every 0.2 s, but told once.
+        await asyncio.sleep(1.0)
+        assert len(session.events["memlsp/vectors"]) == 1
