@@ -44,6 +44,7 @@ CHECKS = (
     "hover",
     "workspace/symbol tantivy",
     "workspace/symbol 向量检索",
+    "semantic search",
     "client stopped",
     "done",
 )

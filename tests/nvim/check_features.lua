@@ -149,6 +149,7 @@ end
 -- -- start the server ----------------------------------------------------------------------------
 
 local indexed = nil
+local vectors = nil
 
 local function start()
   read_lines(NOTE) -- fails early on a wrong VAULT
@@ -163,6 +164,9 @@ local function start()
     handlers = {
       ["memlsp/indexed"] = function(_, params)
         indexed = params
+      end,
+      ["memlsp/vectors"] = function(_, params)
+        vectors = params.vectors
       end,
     },
   }, { bufnr = buf })
@@ -276,6 +280,24 @@ local function check_symbol(buf, query, want)
   })
 end
 
+-- Semantic search with the default (offline) embedder: a question that shares no word with the
+-- Kyoto note finds it once the background embedding has caught up.
+local function check_semantic(buf)
+  vim.wait(INDEX_MS, function()
+    return vectors ~= nil or client:is_stopped()
+  end, 50)
+  local query = "visiting shrines of former imperial capitals"
+  local result, err = request(buf, "memlsp/search", { query = query, mode = "vector", limit = 3 })
+  local paths = vim.tbl_map(function(hit)
+    return hit.path
+  end, (result or {}).results or {})
+  check("semantic search", vectors ~= nil and vectors.state == "ready" and paths[1] == "travel/kyoto-2023.md", {
+    vectors = vectors,
+    got = paths,
+    error = err,
+  })
+end
+
 local buf = start()
 check_encoding()
 check_definition("definition heading link", buf, "[[hybrid-search#Fusion]]", "search/hybrid-search.md", "## Fusion")
@@ -284,4 +306,5 @@ check_references(buf)
 check_hover(buf)
 check_symbol(buf, "tantivy", "search/tantivy.md")
 check_symbol(buf, "向量检索", "search/向量检索.md")
+check_semantic(buf)
 finish()
