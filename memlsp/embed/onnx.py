@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from memlsp.embed.base import EmbedderError, Vectors, unit_rows
+from memlsp.embed.base import EmbedderError, Vectors, release_memory, unit_rows
 
 MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained on at most 256 word pieces
 BATCH = 16  # bigger batches pad more and grow onnxruntime's memory without being faster here
@@ -78,6 +78,7 @@ class OnnxEmbedder:
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         batches = [self._run(texts[start : start + BATCH]) for start in range(0, len(texts), BATCH)]
+        release_memory()
         if not batches:
             return np.zeros((0, self._dimension), dtype=np.float32)
         return np.concatenate(batches)
