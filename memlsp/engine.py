@@ -356,10 +356,11 @@ class Engine:
                 request.query, hybrid.vector_candidates(request, self.settings)
             )
             status = side.status()
-            if vector_hits is None:
+            if vector_hits is None and status.state == "connecting":
+                warnings.append("semantic search is starting; keyword results only")
+            elif vector_hits is None:
                 warnings.append(
-                    f"semantic search unavailable ({status.problem or status.state}); "
-                    "keyword results only"
+                    f"semantic search unavailable ({status.problem}); keyword results only"
                 )
             elif status.pending:
                 warnings.append(f"{status.pending} chunks are still waiting for vectors")
