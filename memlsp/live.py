@@ -8,7 +8,9 @@ so a client's `initialize` is answered at once.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -232,6 +234,7 @@ class LiveVault:
         side is unavailable, every `vector_retry_seconds`."""
         engine = self.engine
         assert engine is not None
+        _lower_priority()
         side = engine.vectors
         busy = False
         reported = 0.0
@@ -294,3 +297,10 @@ class LiveVault:
         except Exception:
             log.exception("could not apply changes to %s", sorted(changes))
         self.listener.changed(self)
+
+
+def _lower_priority() -> None:
+    """Let the calling thread (and the model threads it starts) yield the CPU to requests: on
+    Linux a thread has its own nice value. Elsewhere it runs at normal priority."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)

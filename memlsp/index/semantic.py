@@ -229,6 +229,10 @@ class VectorSide:
         embedder, store = self.embedder, self.store
         if not self.ready or embedder is None or store is None:
             return None
+        with self._lock:
+            limit = min(limit, len(self._stored))
+        if limit == 0:
+            return []
         try:
             vector = embedder.embed_query(text)
             return store.query(vector[0], limit)

@@ -125,15 +125,14 @@ class VectorStore:
         return int(self._call("count", self._collection.count))
 
     def query(self, vector: np.ndarray, limit: int) -> list[VectorHit]:
-        """The `limit` nearest chunks, nearest first."""
-        size = self.count()
-        if size == 0 or limit <= 0:
+        """The `limit` nearest chunks, nearest first; `limit` must not exceed the stored count."""
+        if limit <= 0:
             return []
         found = self._call(
             "query",
             self._collection.query,
             query_embeddings=np.asarray(vector, dtype=np.float32).reshape(1, -1),
-            n_results=min(limit, size),
+            n_results=limit,
             include=["distances", "metadatas"],
         )
         ids, distances, metadatas = found["ids"][0], found["distances"][0], found["metadatas"][0]
