@@ -29,6 +29,17 @@ def open_engine(vault: Path, cache: Path, **settings: object) -> Engine:
     return Engine.open(vault, Settings(cache_dir=cache, **settings))  # type: ignore[arg-type]
 
 
+def embed_all(engine: Engine) -> int:
+    """Embed until nothing is pending; how many chunks were stored."""
+    total = 0
+    for _ in range(100):
+        done = engine.embed_pending(limit=100)
+        total += done
+        if done == 0 and engine.vector_status().pending == 0:
+            return total
+    raise AssertionError(f"backfill did not finish: {engine.vector_status()}")
+
+
 def paths_found(engine: Engine, query: str, **request: object) -> list[str]:
     response = engine.search(SearchRequest(query=query, **request))  # type: ignore[arg-type]
     return [hit.chunk.path for hit in response.hits]

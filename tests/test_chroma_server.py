@@ -18,7 +18,7 @@ import pytest
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest, SearchResponse
-from tests.engine_helpers import write
+from tests.engine_helpers import embed_all, write
 from tests.fake_embedder import FakeEmbedder
 
 CHROMA = Path(sys.executable).parent / "chroma"
@@ -113,16 +113,6 @@ def server(tmp_path: Path) -> Iterator[ChromaServer]:
 
 def ask(engine: Engine, query: str) -> SearchResponse:
     return engine.search(SearchRequest(query=query, expand=False, limit=20))
-
-
-def embed_all(engine: Engine) -> int:
-    total = 0
-    for _ in range(50):
-        done = engine.embed_pending(limit=100)
-        total += done
-        if done == 0 and engine.vector_status().pending == 0:
-            return total
-    raise AssertionError(f"backfill did not finish: {engine.vector_status()}")
 
 
 def test_remote_store_degrades_when_the_server_stops_and_recovers(

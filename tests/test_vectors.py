@@ -19,7 +19,7 @@ from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.index.vectors import collection_name
 from memlsp.model import SearchRequest, SearchResponse
-from tests.engine_helpers import touch_later, write
+from tests.engine_helpers import embed_all, touch_later, write
 from tests.fake_embedder import FakeEmbedder
 
 NOTES = {
@@ -47,17 +47,6 @@ def open_vectors(vault: Path, cache: Path, embedder: FakeEmbedder, **settings: o
     engine = Engine.open(vault, Settings(cache_dir=cache, **settings), embedder)  # type: ignore[arg-type]
     engine.refresh()
     return engine
-
-
-def embed_all(engine: Engine) -> int:
-    """Embed until nothing is pending; how many chunks were stored."""
-    total = 0
-    for _ in range(100):
-        done = engine.embed_pending(limit=100)
-        total += done
-        if done == 0 and engine.vector_status().pending == 0:
-            return total
-    raise AssertionError(f"backfill did not finish: {engine.vector_status()}")
 
 
 def plan(engine: Engine) -> None:
