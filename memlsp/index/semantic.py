@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -165,18 +166,19 @@ class VectorSide:
             return 0
         batch: list[Chunk] = []
         with self._lock:
-            paths = list(self._pending)
+            paths = list(islice(self._pending, limit))  # each gives at least one chunk
         for path in paths:
-            if len(batch) >= limit:
+            room = limit - len(batch)
+            if room <= 0:
                 break
             with self._lock:
                 wanted = set(self._pending.get(path, ()))
             found = [chunk for chunk in fetch(path) if chunk.id in wanted]
-            batch.extend(found)
+            batch.extend(found[:room])
             with self._lock:
                 # Chunks no longer in the keyword index were replaced: their note comes back.
                 if path in self._pending:
-                    left = self._pending[path] - {chunk.id for chunk in found}
+                    left = self._pending[path] - {chunk.id for chunk in found[:room]}
                     if left and found:
                         self._pending[path] = left
                     else:
