@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from memlsp.config import Settings
@@ -24,10 +26,14 @@ class Recorder:
         self.rescans += 1
         self.event.set()
 
-    def wait(self, check: object) -> bool:
-        for _ in range(100):  # up to 10 s, woken by every callback
+    def wait(self, check: object, again: Callable[[], object] | None = None) -> bool:
+        """Up to 10 s, woken by every callback. `again` is redone every second: the watcher
+        starts watching a moment after `start()`, later on a loaded machine."""
+        for tick in range(100):
             if callable(check) and check():
                 return True
+            if again is not None and tick % 10 == 9:
+                again()
             self.event.wait(0.1)
             self.event.clear()
         return False
@@ -43,15 +49,17 @@ def test_reports_notes_skips_dot_folders_and_survives_the_folder_being_replaced(
     watcher.start()
     try:
         (vault / ".obsidian" / "workspace.json").write_text("{}")
-        (vault / "a.md").write_text("# A\n")
-        assert seen.wait(lambda: "a.md" in seen.paths)
+        write_a = partial((vault / "a.md").write_text, "# A\n")
+        write_a()
+        assert seen.wait(lambda: "a.md" in seen.paths, again=write_a)
         assert not any(path.startswith(".obsidian") for path in seen.paths)
 
         shutil.rmtree(vault)  # e.g. a branch switch or a re-clone
         vault.mkdir()
         assert seen.wait(lambda: seen.rescans == 1)
         seen.paths.clear()
-        (vault / "b.md").write_text("# B\n")
-        assert seen.wait(lambda: "b.md" in seen.paths)
+        write_b = partial((vault / "b.md").write_text, "# B\n")
+        write_b()
+        assert seen.wait(lambda: "b.md" in seen.paths, again=write_b)
     finally:
         watcher.stop()
