@@ -125,6 +125,38 @@ def test_batch_queries_answer_one_line_each(
     assert "error" in answers[2] and "error" in answers[3]
 
 
+def test_modes_and_the_embedder_flag(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "c"
+    code, out, _ = run(capsys, "index", vault, "--cache-dir", cache)
+    assert code == 0 and "vectors: off (embedder = none)" in out  # from the vault's .memlsp.toml
+    args = ("search", vault, "apples", "--json", "--cache-dir", cache, "--no-expand")
+    off = json.loads(run(capsys, *args, "--mode", "vector")[1])
+    assert off["results"] == [] and off["mode"] == "vector"
+    assert off["warnings"] == ["semantic search is off (embedder = none)"]
+    keyword = json.loads(run(capsys, *args, "--mode", "keyword")[1])
+    assert keyword["results"][0]["path"] == "a.md" and keyword["warnings"] == []
+    # The flag wins over the vault's settings file; an embedder that cannot start leaves keywords.
+    code, out, _ = run(capsys, *args, "--embedder", "onnx")
+    broken = json.loads(out)
+    assert code == 0 and broken["results"] == keyword["results"]
+    assert "embedder 'onnx' needs embedder_model_dir" in broken["warnings"][0]
+    with pytest.raises(SystemExit) as exited:
+        run(capsys, *args, "--mode", "fuzzy")
+    assert exited.value.code == 2 and "invalid choice: 'fuzzy'" in capsys.readouterr().err
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        '{"id": 1, "query": "apples", "mode": "vector"}\n{"id": 2, "query": "apples"}\n'
+    )
+    code, out, _ = run(
+        capsys, "search", vault, "--queries", queries, "--json", "--cache-dir", cache
+    )
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert (first["mode"], first["results"]) == ("vector", [])
+    assert second["mode"] == "hybrid" and second["results"]
+
+
 def test_links_lists_every_kind(
     vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
