@@ -462,7 +462,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         vault, cache = base / "vault", base / "cache"
         print("\n".join(machine_lines()))
         made = generate_vault(vault, args.notes, args.seed)
-        cold = checked(run_child(memlsp("index", vault, "--embedder", "none", "--cache-dir", cache)), "memlsp index")
+        cold = checked(
+            run_child(memlsp("index", vault, "--embedder", "none", "--cache-dir", cache)),
+            "memlsp index",
+        )
         print(
             f"vault:  {args.notes} synthetic notes (seed {args.seed}), generated in "
             f"{made.seconds:.1f} s, cold-indexed in {cold.seconds:.1f} s"
