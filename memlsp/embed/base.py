@@ -33,6 +33,13 @@ class Embedder(Protocol):
         ...
 
 
+def vector_parts(embedder: Embedder) -> tuple[int, ...]:
+    """The dimensions of the blocks an embedder's vectors are split into (see BilingualEmbedder);
+    empty for an embedder whose vectors are one block."""
+    parts = getattr(embedder, "parts", ())
+    return tuple(int(size) for size in parts)
+
+
 def _libc_malloc_trim() -> Callable[[int], int] | None:
     try:
         trim: Callable[[int], int] = ctypes.CDLL("libc.so.6").malloc_trim

@@ -71,6 +71,8 @@ class BilingualEmbedder:
         self._cjk = cjk
         self._split = latin._dimension
         self.dimension = latin._dimension + cjk._dimension
+        # Every vector is zero outside one of these blocks: the store keeps only that block.
+        self.parts = (latin._dimension, cjk._dimension)
         self.id = f"bilingual-{latin_id}+{cjk_id}"
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:

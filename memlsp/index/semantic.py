@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from memlsp.config import Settings
-from memlsp.embed.base import Embedder, EmbedderError
+from memlsp.embed.base import Embedder, EmbedderError, vector_parts
 from memlsp.embed.factory import build_embedder
 from memlsp.index.vector_cache import VectorCache, text_digest
 from memlsp.index.vectors import VectorHit, VectorStore, VectorStoreError
@@ -104,7 +104,8 @@ class VectorSide:
                 if self.embedder is None:
                     self.state = "off"
                     return False
-            store = VectorStore(self._where, self._vault, self.embedder.id)
+            parts = vector_parts(self.embedder)
+            store = VectorStore(self._where, self._vault, self.embedder.id, parts)
             stored = store.ids()
             if self.cache is None:
                 self.cache = VectorCache(self._cache_path)

@@ -1,0 +1,57 @@
+"""The Chroma store on its own: whole vectors, and vectors kept as blocks (the bilingual layout)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memlsp.index.vectors import VectorStore
+
+
+def unit(rows: list[list[float]]) -> np.ndarray:
+    matrix = np.array(rows, dtype=np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+DOCS = unit(
+    [
+        [1, 0.2, 0, 0, 0],
+        [0.3, 1, 0, 0, 0],
+        [0, 0, 0, 1, 0.1],
+        [0, 0, 0, 0.6, 0.8],
+        [0, 0, 1, 0, 0],
+    ]
+)
+IDS = ["a", "b", "c", "d", "e"]
+
+
+@pytest.mark.parametrize("parts", [(), (3, 2)])
+def test_query_ranks_by_whole_vector_cosine(tmp_path: Path, parts: tuple[int, ...]) -> None:
+    store = VectorStore(tmp_path / "v", "vault", "test", parts)
+    store.upsert(IDS, DOCS, [f"{i}.md" for i in IDS])
+    assert store.count() == 5 and store.ids() == set(IDS)
+    for query in unit([[0.9, 0.1, 0, 0.4, 0.1], [0.1, 0.5, 0.2, 0.5, 0.7]]):
+        expected = sorted(zip(DOCS @ query, IDS, strict=True), reverse=True)
+        hits = store.query(query, 5)
+        # Blocks hold each vector's only non-zero part: the same order and similarities.
+        found = [(hit.chunk_id, hit.similarity) for hit in hits if hit.similarity > 1e-6]
+        wanted = [(i, float(s)) for s, i in expected if s > 1e-6]
+        assert [i for i, _ in found] == [i for i, _ in wanted]
+        assert np.allclose([s for _, s in found], [s for _, s in wanted], atol=1e-5)
+        assert hits[0].path == f"{hits[0].chunk_id}.md"
+    store.delete(["a", "c"])
+    assert store.ids() == {"b", "d", "e"} and store.count() == 3
+
+
+def test_blocks_have_collections_of_their_own_and_replace_the_whole_one(tmp_path: Path) -> None:
+    whole = VectorStore(tmp_path / "v", "vault", "test")
+    whole.upsert(IDS, DOCS, IDS)
+    split = VectorStore(tmp_path / "v", "vault", "test", (3, 2))
+    assert split.dropped == [whole.name]  # the old layout is gone; vectors come back from cache
+    assert split.count() == 0
+    split.upsert(IDS, DOCS, IDS)
+    assert split.count() == 5
+    again = VectorStore(tmp_path / "v", "vault", "test", (3, 2))
+    assert again.dropped == [] and again.ids() == set(IDS)
