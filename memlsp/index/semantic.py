@@ -110,7 +110,7 @@ class VectorSide:
             if self.cache is None:
                 self.cache = VectorCache(self._cache_path)
         except (EmbedderError, VectorStoreError, OSError) as error:
-            self._fail(str(error))
+            self._fail(error)
             return False
         for name in store.dropped:
             log.warning("embedder changed: dropped the old vectors %s; rebuilding", name)
@@ -122,14 +122,16 @@ class VectorSide:
         log.info("vectors: %s at %s, %d stored", self.embedder.id, self._where, len(stored))
         return True
 
-    def _fail(self, problem: str) -> None:
+    def _fail(self, error: Exception) -> None:
+        """Unavailable until the next `connect`; an embedder that failed is built again then."""
+        problem = str(error)
         if problem != self.problem:
             log.warning("semantic search unavailable, keyword search only: %s", problem)
         with self._lock:
             self.state, self.problem = "unavailable", problem
             self.store = None
-            if self._given is None and "embedder" in problem.lower():
-                self.embedder = None  # built again on the next try
+            if self._given is None and isinstance(error, EmbedderError):
+                self.embedder = None
         self._retry_at = time.monotonic() + self.retry_seconds
 
     # -- keeping up with the keyword index ----------------------------------------------------
@@ -156,7 +158,7 @@ class VectorSide:
             for start in range(0, len(stale), 5000):
                 store.delete(stale[start : start + 5000])
         except VectorStoreError as error:
-            self._fail(str(error))
+            self._fail(error)
             return
         with self._lock:
             self._stored.difference_update(stale)
@@ -192,7 +194,7 @@ class VectorSide:
             with self._lock:
                 for chunk in batch:
                     self._pending.setdefault(chunk.path, set()).add(chunk.id)
-            self._fail(str(error))
+            self._fail(error)
             return 0
         return len(batch)
 
@@ -223,7 +225,7 @@ class VectorSide:
             try:
                 self.embedder.embed_query("warm up 预热")
             except Exception as error:
-                self._fail(f"embedder {self.embedder.id} failed: {error}")
+                self._fail(EmbedderError(f"embedder {self.embedder.id} failed: {error}"))
 
     # -- searching ----------------------------------------------------------------------------
 
@@ -240,9 +242,9 @@ class VectorSide:
             vector = embedder.embed_query(text)
             return store.query(vector[0], limit)
         except (EmbedderError, VectorStoreError) as error:
-            self._fail(str(error))
+            self._fail(error)
         except Exception as error:
-            self._fail(f"embedder {embedder.id} failed: {error}")
+            self._fail(EmbedderError(f"embedder {embedder.id} failed: {error}"))
         return None
 
     def close(self) -> None:
