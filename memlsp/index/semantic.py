@@ -70,6 +70,7 @@ class VectorSide:
         self._lock = threading.Lock()  # guards the bookkeeping; never held while embedding
         self._connecting = threading.Lock()
         self.needs_plan = True  # set on (re)connect: the store's contents must be compared again
+        self._blocks_full = False  # every block of the embedder's vectors holds some
 
     @property
     def enabled(self) -> bool:
@@ -119,6 +120,7 @@ class VectorSide:
             self._stored = stored
             self.state, self.problem = "ready", ""
             self.needs_plan = True
+        self._note_blocks()
         log.info("vectors: %s at %s, %d stored", self.embedder.id, self._where, len(stored))
         return True
 
@@ -196,7 +198,24 @@ class VectorSide:
                     self._pending.setdefault(chunk.path, set()).add(chunk.id)
             self._fail(error)
             return 0
+        if not self._blocks_full:
+            self._note_blocks()
         return len(batch)
+
+    def _note_blocks(self) -> None:
+        """Tell an embedder with blocks (the bilingual one) which of them hold vectors."""
+        use_parts = getattr(self.embedder, "use_parts", None)
+        store = self.store
+        if use_parts is None or store is None:
+            self._blocks_full = True
+            return
+        try:
+            stored = [count > 0 for count in store.block_counts()]
+        except VectorStoreError as error:
+            self._fail(error)
+            return
+        use_parts(stored)
+        self._blocks_full = all(stored)
 
     def _store_vectors(self, chunks: list[Chunk]) -> None:
         assert self.embedder is not None and self.store is not None and self.cache is not None

@@ -157,7 +157,11 @@ class VectorStore:
                 self._call("delete", collection.delete, ids=list(ids))
 
     def count(self) -> int:
-        return sum(int(self._call("count", c.count)) for _, _, c in self._blocks)
+        return sum(self.block_counts())
+
+    def block_counts(self) -> list[int]:
+        """How many vectors each block holds (one number without blocks)."""
+        return [int(self._call("count", c.count)) for _, _, c in self._blocks]
 
     def query(self, vector: np.ndarray, limit: int) -> list[VectorHit]:
         """The `limit` nearest chunks, nearest first, by cosine similarity to `vector`."""

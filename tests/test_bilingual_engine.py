@@ -1,0 +1,38 @@
+"""The default embedder inside the engine: each model loads only for a block that holds vectors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memlsp.config import Settings
+from memlsp.embed.bilingual import BilingualEmbedder
+from memlsp.engine import Engine
+from memlsp.model import SearchRequest
+from tests.engine_helpers import embed_all, write
+
+
+def test_an_english_vault_never_loads_use_until_a_chinese_note_comes(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write(vault, "laptop.md", "# Laptop\n\nKeep the notebook computer cool: clean the fans.\n")
+    write(vault, "bread.md", "# Bread\n\nSourdough needs a starter and a long, slow rise.\n")
+    engine = Engine.open(vault, Settings(cache_dir=tmp_path / "cache"))
+    try:
+        engine.refresh()
+        assert embed_all(engine) == 2
+        embedder = engine.vectors.embedder
+        assert isinstance(embedder, BilingualEmbedder)
+        assert embedder.active == (True, False)
+        found = engine.search(SearchRequest("my computer overheats", mode="vector", limit=1))
+        assert found.hits[0].chunk.path == "laptop.md"
+        assert not embedder._cjk.loaded  # neither a note nor a query needed USE
+
+        write(vault, "咖啡.md", "# 咖啡\n\n咖啡因让人清醒，但下午喝太多会影响睡眠。\n")
+        engine.refresh()
+        assert embed_all(engine) == 1
+        assert embedder.active == (True, True) and embedder._cjk.loaded
+        chinese = engine.search(SearchRequest("喝咖啡睡不着怎么办", mode="vector", limit=1))
+        assert chinese.hits[0].chunk.path == "咖啡.md"
+        english = engine.search(SearchRequest("does coffee hurt my sleep", mode="vector", limit=1))
+        assert english.hits[0].chunk.path == "咖啡.md"  # across languages, through USE
+    finally:
+        engine.close()
