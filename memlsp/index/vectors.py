@@ -171,14 +171,13 @@ class VectorStore:
         for start, end, collection in self._blocks:
             block = whole[start:end]
             weight = float(np.linalg.norm(block)) / scale
-            size = int(self._call("count", collection.count)) if len(self._blocks) > 1 else limit
-            if weight == 0 or min(limit, size) <= 0:
-                continue
+            if weight == 0 or limit <= 0:
+                continue  # Chroma answers fewer than `n_results` when it holds fewer
             found = self._call(
                 "query",
                 collection.query,
                 query_embeddings=block.reshape(1, -1),
-                n_results=min(limit, size),
+                n_results=limit,
                 include=["distances", "metadatas"],
             )
             ids, distances = found["ids"][0], found["distances"][0]
