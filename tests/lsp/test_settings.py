@@ -115,3 +115,16 @@ async def test_a_setting_that_shapes_the_index_reopens_the_vault(
 
 async def _found(session: Session, word: str) -> bool:
     return bool(await session.symbols(word))
+
+
+async def test_reindex_finds_what_an_unwatched_vault_missed(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    session = await start_session(raw_client, tmp_path, "vscode", {"watch": False})
+    session.write("inbox/zeugma.md", "# Zeugma\n\nA figure of speech.\n")
+    assert "inbox/zeugma.md" not in await session.search_paths("zeugma")
+    answer = await session.request("memlsp/reindex", None)
+    assert answer == {"vaults": [session.vault.as_uri()]}
+    await session.wait_for("memlsp/indexed", 2)
+    assert "inbox/zeugma.md" in await session.search_paths("zeugma")
+    await raw_client.shutdown_session()

@@ -1,4 +1,4 @@
-"""memlsp/search, memlsp/links and memlsp/status: the engine's own answers, as JSON."""
+"""memlsp/search, memlsp/links, memlsp/reindex and memlsp/status: the engine's own answers, as JSON."""
 
 from __future__ import annotations
 
@@ -67,6 +67,16 @@ def register(server: MemlspServer) -> None:
             "unresolved": [_link(root, item, server.encoding) for item in note_links.unresolved],
             "ambiguous": [_link(root, item, server.encoding) for item in note_links.ambiguous],
         }
+
+    @server.feature("memlsp/reindex")
+    async def reindex(params: Any) -> dict[str, Any]:
+        """Scan every vault again for changes the watcher may have missed (a network drive, a
+        sync tool writing while the editor was closed); `memlsp/indexed` follows for each."""
+        roots = []
+        for vault in list(server.vaults.values()):
+            vault.rescan()
+            roots.append(convert.uri_of(vault.root))
+        return {"vaults": roots}
 
     @server.feature("memlsp/status")
     async def status(params: Any) -> dict[str, Any]:
