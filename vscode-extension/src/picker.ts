@@ -1,0 +1,166 @@
+// Pure mapping of the server's JSON answers (memlsp/search, memlsp/links, memlsp/status) into
+// what the UI shows. No `vscode` import, so the node:test unit tests run without an editor.
+
+/** One `memlsp/search` result (memlsp/search/render.py hit_json, plus `uri` and `root`). */
+export interface SearchResult {
+  path: string;
+  uri: string;
+  start_line: number; // 1-based, inclusive
+  end_line: number; // 1-based, inclusive
+  title: string;
+  heading: string | null;
+  breadcrumb: string[];
+  score: number;
+  keyword_rank: number | null;
+  vector_rank: number | null;
+  matched_terms: string[];
+  text: string;
+}
+
+export interface SearchResponse {
+  query: string;
+  mode: string;
+  warnings: string[];
+  counts: { keyword: number; vector: number; hybrid: boolean };
+  results: SearchResult[];
+}
+
+export interface LspRange {
+  start: { line: number; character: number };
+  end: { line: number; character: number };
+}
+
+/** One link of `memlsp/links` (render.py link_json, plus the source note's `uri` and `range`). */
+export interface LinkItem {
+  source: string;
+  target: string;
+  anchor: string | null;
+  kind: string;
+  embed: boolean;
+  status: string;
+  targets: string[];
+  candidates: string[];
+  uri: string;
+  range: LspRange;
+}
+
+export interface LinksResponse {
+  uri: string;
+  path: string;
+  outlinks: LinkItem[];
+  inlinks: LinkItem[];
+  unresolved: LinkItem[];
+  ambiguous: LinkItem[];
+}
+
+/** Where opening an item goes: a note and 0-based lines to reveal and select. */
+export interface Target {
+  uri: string;
+  startLine: number;
+  endLine: number;
+}
+
+/** The fields of a vscode.QuickPickItem we fill, plus where the item leads. */
+export interface PickItem {
+  label: string;
+  description: string;
+  detail: string;
+  alwaysShow: true;
+  target: Target;
+}
+
+export const SNIPPET_LENGTH = 120;
+
+/** One line of text: whitespace collapsed, cut at `max` characters with an ellipsis. */
+export function snippet(text: string, max: number = SNIPPET_LENGTH): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : line.slice(0, max - 1).trimEnd() + "…";
+}
+
+export function searchItem(result: SearchResult): PickItem {
+  const heading = result.heading && result.heading !== result.title ? result.heading : "";
+  const label = heading ? `${result.title} › ${heading}` : result.title || result.path;
+  // Which side found it: the user can tell a keyword match from a semantic neighbour.
+  const badges: string[] = [];
+  if (result.keyword_rank !== null && result.keyword_rank !== undefined) {
+    badges.push("$(search) keyword");
+  }
+  if (result.vector_rank !== null && result.vector_rank !== undefined) {
+    badges.push("$(sparkle) semantic");
+  }
+  const where = `${result.path}:${result.start_line}-${result.end_line}`;
+  return {
+    label,
+    description: [where, ...badges].join("  "),
+    detail: snippet(result.text),
+    // VS Code's QuickPick filters items by its own fuzzy match on the label; semantic results
+    // rarely contain the typed letters, so every item must be shown as the server ranked it.
+    alwaysShow: true,
+    target: {
+      uri: result.uri,
+      startLine: Math.max(result.start_line - 1, 0),
+      endLine: Math.max(result.end_line - 1, 0),
+    },
+  };
+}
+
+/** The vault root's URI from a note's URI and its vault-relative path ("a/b.md"). */
+export function rootUri(noteUri: string, notePath: string): string {
+  const depth = notePath.split("/").filter((part) => part !== "").length;
+  const parts = noteUri.split("/");
+  return parts.slice(0, Math.max(parts.length - depth, 0)).join("/");
+}
+
+function encodePath(path: string): string {
+  return path.split("/").map(encodeURIComponent).join("/");
+}
+
+function linkText(link: LinkItem): string {
+  const anchor = link.anchor ? `#${link.anchor}` : "";
+  return `${link.embed ? "!" : ""}[[${link.target}${anchor}]]`;
+}
+
+/** An outlink opens the note it points to (its first target); the server gives no line there. */
+export function outlinkItem(link: LinkItem, root: string): PickItem | undefined {
+  const target = link.targets[0];
+  if (target === undefined) {
+    return undefined;
+  }
+  return {
+    label: `$(arrow-right) ${target}`,
+    description: link.targets.length > 1 ? `${linkText(link)} (${link.targets.length} targets)` : linkText(link),
+    detail: `line ${link.range.start.line + 1} of ${link.source}`,
+    alwaysShow: true,
+    target: { uri: `${root}/${encodePath(target)}`, startLine: 0, endLine: 0 },
+  };
+}
+
+/** An inlink opens the linking note at the link itself. */
+export function inlinkItem(link: LinkItem): PickItem {
+  const line = link.range.start.line;
+  return {
+    label: `$(arrow-left) ${link.source}`,
+    description: linkText(link),
+    detail: `line ${line + 1}`,
+    alwaysShow: true,
+    target: { uri: link.uri, startLine: line, endLine: link.range.end.line },
+  };
+}
+
+export interface LinkSections {
+  outlinks: PickItem[];
+  inlinks: PickItem[];
+}
+
+export function linkItems(response: LinksResponse): LinkSections {
+  const root = rootUri(response.uri, response.path);
+  const outlinks: PickItem[] = [];
+  // Ambiguous links point to several notes: each candidate is offered, like a resolved target.
+  for (const link of [...response.outlinks, ...response.ambiguous]) {
+    const item = outlinkItem(link.targets.length ? link : { ...link, targets: link.candidates }, root);
+    if (item) {
+      outlinks.push(item);
+    }
+  }
+  return { outlinks, inlinks: response.inlinks.map(inlinkItem) };
+}

@@ -1,0 +1,65 @@
+// The server's settings as VS Code holds them (`memlsp.<name>`) turned into the object the server
+// reads from `initializationOptions` and `workspace/didChangeConfiguration`. The names are the
+// server's own (memlsp/config.py USER_SETTINGS); tests/test_extension_settings.py keeps
+// package.json in step with it, and src/test/settings.test.ts keeps this list in step with
+// package.json.
+
+export const SERVER_SETTINGS = [
+  "max_chunk_tokens",
+  "max_file_bytes",
+  "exclude",
+  "candidate_multiplier",
+  "max_candidates",
+  "expand_limit",
+  "symbol_limit",
+  "watch",
+  "cache_dir",
+  "embedder",
+  "embedder_model_dir",
+  "embedder_url",
+  "embedder_model",
+  "embedder_api_key_env",
+  "chroma_url",
+  "vector_weight",
+  "rrf_k",
+  "vector_retry_seconds",
+] as const;
+
+export type ServerSettingName = (typeof SERVER_SETTINGS)[number];
+
+/** Settings that only the extension reads; changing one means starting a different process. */
+export const CLIENT_SETTINGS = ["server.command", "server.args", "pythonPath"] as const;
+
+export type SettingValue = string | number | boolean | string[];
+export type ServerOptions = Partial<Record<ServerSettingName, SettingValue>>;
+
+/**
+ * `get(name)` reads `memlsp.<name>` (with VS Code's default filled in). Every setting is sent, so
+ * that removing one from settings.json puts the server back on the default: the server applies
+ * `didChangeConfiguration` over `initializationOptions`, not over its own defaults.
+ * Bad values are sent as they are: the server names each one to the user and keeps its default.
+ */
+export function serverOptions(get: (name: ServerSettingName) => unknown): ServerOptions {
+  const options: ServerOptions = {};
+  for (const name of SERVER_SETTINGS) {
+    const value = get(name);
+    if (value === undefined || value === null) {
+      continue;
+    }
+    // "" means "the per-user cache"; the server would read it as the current folder.
+    if (name === "cache_dir" && value === "") {
+      continue;
+    }
+    if (isSettingValue(value)) {
+      options[name] = value;
+    }
+  }
+  return options;
+}
+
+function isSettingValue(value: unknown): value is SettingValue {
+  if (Array.isArray(value)) {
+    return value.every((item) => typeof item === "string");
+  }
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+}
