@@ -77,6 +77,11 @@ export function snippet(text: string, max: number = SNIPPET_LENGTH): string {
   return line.length <= max ? line : line.slice(0, max - 1).trimEnd() + "…";
 }
 
+/** A chunk starts with its own heading line, which the label already shows. */
+export function withoutHeadingLine(text: string): string {
+  return text.replace(/^\s*#{1,6}\s[^\n]*\n?/, "");
+}
+
 export function searchItem(result: SearchResult): PickItem {
   const heading = result.heading && result.heading !== result.title ? result.heading : "";
   const label = heading ? `${result.title} › ${heading}` : result.title || result.path;
@@ -92,7 +97,7 @@ export function searchItem(result: SearchResult): PickItem {
   return {
     label,
     description: [where, ...badges].join("  "),
-    detail: snippet(result.text),
+    detail: snippet(withoutHeadingLine(result.text)),
     // VS Code's QuickPick filters items by its own fuzzy match on the label; semantic results
     // rarely contain the typed letters, so every item must be shown as the server ranked it.
     alwaysShow: true,

@@ -44,6 +44,11 @@ test("a chunk without its own heading is labelled by the title (or the path)", (
   assert.equal(searchItem(result({ heading: null, title: "" })).label, "search/tantivy.md");
 });
 
+test("detail leaves out the chunk's heading line, which the label shows", () => {
+  const item = searchItem(result({ text: "## From Python\n\nInstall it with pip.\n# not a heading here" }));
+  assert.equal(item.detail, "Install it with pip. # not a heading here");
+});
+
 test("detail is one line of at most 120 characters", () => {
   const long = "word ".repeat(100);
   const detail = searchItem(result({ text: long })).detail;
