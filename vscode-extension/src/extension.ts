@@ -68,6 +68,7 @@ async function start(): Promise<void> {
     command: settings.get<string>("server.command", ""),
     args: settings.get<string[]>("server.args", []),
     pythonPath: settings.get<string>("pythonPath", ""),
+    pythonPathHasMemlsp: await pythonPathHasMemlsp(settings.get<string>("pythonPath", "")),
     interpreter: await pythonWithMemlsp(),
     memlspOnPath: findOnPath("memlsp", process.env.PATH, isExecutableFile),
   });
@@ -177,6 +178,18 @@ interface PythonExtensionApi {
   environments?: { getActiveEnvironmentPath?(resource?: vscode.Uri): { path: string } };
 }
 
+/** Whether `python` can import memlsp: a wrong interpreter gets a clear message, not a crash loop. */
+function canImportMemlsp(python: string): Promise<boolean> {
+  const check = "import importlib.util, sys; sys.exit(importlib.util.find_spec('memlsp') is None)";
+  return new Promise<boolean>((resolve) => {
+    execFile(python, ["-c", check], { timeout: 10_000 }, (error) => resolve(error === null));
+  });
+}
+
+async function pythonPathHasMemlsp(pythonPath: string): Promise<boolean> {
+  return pythonPath.trim() ? canImportMemlsp(pythonPath.trim()) : true;
+}
+
 /** The Python extension's interpreter, only if memlsp is importable there (else the next way). */
 async function pythonWithMemlsp(): Promise<string | undefined> {
   const extension = vscode.extensions.getExtension<PythonExtensionApi>("ms-python.python");
@@ -197,10 +210,7 @@ async function pythonWithMemlsp(): Promise<string | undefined> {
   if (!interpreter) {
     return undefined;
   }
-  const check = "import importlib.util, sys; sys.exit(importlib.util.find_spec('memlsp') is None)";
-  const hasMemlsp = await new Promise<boolean>((resolve) => {
-    execFile(interpreter, ["-c", check], { timeout: 10_000 }, (error) => resolve(error === null));
-  });
+  const hasMemlsp = await canImportMemlsp(interpreter);
   if (!hasMemlsp) {
     output.appendLine(`memlsp: ${interpreter} (the Python extension's interpreter) has no memlsp installed`);
   }

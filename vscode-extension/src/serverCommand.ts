@@ -8,6 +8,8 @@ export interface ServerCommandInputs {
   args: readonly string[];
   /** `memlsp.pythonPath`; "" when unset. */
   pythonPath: string;
+  /** Whether `pythonPath` can import memlsp (true when it is unset). */
+  pythonPathHasMemlsp: boolean;
   /** The Python extension's selected interpreter, or undefined (extension absent or none chosen). */
   interpreter: string | undefined;
   /** Full path of `memlsp` found on PATH, or undefined. */
@@ -38,6 +40,15 @@ export function resolveServerCommand(inputs: ServerCommandInputs): ServerCommand
   }
   // memlsp.pythonPath is the user's explicit choice, so it wins over the Python extension's pick.
   const pythonPath = inputs.pythonPath.trim();
+  if (pythonPath && !inputs.pythonPathHasMemlsp) {
+    // The user's explicit choice is wrong: say so rather than quietly trying something else.
+    const tried = [`memlsp.pythonPath (${pythonPath}: cannot import memlsp)`];
+    const message =
+      `memlsp: ${pythonPath} (memlsp.pythonPath) cannot import memlsp. Install it there ` +
+      `(\`${pythonPath} -m pip install memlsp\`), or point memlsp.pythonPath at the Python ` +
+      "environment that has it.";
+    return { kind: "error", tried, message };
+  }
   if (pythonPath) {
     return { kind: "command", command: pythonPath, args: [...STDIO_MODULE_ARGS], source: "memlsp.pythonPath" };
   }

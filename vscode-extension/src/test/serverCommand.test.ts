@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ServerCommandInputs, findOnPath, resolveServerCommand } from "../serverCommand";
 
-const none: ServerCommandInputs = { command: "", args: [], pythonPath: "", interpreter: undefined, memlspOnPath: undefined };
+const none: ServerCommandInputs = {
+  command: "",
+  args: [],
+  pythonPath: "",
+  pythonPathHasMemlsp: true,
+  interpreter: undefined,
+  memlspOnPath: undefined,
+};
 
 test("memlsp.server.command wins, with its args as given", () => {
   const found = resolveServerCommand({
@@ -68,4 +75,18 @@ test("findOnPath: first executable in PATH order, empty entries skipped", () => 
 test("findOnPath on Windows looks for memlsp.exe with ; separators", () => {
   const found = findOnPath("memlsp", "C:\\x;C:\\Py\\Scripts", (file) => file === "C:\\Py\\Scripts\\memlsp.exe", "win32");
   assert.equal(found, "C:\\Py\\Scripts\\memlsp.exe");
+});
+
+test("a memlsp.pythonPath without memlsp is an error naming it, not a fall-through", () => {
+  const found = resolveServerCommand({
+    ...none,
+    pythonPath: "/usr/bin/python3",
+    pythonPathHasMemlsp: false,
+    memlspOnPath: "/x/memlsp",
+  });
+  assert.equal(found.kind, "error");
+  if (found.kind === "error") {
+    assert.deepEqual(found.tried, ["memlsp.pythonPath (/usr/bin/python3: cannot import memlsp)"]);
+    assert.match(found.message, /\/usr\/bin\/python3 -m pip install memlsp/);
+  }
 });
