@@ -4,6 +4,7 @@
 
 import { execFile } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
+import * as os from "node:os";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -78,6 +79,7 @@ async function start(): Promise<void> {
     return;
   }
   output.appendLine(`starting ${found.command} ${found.args.join(" ")} (from ${found.source})`);
+  lastStartError = "";
   const server: ServerOptions = { command: found.command, args: found.args, transport: TransportKind.stdio };
   const options: LanguageClientOptions = {
     documentSelector: [{ scheme: "file", language: "markdown" }],
@@ -112,9 +114,17 @@ async function start(): Promise<void> {
   void refreshStatus();
 }
 
+// The message last shown: a restart that fails the same way (a settings change, Restart Server)
+// must not stack the same notification again.
+let lastStartError = "";
+
 function showStartError(message: string): void {
   statusItem.text = "$(error) memlsp";
   statusItem.show();
+  if (message === lastStartError) {
+    return;
+  }
+  lastStartError = message;
   void vscode.window.showErrorMessage(message, "Open Settings", "Show Output").then((choice) => {
     if (choice === "Open Settings") {
       void vscode.commands.executeCommand("workbench.action.openSettings", "memlsp.");
@@ -179,10 +189,13 @@ interface PythonExtensionApi {
 }
 
 /** Whether `python` can import memlsp: a wrong interpreter gets a clear message, not a crash loop. */
+// It imports the server itself, so missing dependencies count too, and runs outside the workspace:
+// a checkout of memlsp's sources there would otherwise be found without being installed.
 function canImportMemlsp(python: string): Promise<boolean> {
-  const check = "import importlib.util, sys; sys.exit(importlib.util.find_spec('memlsp') is None)";
   return new Promise<boolean>((resolve) => {
-    execFile(python, ["-c", check], { timeout: 10_000 }, (error) => resolve(error === null));
+    execFile(python, ["-c", "import memlsp.lsp.main"], { timeout: 30_000, cwd: os.tmpdir() }, (error) =>
+      resolve(error === null),
+    );
   });
 }
 
