@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run_proof as rp  # noqa: E402
+import run_proof as rp
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -112,8 +112,13 @@ def memlsp_errors(page: Page) -> list[str]:
     return [m for s, m in notifications(page) if s == "error" and "memlsp" in m.lower()]
 
 
-def with_browser(url_path: str, paths: rp.Paths, body: Callable[[Page, str], tuple[bool, str]],
-                 main: rp.Paths, name: str) -> tuple[bool, str]:
+def with_browser(
+    url_path: str,
+    paths: rp.Paths,
+    body: Callable[[Page, str], tuple[bool, str]],
+    main: rp.Paths,
+    name: str,
+) -> tuple[bool, str]:
     from playwright.sync_api import sync_playwright
 
     with rp.code_server(paths, rp.free_port()) as url, sync_playwright() as playwright:
@@ -140,7 +145,9 @@ def check_no_memlsp(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]
     name = "no-memlsp"
     paths = check_paths(main, name)
     rp.prepare_vault(paths)
-    write_settings(paths, python, {"memlsp.pythonPath": NO_MEMLSP_PYTHON, "memlsp.server.command": ""})
+    write_settings(
+        paths, python, {"memlsp.pythonPath": NO_MEMLSP_PYTHON, "memlsp.server.command": ""}
+    )
     rp.install_vsix(paths, vsix)
 
     def body(page: Page, _url: str) -> tuple[bool, str]:
@@ -152,7 +159,9 @@ def check_no_memlsp(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]
         hide_notifications(page)
         opened_after = rp.open_note(page, "tantivy.md")
         status = rp.memlsp_status_text(page)
-        mentions_tried = bool(errors) and (NO_MEMLSP_PYTHON in errors[0] or "tried" in errors[0].lower())
+        mentions_tried = bool(errors) and (
+            NO_MEMLSP_PYTHON in errors[0] or "tried" in errors[0].lower()
+        )
         ok = len(errors) == 1 and mentions_tried and opened and opened_after
         return ok, (
             f"{len(errors)} memlsp error(s) {[e[:200] for e in errors]}; names what was tried: "
@@ -246,7 +255,11 @@ def check_multi_root(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str
 
         def ready() -> tuple[str, str] | None:
             text, icon = rp.memlsp_status_text(page)
-            return (text, icon) if "codicon-check" in icon or "codicon-sparkle" in icon or "codicon-warning" in icon else None
+            return (
+                (text, icon)
+                if "codicon-check" in icon or "codicon-sparkle" in icon or "codicon-warning" in icon
+                else None
+            )
 
         found = rp.poll(ready, timeout=120, interval=1)
         status = found or rp.memlsp_status_text(page)
@@ -254,10 +267,15 @@ def check_multi_root(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str
         hide_notifications(page)
         if not found:
             shot(page, main, name)
-            return False, f"server not ready: status {status}; opened index.md {opened}; errors {errors[:2]}"
+            return (
+                False,
+                f"server not ready: status {status}; opened index.md {opened}; errors {errors[:2]}",
+            )
         rp.run_command(page, "memlsp: Search Vault")
         quick_input = page.locator(".quick-input-widget input")
-        page.locator(".quick-input-widget input[placeholder*='Search the vault']").wait_for(timeout=15_000)
+        page.locator(".quick-input-widget input[placeholder*='Search the vault']").wait_for(
+            timeout=15_000
+        )
         rows: dict[int, str] = {}
         deadline = time.monotonic() + 40
         verdict = False
