@@ -290,7 +290,7 @@ async function searchVault(): Promise<void> {
       if (source.token.isCancellationRequested) {
         return; // a newer query is on its way
       }
-      pick.items = answer.results.map((result) => toQuickPickItem(searchItem(result)));
+      pick.items = answer.results.map((result) => toQuickPickItem(searchItem(result, vaultName(result.uri))));
       pick.title = answer.warnings.length ? answer.warnings.join("; ") : undefined;
       if (!answer.results.length) {
         pick.items = [{ label: `No results for "${query}"`, alwaysShow: true }];
@@ -436,4 +436,13 @@ function stopPolling(): void {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The workspace folder of a result, named only when there are several (a multi-root workspace). */
+function vaultName(uri: string): string | undefined {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (folders.length < 2) {
+    return undefined;
+  }
+  return vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri))?.name;
 }

@@ -82,7 +82,8 @@ export function withoutHeadingLine(text: string): string {
   return text.replace(/^\s*#{1,6}\s[^\n]*\n?/, "");
 }
 
-export function searchItem(result: SearchResult): PickItem {
+/** `vault` names the result's workspace folder, given when there are several (multi-root). */
+export function searchItem(result: SearchResult, vault?: string): PickItem {
   const heading = result.heading && result.heading !== result.title ? result.heading : "";
   const label = heading ? `${result.title} › ${heading}` : result.title || result.path;
   // Which side found it: the user can tell a keyword match from a semantic neighbour.
@@ -93,7 +94,7 @@ export function searchItem(result: SearchResult): PickItem {
   if (result.vector_rank !== null && result.vector_rank !== undefined) {
     badges.push("$(sparkle) semantic");
   }
-  const where = `${result.path}:${result.start_line}-${result.end_line}`;
+  const where = `${vault ? `${vault}/` : ""}${result.path}:${result.start_line}-${result.end_line}`;
   return {
     label,
     description: [where, ...badges].join("  "),

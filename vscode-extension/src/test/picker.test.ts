@@ -105,3 +105,8 @@ test("links: outlinks open their target, inlinks open the linking note at the li
   assert.deepEqual(inlinks[0]?.target, { uri: "file:///vault/index.md", startLine: 7, endLine: 7 });
   assert.ok([...outlinks, ...inlinks].every((item) => item.alwaysShow));
 });
+
+test("in a multi-root workspace the description names the result's folder", () => {
+  const item = searchItem(result(), "vault-beta");
+  assert.equal(item.description, "vault-beta/search/tantivy.md:5-12  $(search) keyword");
+});
