@@ -40,39 +40,42 @@ def search(
 ) -> SearchResponse:
     """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode)."""
     count = candidate_count(request, settings)
+    use_keyword = request.mode != "vector"
+    use_vector = vector_hits is not None and request.mode != "keyword"
     terms = keyword.terms(request.query)
     keyword_hits = []
-    if request.mode != "vector":
+    if use_keyword:
         keyword_hits = keyword.search(
             terms, count, start_date=request.start_date, end_date=request.end_date
         )
     chunks: dict[str, Chunk] = {hit.chunk.id: hit.chunk for hit in keyword_hits}
     keyword_scores = {hit.chunk.id: hit.score for hit in keyword_hits}
     similarities: dict[str, float] = {}
-    if vector_hits is not None and request.mode != "keyword":
+    if vector_hits is not None and use_vector:
         dated = [hit for hit in vector_hits if _in_dates(graph, hit.path, request)][:count]
         missing = [hit.chunk_id for hit in dated if hit.chunk_id not in chunks]
         chunks.update(keyword.chunks_by_id(missing))
         similarities = {hit.chunk_id: hit.similarity for hit in dated if hit.chunk_id in chunks}
-    sides: list[list[str]] = []
-    weights: list[float] = []
-    if request.mode != "vector":
-        sides.append(list(keyword_scores))
-        weights.append(1.0 - settings.vector_weight if vector_hits is not None else 1.0)
-    if vector_hits is not None and request.mode != "keyword":
-        sides.append(list(similarities))
-        weights.append(settings.vector_weight if request.mode == "hybrid" else 1.0)
+    # name -> (ranked chunk ids, weight); a side alone has weight 1, which fusion normalises away
+    both = use_keyword and use_vector
+    sides: dict[str, tuple[list[str], float]] = {}
+    if use_keyword:
+        sides["keyword"] = (list(keyword_scores), 1.0 - settings.vector_weight if both else 1.0)
+    if use_vector:
+        sides["vector"] = (list(similarities), settings.vector_weight if both else 1.0)
     ties: dict[Hashable, tuple[str, int]] = {
         key: (chunk.path, chunk.start_line) for key, chunk in chunks.items()
     }
-    fused = fuse(sides, weights, ties, k=settings.rrf_k)
+    fused = fuse(
+        [ids for ids, _ in sides.values()], [w for _, w in sides.values()], ties, k=settings.rrf_k
+    )
     cjk = any(map(has_cjk, terms))
     hits = []
     for item in fused:
         if item.score < request.min_score:
             continue  # fused scores fall with rank: min_score drops the tail, whatever the mode
         key = str(item.key)
-        ranks = dict(zip(_side_names(request, vector_hits), item.ranks, strict=True))
+        ranks = dict(zip(sides, item.ranks, strict=True))
         hits.append(
             _hit(
                 chunks[key],
@@ -92,17 +95,8 @@ def search(
     if request.expand:
         hits = expand_hits(graph, hits, settings.expand_limit)
     hits = within_budget(hits, request.budget_tokens)
-    counts = SearchCounts(
-        keyword=len(keyword_scores), vector=len(similarities), hybrid=len(sides) == 2
-    )
+    counts = SearchCounts(keyword=len(keyword_scores), vector=len(similarities), hybrid=both)
     return SearchResponse(request.query, tuple(hits), counts, request.mode, tuple(warnings))
-
-
-def _side_names(request: SearchRequest, vector_hits: Sequence[VectorHit] | None) -> list[str]:
-    names = [] if request.mode == "vector" else ["keyword"]
-    if vector_hits is not None and request.mode != "keyword":
-        names.append("vector")
-    return names
 
 
 def _in_dates(graph: LinkGraph, path: str, request: SearchRequest) -> bool:
