@@ -135,34 +135,20 @@ def apt_installed(name: str) -> bool:
     return result.returncode == 0 and "install ok installed" in result.stdout
 
 
+def npm_install(paths: Paths, package: str, env: dict[str, str] | None = None) -> None:
+    run(
+        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(paths.tools), package],
+        env=env,
+    )
+
+
 def install_node_tools(paths: Paths) -> None:
     paths.tools.mkdir(parents=True, exist_ok=True)
     if not (paths.node_bin / "node").exists():
-        run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(paths.tools),
-                NODE_PACKAGE,
-            ]
-        )
+        npm_install(paths, NODE_PACKAGE)
     if not paths.code_server.exists():
         # Run npm under Node 24 too: code-server's install scripts check the Node version.
-        run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(paths.tools),
-                CODE_SERVER_PACKAGE,
-            ],
-            env=node_env(paths),
-        )
+        npm_install(paths, CODE_SERVER_PACKAGE, env=node_env(paths))
 
 
 def install_playwright() -> None:
