@@ -7,18 +7,21 @@ only read it. The vault is only ever read; everything written goes to the per-va
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memlsp.config import Settings, cache_dir_for
 from memlsp.embed.base import Embedder
+from memlsp.index.journal import ChangeJournal
 from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
-from memlsp.index.keyword import KeywordIndex
+from memlsp.index.keyword import IndexUnavailable, KeywordIndex
 from memlsp.index.manifest import FileRecord, Manifest, gc_paused
 from memlsp.index.semantic import VectorSide, VectorStatus
+from memlsp.index.writer_lock import WriterLock
 from memlsp.model import (
     IndexSummary,
     LinkStatus,
@@ -36,6 +39,8 @@ from memlsp.vault.names import name_key
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+Wait = Callable[[float], bool]  # wait this many seconds; False: stop waiting
 PARSER_VERSION = 2
 
 
@@ -65,28 +70,25 @@ class _Changes:
 
 
 class Engine:
-    def __init__(self, root: Path, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        *,
+        wait: Wait | None = None,
+    ) -> None:
         self.root = root
         self.settings = settings
         self.cache_dir = cache_dir_for(root, settings)
         if self.cache_dir.resolve().is_relative_to(root.resolve()):
             log.warning("cache folder %s is inside the vault; it is never indexed", self.cache_dir)
-        self.keyword = KeywordIndex(self.cache_dir / "keyword")
         self.messages: list[str] = []  # what a user should know about this index, said once
-        if self.keyword.read_only:
-            self._tell(
-                "another memlsp process is updating this vault's index; "
-                "answering read-only from the index as it is"
-            )
         self._manifest_path = self.cache_dir / "manifest.pickle"
-        self.manifest, reason = Manifest.load(self._manifest_path, self._fingerprint())
-        if self.keyword.rebuilt_reason:
-            self.manifest = Manifest(self._fingerprint())
-            self._tell(f"keyword index {self.keyword.rebuilt_reason}; rebuilt from the vault")
-        elif reason:
-            self._tell(f"{reason}; re-indexed the vault")
-            if not self.keyword.read_only:
-                self.keyword.clear()
+        self._writer_lock = WriterLock(self.cache_dir / "writer.lock")
+        self._journal = ChangeJournal(self.cache_dir / "unsaved.jsonl")
+        self._uncommitted: set[str] = set()  # changed in the keyword index since its last commit
+        self.keyword, self.manifest = self._open_index(wait or _sleep)
         saved = self.manifest.graph
         if isinstance(saved, LinkGraph):
             self.graph = saved  # saved with these very notes: nothing to resolve again
@@ -111,11 +113,107 @@ class Engine:
 
     @classmethod
     def open(
-        cls, root: Path, settings: Settings | None = None, embedder: Embedder | None = None
+        cls,
+        root: Path,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        *,
+        wait: Wait | None = None,
     ) -> Engine:
+        """Open the vault's index: as its writer, or read-only while another process writes it.
+
+        While another process is still building a first index there is nothing to read: `wait`
+        is called with a number of seconds between looks, and opening gives up with
+        `IndexUnavailable` when it returns False (the default sleeps and goes on waiting)."""
         if not root.is_dir():
             raise FileNotFoundError(f"vault folder not found: {root}")
-        return cls(root, settings or Settings(), embedder)
+        return cls(root, settings or Settings(), embedder, wait=wait)
+
+    def _open_index(self, wait: Wait) -> tuple[KeywordIndex, Manifest]:
+        said = False
+        while True:
+            if self._writer_lock.acquire():
+                return self._open_writable()
+            opened = self._open_read_only()
+            if opened is not None:
+                self._tell(
+                    "another memlsp process is updating this vault's index; "
+                    "answering read-only from the index as it is"
+                )
+                return opened
+            if not said:
+                log.warning("another memlsp process is building this vault's index; waiting")
+                said = True
+            if not wait(0.2):
+                raise IndexUnavailable("another memlsp process is building this vault's index")
+
+    def _open_writable(self) -> tuple[KeywordIndex, Manifest]:
+        keyword = KeywordIndex(self.cache_dir / "keyword")
+        manifest, reason = Manifest.load(self._manifest_path, self._fingerprint())
+        if keyword.read_only:  # a process that does not take our lock (an older memlsp)
+            self._tell(
+                "another memlsp process is updating this vault's index; "
+                "answering read-only from the index as it is"
+            )
+            return keyword, manifest
+        if keyword.rebuilt_reason:
+            manifest = Manifest(self._fingerprint())
+            self._tell(f"keyword index {keyword.rebuilt_reason}; rebuilt from the vault")
+            self._journal.clear()
+        elif reason:
+            self._tell(f"{reason}; re-indexed the vault")
+            keyword.clear()
+            self._journal.clear()
+        else:
+            manifest = self._recover(keyword, manifest)
+        return keyword, manifest
+
+    def _open_read_only(self) -> tuple[KeywordIndex, Manifest] | None:
+        """The index as the writer left it, once it has one; None while it is building it."""
+        if not self._manifest_path.exists():
+            return None
+        try:
+            keyword = KeywordIndex(self.cache_dir / "keyword", writable=False)
+        except IndexUnavailable:
+            return None
+        manifest, reason = Manifest.load(self._manifest_path, self._fingerprint())
+        return None if reason else (keyword, manifest)
+
+    def _recover(self, keyword: KeywordIndex, manifest: Manifest) -> Manifest:
+        """Undo what a process that died left in the index beyond its last manifest: each path
+        it journaled is read again from the disk, or forgotten when the manifest never had it."""
+        paths = self._journal.read()
+        if paths is None:
+            self._tell("the index cannot tell what changed before memlsp stopped; re-indexed")
+            keyword.clear()
+            self._journal.clear()
+            return Manifest(self._fingerprint())
+        if not paths:
+            return manifest
+        for path in paths:
+            record = manifest.records.get(path)
+            if record is not None:
+                # An impossible stat and no digest: the next refresh reads and indexes it again.
+                manifest.records[path] = replace(record, mtime_ns=-1, size=-1, digest="")
+            else:
+                keyword.delete_note(path)
+        keyword.commit()
+        log.info("%d files changed after the index was last saved; checking them again", len(paths))
+        return manifest
+
+    @property
+    def read_only(self) -> bool:
+        """Another process writes this vault's index; this one answers from it as it is."""
+        return self.keyword.read_only
+
+    def writer_available(self) -> bool:
+        """Whether the process that wrote the index has gone, so this one could write it."""
+        if not self.read_only:
+            return False
+        probe = WriterLock(self._writer_lock.path)
+        free = probe.acquire()
+        probe.release()
+        return free
 
     def _fingerprint(self) -> str:
         s = self.settings
@@ -177,28 +275,53 @@ class Engine:
             return self._summary(started, changes, scan.skipped)
 
     def refresh_paths(self, paths: Iterable[str]) -> IndexSummary:
-        """Re-index just these vault-relative paths (changed, added or deleted files)."""
+        """Re-index just these vault-relative paths (changed, added or deleted files, or folders:
+        a folder stands for everything known under it, so one moved out of the vault is forgot).
+        A path that fails is logged and left as it was; the others still apply."""
         started = time.perf_counter()
         with self.lock:
             changes = _Changes()
-            for path in paths:
-                if path in self.buffers:
-                    continue  # the editor's version wins until the buffer closes
-                if not is_indexable(path, self.settings):
-                    changes.files |= self._refresh_attachment(path)
-                    continue
-                stat = self._stat(path)
-                if stat is None:
-                    self._forget(path, changes)
-                elif self._stat_changed(stat):
-                    self._apply(prepare_file(self.root, self.settings, stat), changes)
+            for path in self._with_contents(paths):
+                try:
+                    self._refresh_path(path, changes)
+                except Exception:
+                    log.exception("%s: could not be indexed", path)
             self._commit(changes)
             return self._summary(started, changes, [])
+
+    def _with_contents(self, paths: Iterable[str]) -> list[str]:
+        """`paths`, each followed by the known notes and attachments under it when it is (or was)
+        a folder: the watcher reports a moved or deleted folder by its own path only."""
+        given = list(dict.fromkeys(paths))
+        records, files = self.manifest.records, self.graph.table.files
+        folders = {
+            path.rstrip("/")
+            for path in given
+            if path not in records and path not in files and not (self.root / path).is_file()
+        }
+        if not folders:
+            return given
+        inside = [p for p in sorted(records.keys() | files) if not folders.isdisjoint(_parents(p))]
+        return list(dict.fromkeys(given + inside))
+
+    def _refresh_path(self, path: str, changes: _Changes) -> None:
+        if path in self.buffers:
+            return  # the editor's version wins until the buffer closes
+        if not is_indexable(path, self.settings):
+            changes.files |= self._refresh_attachment(path)
+            return
+        stat = self._stat(path)
+        if stat is None:
+            self._forget(path, changes)
+        elif self._stat_changed(stat):
+            self._apply(prepare_file(self.root, self.settings, stat), changes)
 
     def apply_text(self, path: str, text: str) -> None:
         """Index an editor buffer's text for `path`; it wins over the disk until `release_text`."""
         if not is_indexable(path, self.settings):
             return
+        # A client may send lone surrogates (JSON allows "\ud800"): no store can encode them.
+        text = _LONE_SURROGATE.sub("\ufffd", text)
         # An impossible stat: once the buffer is released, the disk version is read again.
         # Parsing is pure and can take seconds on a huge note: requests need not wait for it.
         prepared = prepare_text(self.settings, FileStat(path, -1, -1), text)
@@ -257,6 +380,7 @@ class Engine:
             self._drop_from_index(stat.path)
         else:
             if not self.keyword.read_only:
+                self._uncommitted.add(stat.path)
                 self.keyword.replace_note(stat.path, list(prepared.documents))
             if link:
                 self.graph.upsert(note)
@@ -267,6 +391,7 @@ class Engine:
 
     def _drop_from_index(self, path: str) -> None:
         if not self.keyword.read_only:
+            self._uncommitted.add(path)
             self.keyword.delete_note(path)
         self.graph.remove(path)
 
@@ -289,18 +414,23 @@ class Engine:
         changes.published = (changes.added, changes.modified, changes.deleted, changes.files)
         self.revision += 1
         self._manifest_dirty = True
-        if not self.keyword.read_only and (changes.added or changes.modified or changes.deleted):
+        if self._uncommitted:
+            # Journaled first: if this process dies after the commit, the next one knows these
+            # paths' indexed text is not what the saved manifest says.
+            self._journal.add(self._uncommitted)
+            self._uncommitted.clear()
             self.keyword.commit()
 
     def save_manifest(self) -> None:
         """Write the manifest if it changed. Rewriting it takes ~0.3 s at 10k notes, so single-note
         updates leave it to the next full refresh or `close`; a crash in between only means the
-        notes changed since are indexed again on the next start."""
+        notes changed since (the journal names them) are indexed again on the next start."""
         if not self._manifest_dirty or self.keyword.read_only:
             return
         self.manifest.graph = self.graph
         self.manifest.save(self._manifest_path)
         self._manifest_dirty = False
+        self._journal.clear()
 
     def _sync_files(self, files: list[str]) -> bool:
         """Bring the graph's attachments in line with the scan; True if any came or went."""
@@ -431,6 +561,19 @@ class Engine:
         self.save_manifest()
         self.keyword.close()
         self.vectors.close()
+        self._writer_lock.release()
+
+
+def _parents(path: str) -> Iterator[str]:
+    """`a/b/c.md` -> `a`, `a/b`."""
+    parts = path.split("/")
+    for end in range(1, len(parts)):
+        yield "/".join(parts[:end])
+
+
+def _sleep(seconds: float) -> bool:
+    time.sleep(seconds)
+    return True
 
 
 def _restat(record: FileRecord, stat: FileStat) -> FileRecord:

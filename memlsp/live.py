@@ -38,6 +38,7 @@ BUFFER_QUIET = 0.05  # seconds of no typing before a buffer is indexed
 VECTOR_REPORT = 1.0  # seconds between embedding progress reports
 VECTOR_IDLE = 10.0  # with nothing to embed, look again this often (and on every change)
 DISK_QUIET = 0.05  # the watcher already waits for quiet; this only merges client and watcher events
+TAKEOVER_POLL = 2.0  # seconds between looks, by a read-only vault, for a writer that has gone
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ class VaultStatus:
     pending: int
     message: str = ""
     vectors: VectorStatus | None = None
+    read_only: bool = False  # another process writes the index; this one answers from it
 
 
 class Listener:
@@ -163,20 +165,16 @@ class LiveVault:
             len(self.queue),
             self.message,
             engine.vector_status() if engine is not None else None,
+            engine is not None and engine.read_only,
         )
 
     # -- the writer thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
-        try:
-            self.engine = Engine.open(self.root, self.settings)
-            # Requests must not load models or connect: the embedding thread does that.
-            self.engine.connect_on_search = False
-        except Exception as error:
-            log.exception("cannot open the index of %s", self.root)
-            self.state, self.message = "failed", f"cannot open the index: {error}"
+        if not self._open():
             self._ready.set()
             return
+        assert self.engine is not None
         if self._watch:
             self._watcher = VaultWatcher(
                 self.root,
@@ -190,12 +188,56 @@ class LiveVault:
         self._ready.set()
         if self.engine.vectors.enabled:
             self._embedder.start()
-        while True:
-            changes = self.queue.take()
-            if not changes:
-                return  # closed
-            self._apply(changes)
-            self._wake_embedder.set()
+        while not self._stopping.is_set():
+            # A read-only vault looks now and then whether the writing process has gone.
+            changes = self.queue.take(TAKEOVER_POLL if self.engine.read_only else None)
+            if self._stopping.is_set():
+                return
+            if self.engine.read_only and self.engine.writer_available():
+                self._take_over()
+            if changes:
+                self._apply(changes)
+                self._wake_embedder.set()
+
+    def _open(self) -> bool:
+        """Open the index (waiting while another process builds a first one); False if it failed."""
+
+        def wait(seconds: float) -> bool:
+            self.message = "waiting for another memlsp process to build this vault's index"
+            return not self._stopping.wait(seconds)
+
+        try:
+            engine = Engine.open(self.root, self.settings, wait=wait)
+        except Exception as error:
+            if not self._stopping.is_set():
+                log.exception("cannot open the index of %s", self.root)
+                self.state, self.message = "failed", f"cannot open the index: {error}"
+            return False
+        # Requests must not load models or connect: the embedding thread does that.
+        engine.connect_on_search = False
+        self.message = _read_only_message if engine.read_only else ""
+        self.engine = engine
+        return True
+
+    def _take_over(self) -> None:
+        """The process that wrote the index has gone: this one writes it from now on."""
+        old = self.engine
+        assert old is not None
+        with old.lock:
+            buffers = dict(old.buffers)
+            old.close()
+        if not self._open():
+            return
+        assert self.engine is not None
+        if self.engine.read_only:
+            return  # another process was quicker
+        log.info("%s: the writing process has gone; indexing here from now on", self.root)
+        for path, text in buffers.items():
+            self.engine.apply_text(path, text)
+        self._full_refresh()
+        if self.engine.vectors.enabled and not self._embedder.is_alive():
+            self._embedder.start()
+        self._wake_embedder.set()
 
     def _full_refresh(self) -> None:
         assert self.engine is not None
@@ -232,14 +274,14 @@ class LiveVault:
     def _embed(self) -> None:
         """Give chunks vectors, newest notes first, until stopped; connect (again) when the vector
         side is unavailable, every `vector_retry_seconds`."""
-        engine = self.engine
-        assert engine is not None
         _lower_priority()
-        side = engine.vectors
         busy = False
         reported = 0.0
         said = ("", "")  # the last unavailable state reported, so each is told once
         while not self._stopping.is_set():
+            engine = self.engine  # a new one after taking over from another process
+            assert engine is not None
+            side = engine.vectors
             try:
                 if not side.ready:
                     if side.connect():
@@ -279,24 +321,31 @@ class LiveVault:
             warm_up()
 
     def _apply(self, changes: dict[str, Change]) -> None:
+        """Apply a batch; a change that fails is logged and the others still apply."""
         engine = self.engine
         assert engine is not None
         disk: list[str] = []
-        try:
-            for path, change in changes.items():
+        for path, change in changes.items():
+            try:
                 if isinstance(change, BufferText):
                     engine.apply_text(path, change.text)
                 elif isinstance(change, BufferClosed):
                     engine.release_text(path)
                 elif isinstance(change, DiskChanged):
                     disk.append(path)
+            except Exception:
+                log.exception("could not apply the change to %s", path)
+        try:
             if disk:
                 engine.refresh_paths(disk)
             if RESCAN in changes or any((self.root / path).is_dir() for path in disk):
                 self._full_refresh()
         except Exception:
-            log.exception("could not apply changes to %s", sorted(changes))
+            log.exception("could not apply the changes to %d files on disk", len(disk))
         self.listener.changed(self)
+
+
+_read_only_message = "read-only: another memlsp process is indexing this vault"
 
 
 def _lower_priority() -> None:

@@ -31,6 +31,10 @@ class IndexLocked(Exception):
     """Another process holds the index writer."""
 
 
+class IndexUnavailable(Exception):
+    """A read-only open found no usable index (the writer has not made one yet)."""
+
+
 @dataclass(frozen=True, slots=True)
 class NoteFields:
     """What the index keeps of a chunk's note, besides the chunk itself."""
@@ -133,8 +137,13 @@ class KeywordIndex:
                     return self._register(tantivy.Index(self.schema, str(directory), reuse=True))
                 except (OSError, ValueError) as error:
                     reason = f"unreadable ({error})"
+            if self.read_only:
+                # Only the writer may rebuild: this folder may be one it is creating right now.
+                raise IndexUnavailable(f"the keyword index {reason}")
             self.rebuilt_reason = reason
             shutil.rmtree(directory, ignore_errors=True)
+        elif self.read_only:
+            raise IndexUnavailable("the keyword index does not exist yet")
         directory.mkdir(parents=True, exist_ok=True)
         index = self._register(tantivy.Index(self.schema, str(directory), reuse=False))
         format_file.write_text(json.dumps({"format": FORMAT_VERSION}))
@@ -237,7 +246,7 @@ class KeywordIndex:
             query = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Must, query), (tantivy.Occur.Must, dates)]
             )
-        searcher = self._index.searcher()
+        searcher = self._searcher()
         hits = [
             KeywordHit(_chunk(searcher.doc(address)), float(score))
             for score, address in searcher.search(query, limit, count=False).hits
@@ -259,13 +268,18 @@ class KeywordIndex:
             (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, field, value))
             for value in dict.fromkeys(values)
         ]
-        searcher = self._index.searcher()
+        searcher = self._searcher()
         found = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
         chunks = (_chunk(searcher.doc(address)) for _, address in found.hits)
         return {chunk.id: chunk for chunk in chunks}
 
+    def _searcher(self) -> tantivy.Searcher:
+        if self.read_only:
+            self._index.reload()  # the writer is another process: see what it committed since
+        return self._index.searcher()
+
     def chunk_count(self) -> int:
-        return int(self._index.searcher().num_docs)
+        return int(self._searcher().num_docs)
 
 
 def _chunk(doc: tantivy.Document) -> Chunk:

@@ -95,6 +95,7 @@ def register(server: MemlspServer) -> None:
                     "files_to_index": state.files_total,
                     "pending_changes": state.pending,
                     "message": state.message,
+                    "read_only": state.read_only,
                     **convert.vector_status_json(state.vectors),
                 }
             )
