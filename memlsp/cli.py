@@ -14,7 +14,14 @@ from typing import Any, TextIO
 from memlsp.config import EMBEDDERS, Settings, load_vault_settings, settings_from
 from memlsp.engine import Engine, NoteLinks
 from memlsp.index.semantic import VectorStatus
-from memlsp.model import SEARCH_MODES, IndexSummary, ResolvedLink, SearchRequest
+from memlsp.model import (
+    SEARCH_MODES,
+    UNPRINTABLE,
+    IndexSummary,
+    ResolvedLink,
+    SearchRequest,
+    printable,
+)
 from memlsp.search.render import link_json, response_json, response_text
 from memlsp.search.request import FIELDS, build_request
 
@@ -209,20 +216,30 @@ def _print_summary(
             "pending": vectors.pending,
             "problem": vectors.problem,
         }
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(_json_text(data))
         return
     print(
-        f"{vault}: {summary.notes} notes, {summary.chunks} chunks, {summary.links} links "
+        f"{printable(str(vault))}: {summary.notes} notes, {summary.chunks} chunks, "
+        f"{summary.links} links "
         f"({summary.unresolved} unresolved, {summary.ambiguous} ambiguous); "
         f"{summary.added} added, {summary.modified} modified, {summary.deleted} deleted "
         f"in {summary.seconds:.2f} s"
     )
-    print(_vectors_line(vectors))
+    print(printable(_vectors_line(vectors)))
     for label, items in (("skipped", summary.skipped), ("problems", summary.problems)):
         if items:
             print(f"{label} ({len(items)}):")
             for item in items:
-                print(f"  {item.path}: {item.reason}")
+                print(f"  {printable(item.path)}: {printable(item.reason)}")
+
+
+def _json_text(data: object) -> str:
+    """JSON keeping names as they are, with what `printable` escapes escaped the JSON way: json
+    escapes C0 controls itself but leaves DEL, C1, bidi controls and lone surrogates (a name that
+    is not UTF-8) raw, and a lone surrogate cannot be written as UTF-8 at all. Outside strings
+    the only such character is the newline of the indentation."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return UNPRINTABLE.sub(lambda m: m[0] if m[0] == "\n" else f"\\u{ord(m[0]):04x}", text)
 
 
 def _request(args: argparse.Namespace, query: str, overrides: dict[str, Any]) -> SearchRequest:

@@ -7,6 +7,7 @@ Chunk line ranges are 1-based and inclusive, as users read them in an editor or 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
@@ -177,6 +178,32 @@ class Neighbour:
 class Skipped:
     path: str
     reason: str
+
+
+# A file name may hold any character but "/" and NUL: a newline would split one problem into two
+# lines, ESC and BEL drive the terminal, bidi controls reorder what the reader sees, and a lone
+# surrogate (an undecodable byte of a name) cannot even be written as UTF-8.
+UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """`text` (a path, a reason) as one printable line: control characters (C0, DEL, C1), line and
+    paragraph separators, bidi controls and lone surrogates are escaped visibly (`\\n`, `\\x1b`,
+    `\\u2028`). A surrogate standing for an undecodable byte of a file name shows that byte."""
+    return UNPRINTABLE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    if code < 0xA0:
+        return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte (code - 0xDC00)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
 
 
 @dataclass(frozen=True, slots=True)
