@@ -32,7 +32,7 @@ from memlsp.model import (
 )
 from memlsp.search import hybrid
 from memlsp.sync.prepare import PreparedFile, prepare_file, prepare_files, prepare_text
-from memlsp.sync.scan import FileStat, is_indexable, read_text, scan_vault
+from memlsp.sync.scan import FileStat, is_indexable, read_text, scan_vault, stat_path
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import name_key
 
@@ -349,16 +349,7 @@ class Engine:
         return True
 
     def _stat(self, path: str) -> FileStat | None:
-        full = self.root / path
-        try:
-            if not is_indexable(path, self.settings) or not full.is_file():
-                return None
-            if not full.resolve().is_relative_to(self.root.resolve()):
-                return None
-            stat = full.stat()
-        except OSError:
-            return None
-        return FileStat(path, stat.st_mtime_ns, stat.st_size)
+        return stat_path(self.root, path, self.settings)
 
     def _stat_changed(self, stat: FileStat) -> bool:
         record = self.manifest.records.get(stat.path)

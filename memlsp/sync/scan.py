@@ -2,13 +2,17 @@
 
 Dot-folders (`.obsidian`, `.trash`, `.git`) and configured names are skipped; symlinks are followed
 only while they stay inside the vault, each real folder once (so loops end); FIFOs and other
-special files are never opened; nothing outside the vault is read.
+special files are never opened; nothing outside the vault is read. Every path that enters the
+index passes `name_problem`, from the scan and from `stat_path` (the watcher, the editor).
 """
 
 from __future__ import annotations
 
+import codecs
+import errno
 import hashlib
 import os
+import stat as stat_mode
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +20,18 @@ from memlsp.config import Settings
 from memlsp.model import Skipped
 
 _BINARY_PROBE = 8192
+# What resolving or stat'ing a path can raise besides OSError: RuntimeError for a symlink loop
+# (Path.resolve before Python 3.13), ValueError for a NUL byte in the path.
+_PATH_ERRORS = (OSError, RuntimeError, ValueError)
+_LOOP = "symlink loop; not followed"
+# Longest first: the UTF-32 LE mark begins with the UTF-16 LE one.
+_BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +59,38 @@ def is_indexable(name: str, settings: Settings) -> bool:
     return name.lower().endswith(settings.note_suffixes + settings.record_suffixes)
 
 
+def name_problem(path: str) -> str | None:
+    """Why a file or folder cannot be indexed because of its name, or None.
+
+    A name that is not valid UTF-8 reaches Python with surrogate escapes (`caf\\udce9.md`).
+    tantivy, the manifest's chunk ids and the protocol's URIs can only carry real text, and any
+    repaired spelling would name a file that does not exist: such a file is skipped, and said so.
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "name is not valid UTF-8; skipped — rename it to index it"
+    return None
+
+
+def stat_path(root: Path, path: str, settings: Settings) -> FileStat | None:
+    """The stat of one vault-relative file, or None unless the scan would index it too: a good
+    name, an indexable suffix, a regular file, inside the vault once symlinks are resolved."""
+    parts = path.split("/")
+    if name_problem(path) or not is_indexable(path, settings) or {"", ".", ".."} & set(parts):
+        return None
+    try:
+        real = (root / path).resolve(strict=True)
+        if not real.is_relative_to(root.resolve()):
+            return None
+        found = real.stat()
+    except _PATH_ERRORS:
+        return None
+    if not stat_mode.S_ISREG(found.st_mode):
+        return None
+    return FileStat(path, found.st_mtime_ns, found.st_size)
+
+
 def scan_vault(root: Path, settings: Settings, avoid: tuple[Path, ...] = ()) -> VaultScan:
     scan = VaultScan()
     real_root = root.resolve()
@@ -63,14 +111,18 @@ def scan_vault(root: Path, settings: Settings, avoid: tuple[Path, ...] = ()) -> 
                 continue
             seen_dirs.add((stat.st_dev, stat.st_ino))
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError as error:
+        except _PATH_ERRORS as error:
             scan.skipped.append(
-                Skipped(prefix.rstrip("/") or ".", f"folder unreadable: {error.strerror}")
+                Skipped(prefix.rstrip("/") or ".", f"folder unreadable: {_why(error)}")
             )
             continue
         for entry in entries:
             rel = f"{prefix}{entry.name}"
             if entry.name.startswith(".") or entry.name in settings.exclude:
+                continue
+            problem = name_problem(entry.name)
+            if problem is not None:
+                scan.skipped.append(Skipped(rel, problem))
                 continue
             _visit(entry, rel, real_root, avoided, settings, scan, stack)
     scan.files.sort()
@@ -88,12 +140,9 @@ def _visit(
 ) -> None:
     try:
         if entry.is_symlink():
-            target = Path(entry.path).resolve()
-            if not target.is_relative_to(real_root):
-                scan.skipped.append(Skipped(rel, "symlink points outside the vault; not followed"))
-                return
-            if not target.exists():
-                scan.skipped.append(Skipped(rel, "broken symlink"))
+            refused = _refused_link(Path(entry.path), real_root)
+            if refused is not None:
+                scan.skipped.append(Skipped(rel, refused))
                 return
         if entry.is_dir():
             if Path(entry.path).resolve() not in avoided:
@@ -107,8 +156,31 @@ def _visit(
             scan.indexable[rel] = FileStat(rel, stat.st_mtime_ns, stat.st_size)
         else:
             scan.files.append(rel)
+    except _PATH_ERRORS as error:
+        scan.skipped.append(Skipped(rel, f"unreadable: {_why(error)}"))
+
+
+def _refused_link(link: Path, real_root: Path) -> str | None:
+    """Why a symlink is not followed (a loop, broken, outside the vault), or None."""
+    try:
+        target = link.resolve(strict=True)
+    except RuntimeError:
+        return _LOOP
     except OSError as error:
-        scan.skipped.append(Skipped(rel, f"unreadable: {error.strerror or error}"))
+        if error.errno == errno.ELOOP:
+            return _LOOP
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "broken symlink"
+        raise
+    if not target.is_relative_to(real_root):
+        return "symlink points outside the vault; not followed"
+    return None
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
 
 
 def text_digest(data: bytes) -> str:
@@ -116,7 +188,8 @@ def text_digest(data: bytes) -> str:
 
 
 def read_text(root: Path, stat: FileStat, settings: Settings) -> FileText:
-    """The file's text, or why it cannot be indexed. UTF-8, else decoded with replacement."""
+    """The file's text, or why it cannot be indexed. UTF-8, or the UTF-16 / UTF-32 its byte order
+    mark names; invalid sequences are decoded with replacement."""
     if stat.size > settings.max_file_bytes:
         limit = settings.max_file_bytes / 1e6
         return FileText(None, "", f"too large ({stat.size / 1e6:.1f} MB > {limit:g} MB limit)")
@@ -128,12 +201,20 @@ def read_text(root: Path, stat: FileStat, settings: Settings) -> FileText:
     if len(data) > settings.max_file_bytes:
         return FileText(None, "", f"too large (over {settings.max_file_bytes / 1e6:g} MB limit)")
     digest = text_digest(data)
-    if b"\0" in data[:_BINARY_PROBE]:
+    codec, name, start = "utf-8", "UTF-8", 0
+    for mark, mark_codec, mark_name in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            codec, name, start = mark_codec, mark_name, len(mark)
+            break
+    # UTF-16 and UTF-32 text is full of NUL bytes; only its decoded NUL characters mean binary.
+    if codec == "utf-8" and b"\0" in data[:_BINARY_PROBE]:
         return FileText(None, digest, "binary file (NUL bytes); skipped")
+    problem = None
     try:
-        return FileText(data.decode("utf-8-sig"), digest, None)
+        text = data[start:].decode(codec)
     except UnicodeDecodeError as error:
-        text = data.decode("utf-8-sig", errors="replace")
-        return FileText(
-            text, digest, f"not valid UTF-8 at byte {error.start}; decoded with replacement"
-        )
+        text = data[start:].decode(codec, errors="replace")
+        problem = f"not valid {name} at byte {start + error.start}; decoded with replacement"
+    if codec != "utf-8" and "\0" in text[:_BINARY_PROBE]:
+        return FileText(None, digest, "binary file (NUL characters); skipped")
+    return FileText(text, digest, problem)
