@@ -19,7 +19,7 @@ from pathlib import Path
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
-from memlsp.model import IndexSummary
+from memlsp.model import IndexSummary, printable
 from memlsp.parse.tokens import has_cjk, warm_up
 from memlsp.sync.queue import (
     RESCAN,
@@ -267,7 +267,7 @@ class LiveVault:
             summary.deleted,
         )
         for item in summary.skipped + summary.problems:
-            log.info("%s: %s", item.path, item.reason)
+            log.info("%s: %s", printable(item.path), printable(item.reason))
         self.listener.indexing_done(self, summary)
         self._warm_up_segmenter()
 
