@@ -2,8 +2,9 @@
 
 Dot-folders (`.obsidian`, `.trash`, `.git`) and configured names are skipped; symlinks are followed
 only while they stay inside the vault, each real folder once (so loops end); FIFOs and other
-special files are never opened; nothing outside the vault is read. Every path that enters the
-index passes `name_problem`, from the scan and from `stat_path` (the watcher, the editor).
+special files are never opened; nothing outside the vault is read. `name_problem` decides which
+names can be indexed, for the scan, for `stat_path` (single paths the watcher or an editor
+reports) and for the watcher itself.
 """
 
 from __future__ import annotations
