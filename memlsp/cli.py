@@ -11,7 +11,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from memlsp.config import EMBEDDERS, Settings, load_vault_settings, settings_from
+from memlsp.config import (
+    EMBEDDERS,
+    Settings,
+    load_vault_settings,
+    settings_from,
+    user_settings,
+)
 from memlsp.engine import Engine, NoteLinks
 from memlsp.index.semantic import VectorStatus
 from memlsp.model import (
@@ -140,11 +146,15 @@ SEARCH_EMBED_LIMIT = 256
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    """Defaults, then the vault's `.memlsp.toml`, then the command line's flags."""
-    settings, problems = load_vault_settings(args.vault, Settings(cache_dir=args.cache_dir))
-    flags = {"embedder": args.embedder, "chroma_url": args.chroma_url}
-    settings, more = settings_from({k: v for k, v in flags.items() if v is not None}, settings)
-    for problem in problems + more:
+    """Defaults, the user config file, what the vault's `.memlsp.toml` may set, then the command
+    line's flags (which the vault's file cannot override)."""
+    cache_dir = None if args.cache_dir is None else str(args.cache_dir)
+    flags = {"cache_dir": cache_dir, "embedder": args.embedder, "chroma_url": args.chroma_url}
+    given = {k: v for k, v in flags.items() if v is not None}
+    chosen, problems = settings_from(given)
+    settings, more = user_settings(chosen, keys=given)
+    settings, most = load_vault_settings(args.vault, settings)
+    for problem in more + problems + most:
         print(f"memlsp: {problem}", file=sys.stderr)
     return settings
 

@@ -80,10 +80,8 @@ class Engine:
     ) -> None:
         self.root = root
         self.settings = settings
-        self.cache_dir = cache_dir_for(root, settings)
-        if self.cache_dir.resolve().is_relative_to(root.resolve()):
-            log.warning("cache folder %s is inside the vault; it is never indexed", self.cache_dir)
         self.messages: list[str] = []  # what a user should know about this index, said once
+        self.cache_dir = cache_dir_for(root, settings, tell=self._tell)  # never inside the vault
         self._manifest_path = self.cache_dir / "manifest.pickle"
         self._writer_lock = WriterLock(self.cache_dir / "writer.lock")
         self._journal = ChangeJournal(self.cache_dir / "unsaved.jsonl")

@@ -1,10 +1,29 @@
-"""Settings from clients and `.memlsp.toml`: bad values give one message and keep the default."""
+"""Settings from clients, the user config file and `.memlsp.toml`: bad values give one message and
+keep the default; a vault's file sets only what a vault may; the cache is never in the vault."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
-from memlsp.config import Settings, load_vault_settings, settings_from
+import pytest
+
+from memlsp.config import (
+    EMBEDDERS,
+    USER_ONLY,
+    USER_SETTINGS,
+    VAULT_EMBEDDERS,
+    Settings,
+    cache_dir_for,
+    chosen_part,
+    load_user_settings,
+    load_vault_settings,
+    private_temp_dir,
+    settings_from,
+    user_config_file,
+    user_settings,
+)
 
 
 def test_valid_settings_apply() -> None:
@@ -32,3 +51,217 @@ def test_vault_settings_file(tmp_path: Path) -> None:
     (tmp_path / ".memlsp.toml").write_text("exclude = [unclosed\n")
     settings, problems = load_vault_settings(tmp_path, Settings(expand_limit=4))
     assert settings.expand_limit == 4 and len(problems) == 1 and ".memlsp.toml" in problems[0]
+
+
+# -- who may set what ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_user_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty user config folder: the user config file is `<it>/memlsp/config.toml`."""
+    folder = tmp_path / "user-config"
+    folder.mkdir()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
+    return folder
+
+
+def _user_file(folder: Path, text: str) -> None:
+    (folder / "memlsp").mkdir(parents=True, exist_ok=True)
+    (folder / "memlsp" / "config.toml").write_text(text)
+
+
+def _vault_file(vault: Path, text: str) -> Path:
+    vault.mkdir(exist_ok=True)
+    (vault / ".memlsp.toml").write_text(text)
+    return vault
+
+
+HOSTILE = (
+    'embedder = "endpoint"\nembedder_url = "http://evil.example/v1"\nembedder_model = "x"\n'
+    'embedder_api_key_env = "GITHUB_TOKEN"\nchroma_url = "http://evil.example:8000"\n'
+    'cache_dir = "shipped"\nembedder_model_dir = "/elsewhere"\nexpand_limit = 3\n'
+)
+
+
+def test_a_vault_file_cannot_set_user_only_settings(tmp_path: Path, no_user_file: Path) -> None:
+    vault = _vault_file(tmp_path / "vault", HOSTILE)
+    settings, problems = load_vault_settings(vault, Settings())
+    assert settings == Settings(expand_limit=3)  # the search setting applies, nothing else
+    [message] = problems
+    assert message.startswith(f"{vault / '.memlsp.toml'}: embedder = 'endpoint', embedder_url")
+    for name in sorted(USER_ONLY):
+        assert name in message
+    assert "ignored" in message and "expand_limit" not in message
+    assert str(no_user_file / "memlsp" / "config.toml") in message
+    assert "editor" in message and "--embedder" in message
+
+
+@pytest.mark.parametrize("embedder", EMBEDDERS)
+def test_a_vault_may_choose_only_an_offline_embedder(tmp_path: Path, embedder: str) -> None:
+    vault = _vault_file(tmp_path / "vault", f'embedder = "{embedder}"\n')
+    settings, problems = load_vault_settings(vault, Settings(embedder="minilm"))
+    if embedder in VAULT_EMBEDDERS:
+        assert settings.embedder == embedder and problems == []
+    else:
+        assert settings.embedder == "minilm"
+        assert len(problems) == 1 and f"embedder = '{embedder}' ignored" in problems[0]
+
+
+def test_what_the_editor_chose_wins_over_the_vault_file(tmp_path: Path, no_user_file: Path) -> None:
+    editor, _ = settings_from({"embedder": "none", "expand_limit": 7})
+    settings, problems = user_settings(editor)
+    assert problems == [] and settings.chosen == {"embedder", "expand_limit"}
+    for embedder in ("endpoint", "onnx", "bilingual"):
+        vault = _vault_file(tmp_path / "vault", f'embedder = "{embedder}"\nexpand_limit = 3\n')
+        vault_settings, _ = load_vault_settings(vault, settings)
+        assert (vault_settings.embedder, vault_settings.expand_limit) == ("none", 7)
+
+
+def test_precedence_defaults_user_file_vault_file_editor(
+    tmp_path: Path, no_user_file: Path
+) -> None:
+    _user_file(
+        no_user_file,
+        'expand_limit = 2\nsymbol_limit = 3\nrrf_k = 10\nchroma_url = "http://mine:8000"\n',
+    )
+    vault = _vault_file(
+        tmp_path / "vault", 'expand_limit = 4\nsymbol_limit = 5\nchroma_url = "http://theirs"\n'
+    )
+    editor, _ = settings_from({"symbol_limit": 6})
+    settings, _ = load_vault_settings(vault, user_settings(editor)[0])
+    assert settings.rrf_k == 10  # the user file over the defaults
+    assert settings.expand_limit == 4  # the vault file over the user file
+    assert settings.symbol_limit == 6  # the editor over the vault file
+    assert settings.chroma_url == "http://mine:8000"  # a user-only setting: never the vault's
+    assert settings.max_candidates == Settings().max_candidates
+
+
+def test_editor_defaults_do_not_hide_the_user_file_or_the_vault_file(
+    tmp_path: Path, no_user_file: Path
+) -> None:
+    """VS Code sends every setting, at its default when the user set nothing."""
+    _user_file(no_user_file, 'embedder = "none"\n')
+    every = {name: getattr(Settings(), name) for name in USER_SETTINGS if name != "cache_dir"}
+    every["exclude"] = []
+    editor, problems = settings_from(every)
+    assert problems == []
+    settings, _ = user_settings(editor)
+    assert settings.embedder == "none" and settings.chosen == frozenset()
+    vault = _vault_file(tmp_path / "vault", 'exclude = ["Archive"]\n')
+    assert load_vault_settings(vault, settings)[0].exclude == ("Archive",)
+
+
+def test_the_command_line_chooses_what_it_was_given(tmp_path: Path, no_user_file: Path) -> None:
+    _user_file(no_user_file, 'embedder = "none"\n')
+    flags, _ = settings_from({"embedder": "bilingual"})  # the default, but asked for
+    settings, _ = user_settings(flags, keys=["embedder"])
+    vault = _vault_file(tmp_path / "vault", 'embedder = "minilm"\n')
+    assert load_vault_settings(vault, settings)[0].embedder == "bilingual"
+
+
+def test_chosen_part_keeps_only_what_the_editor_chose(no_user_file: Path) -> None:
+    _user_file(no_user_file, "rrf_k = 10\n")
+    settings, _ = user_settings(settings_from({"symbol_limit": 6})[0])
+    assert chosen_part(settings) == Settings(symbol_limit=6)
+
+
+def test_the_user_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert user_config_file() == tmp_path / ".config" / "memlsp" / "config.toml"
+    _user_file(
+        tmp_path / ".config",
+        'embedder = "endpoint"\nembedder_url = "http://localhost:11434/v1"\n'
+        'embedder_api_key_env = "MY_KEY"\ncache_dir = "~/indexes"\nwatch = "yes"\n',
+    )
+    settings, problems = load_user_settings()
+    assert (settings.embedder, settings.embedder_url) == ("endpoint", "http://localhost:11434/v1")
+    assert settings.embedder_api_key_env == "MY_KEY"
+    assert settings.cache_dir == tmp_path / "indexes"
+    [problem] = problems
+    assert problem.startswith(str(user_config_file())) and "'watch'" in problem
+    (tmp_path / ".config" / "memlsp" / "config.toml").write_text("embedder = [\n")
+    settings, problems = load_user_settings(Settings(expand_limit=4))
+    assert settings == Settings(expand_limit=4) and "its settings are ignored" in problems[0]
+
+
+def test_an_empty_cache_dir_is_the_per_user_cache() -> None:
+    assert settings_from({"cache_dir": ""})[0].cache_dir is None
+
+
+# -- the cache folder is never in the vault ------------------------------------------------------
+
+
+@pytest.fixture
+def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    return tmp_path / "xdg" / "memlsp"
+
+
+def _place(vault: Path, cache_dir: str | Path | None) -> tuple[Path, list[str]]:
+    told: list[str] = []
+    settings = Settings(cache_dir=None if cache_dir is None else Path(cache_dir))
+    return cache_dir_for(vault, settings, tell=told.append), told
+
+
+def test_a_cache_folder_outside_the_vault_is_used_as_given(
+    tmp_path: Path, cache_root: Path
+) -> None:
+    vault = _vault_file(tmp_path / "vault", "")
+    folder, told = _place(vault, tmp_path / "mine")
+    assert folder.parent == tmp_path / "mine" and folder.name.startswith("vault-") and told == []
+    folder, told = _place(vault, None)
+    assert folder.parent == cache_root and told == []
+
+
+@pytest.mark.parametrize("how", ["relative, run in the vault", "absolute", "a symlink into it"])
+def test_a_cache_folder_inside_the_vault_gives_way_to_the_per_user_cache(
+    tmp_path: Path, cache_root: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    vault = _vault_file(tmp_path / "vault", "")
+    given: str | Path = vault / "inside"
+    if how.startswith("relative"):
+        monkeypatch.chdir(vault)
+        given = ".cache"
+    elif how.startswith("a symlink"):
+        (vault / "target").mkdir()
+        given = tmp_path / "looks-outside"
+        given.symlink_to(vault / "target")
+    folder, told = _place(vault, given)
+    assert folder.parent == cache_root
+    [message] = told
+    assert "inside the vault" in message and str(cache_root) in message
+
+
+def test_a_vault_that_holds_the_per_user_cache_gets_a_private_temp_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = _vault_file(tmp_path / "home", "")  # a vault that is the home folder
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    folder, told = _place(home, home / "elsewhere-inside")
+    private = folder.parent
+    assert private.parent == tmp_path / "tmp" and not private.is_relative_to(home)
+    assert private.stat().st_mode & 0o777 == 0o700 and private.stat().st_uid == os.geteuid()
+    assert len(told) == 1 and str(private) in told[0]
+    assert _place(home, None)[0] == folder  # the same folder next time: a warm start
+
+
+def test_a_temp_folder_someone_else_holds_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    taken = tmp_path / "tmp" / f"memlsp-{os.geteuid()}"
+    taken.mkdir(mode=0o777)
+    taken.chmod(0o777)  # open to everyone: anyone may have planted files there
+    chosen = private_temp_dir()
+    assert chosen != taken and chosen.parent == tmp_path / "tmp"
+    assert chosen.stat().st_mode & 0o777 == 0o700
+    if os.geteuid() == 0:  # only root can hand a folder to another user
+        taken.chmod(0o700)
+        os.chown(taken, 65534, 65534)
+        assert private_temp_dir() not in (taken, chosen)

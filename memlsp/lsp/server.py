@@ -22,7 +22,13 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
 from memlsp import __version__
-from memlsp.config import Settings, load_vault_settings, settings_from
+from memlsp.config import (
+    Settings,
+    chosen_part,
+    load_vault_settings,
+    settings_from,
+    user_settings,
+)
 from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live import Listener, LiveVault
@@ -325,10 +331,12 @@ def _options(value: Any) -> dict[str, Any]:
 
 
 def apply_settings(server: MemlspServer, options: Any, base: Settings | None = None) -> None:
-    """The client's settings over `base` (the defaults); each bad value is told and ignored."""
-    settings, problems = settings_from(_options(options), base or Settings())
+    """The client's settings over what `base` chose (`initializationOptions`), over the user
+    config file; each bad value is told and ignored. A vault's file cannot override them."""
+    given, problems = settings_from(_options(options), chosen_part(base or Settings()))
+    settings, more = user_settings(given)
     server.settings = settings
-    for problem in problems:
+    for problem in more + problems:
         server.tell(f"memlsp: {problem}", types.MessageType.Warning)
 
 
