@@ -1,0 +1,606 @@
+"""What an index shows, as plain data, so a live index can be compared with a fresh one.
+
+The state of an index is what its users can observe: for every note its outlinks (with where each
+resolves, or why not), its inlinks, its unresolved and ambiguous links; the attachments it knows;
+and which chunks (path and line range) a keyword search finds for each of a list of probe words.
+The generated notes of the consistency tests each carry a unique word, so a probe per word tells
+exactly which text of which note the index holds.
+
+A state is captured from an `Engine` in this process, from a running server over stdio
+(`memlsp/links`, `memlsp/search`), or from the command line. The reference is always a new Engine
+on a new, empty cache folder over the same files: what any index of that disk should show.
+
+Also here: a small JSON-RPC client for `python -m memlsp --stdio` that records notifications and
+can `kill -9` the server, waiting for a server to have applied every change made so far, and a
+delta-debugging shrink of a failing list of operations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from memlsp.config import Settings
+from memlsp.engine import Engine
+from memlsp.model import ResolvedLink, SearchRequest
+
+# Well above the hits any probe has in the generated vaults; a full page is marked as such,
+# since scores (and so which hits make the page) may differ between a live and a fresh index.
+PROBE_LIMIT = 100
+TRUNCATED = "(page full: more hits may exist)"
+HANG_GUARD = 60.0  # seconds; only ever reached when something hangs
+
+T = TypeVar("T")
+
+
+# -- the state ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoteLinkState:
+    """One note's links, each written as one line of text (see `link_row`)."""
+
+    outlinks: tuple[str, ...] = ()
+    inlinks: tuple[str, ...] = ()
+    unresolved: tuple[str, ...] = ()
+    ambiguous: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.outlinks or self.inlinks or self.unresolved or self.ambiguous)
+
+
+GROUPS = ("outlinks", "inlinks", "unresolved", "ambiguous")
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """`links` holds only notes with some link in or out (an unknown path has none); `notes` and
+    `attachments` are None when the capture cannot see them (over stdio or the command line)."""
+
+    links: Mapping[str, NoteLinkState] = field(default_factory=dict)
+    search: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    notes: tuple[str, ...] | None = None
+    attachments: tuple[str, ...] | None = None
+
+
+def link_row(
+    source: str,
+    line: int,
+    column: int,
+    kind: str,
+    embed: bool,
+    target: str,
+    anchor: str,
+    status: str,
+    targets: Sequence[str],
+    candidates: Sequence[str],
+) -> str:
+    """`source 3:5 wiki 'name'#Sec -> ambiguous x/name.md among x/name.md,y/name.md`, with the
+    line and column 1-based, as an editor shows them."""
+    written = f"{target!r}" + (f"#{anchor}" if anchor else "")
+    row = f"{source} {line}:{column} {kind}{'!' if embed else ''} {written} -> {status}"
+    if targets:
+        row += " " + ",".join(targets)
+    if candidates:
+        row += " among " + ",".join(candidates)
+    return row
+
+
+def _engine_row(item: ResolvedLink) -> str:
+    link, resolution = item.link, item.resolution
+    return link_row(
+        item.source,
+        link.span.line + 1,
+        link.span.start + 1,
+        link.kind.value,
+        link.embed,
+        link.target,
+        link.anchor,
+        resolution.status.value,
+        resolution.targets,
+        resolution.candidates,
+    )
+
+
+def _json_row(item: Mapping[str, Any]) -> str:
+    """A link as `memlsp/links` (a 0-based `range`) or `memlsp links --json` (1-based `line`
+    and `column`) sends it. The generated notes are ASCII, so columns are the same in every
+    position encoding."""
+    if "range" in item:
+        start = item["range"]["start"]
+        line, column = start["line"] + 1, start["character"] + 1
+    else:
+        line, column = item["line"], item["column"]
+    return link_row(
+        item["source"],
+        line,
+        column,
+        item["kind"],
+        item["embed"],
+        item["target"],
+        item["anchor"],
+        item["status"],
+        item["targets"],
+        item["candidates"],
+    )
+
+
+def _json_links(answer: Mapping[str, Any] | None) -> NoteLinkState:
+    if not answer:
+        return NoteLinkState()
+    rows = {group: tuple(_json_row(item) for item in answer[group]) for group in GROUPS}
+    return NoteLinkState(**rows)
+
+
+def _hit_rows(results: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
+    rows = sorted({f"{r['path']}:{r['start_line']}-{r['end_line']}" for r in results})
+    return tuple(rows)
+
+
+def _page(rows: tuple[str, ...], count: int) -> tuple[str, ...]:
+    return (*rows, TRUNCATED) if count >= PROBE_LIMIT else rows
+
+
+# -- capturing ----------------------------------------------------------------------------------
+
+
+def capture_engine(
+    engine: Engine, paths: Iterable[str] = (), probes: Iterable[str] = ()
+) -> IndexState:
+    """The state of an Engine through its queries; `paths` are notes to ask about besides the
+    ones it knows (notes it should know, or should have forgotten)."""
+    with engine.lock:
+        notes = tuple(sorted(engine.graph.notes))
+        attachments = tuple(sorted(p for p in engine.graph.table.files if p not in notes))
+    links = {}
+    for path in sorted(set(paths) | set(notes)):
+        found = engine.links(path)
+        state = NoteLinkState(
+            tuple(_engine_row(i) for i in found.outlinks),
+            tuple(_engine_row(i) for i in found.inlinks),
+            tuple(_engine_row(i) for i in found.unresolved),
+            tuple(_engine_row(i) for i in found.ambiguous),
+        )
+        if state:
+            links[path] = state
+    search = {}
+    for probe in sorted(set(probes)):
+        request = SearchRequest(query=probe, limit=PROBE_LIMIT, expand=False, mode="keyword")
+        hits = engine.search(request).hits
+        rows = tuple(
+            sorted({f"{h.chunk.path}:{h.chunk.start_line}-{h.chunk.end_line}" for h in hits})
+        )
+        search[probe] = _page(rows, len(hits))
+    return IndexState(links, search, notes, attachments)
+
+
+def open_engine(root: Path, cache: Path) -> Engine:
+    """An Engine as the suite opens one: keyword only, no watcher."""
+    return Engine.open(root, Settings(cache_dir=cache, embedder="none", watch=False))
+
+
+def capture_fresh(root: Path, paths: Iterable[str] = (), probes: Iterable[str] = ()) -> IndexState:
+    """The reference: a new Engine on a new, empty cache folder over the files in `root`."""
+    with tempfile.TemporaryDirectory(prefix="memlsp-fresh-") as cache:
+        engine = open_engine(root, Path(cache))
+        try:
+            engine.refresh()
+            return capture_engine(engine, paths, probes)
+        finally:
+            engine.close()
+
+
+def capture_server(
+    server: StdioServer, paths: Iterable[str] = (), probes: Iterable[str] = ()
+) -> IndexState:
+    """The state as a client sees it: `memlsp/links` for each path, `memlsp/search` per probe."""
+    links = {}
+    for path in sorted(set(paths)):
+        state = _json_links(server.request("memlsp/links", {"uri": server.uri(path)}))
+        if state:
+            links[path] = state
+    search = {}
+    for probe in sorted(set(probes)):
+        answer = server.request(
+            "memlsp/search",
+            {"query": probe, "limit": PROBE_LIMIT, "expand": False, "mode": "keyword"},
+        )
+        search[probe] = _page(_hit_rows(answer["results"]), len(answer["results"]))
+    return IndexState(links, search)
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """A command line run: its state and the exact output, for a failure message."""
+
+    state: IndexState
+    output: str
+
+
+def cli(*arguments: str, timeout: float = HANG_GUARD) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memlsp", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def capture_cli(
+    vault: Path, cache_dir: Path, paths: Iterable[str] = (), probes: Iterable[str] = ()
+) -> CliRun:
+    """`memlsp search --queries` once for every probe (the first process to open the cache), then
+    `memlsp links` for each path, each over `cache_dir`."""
+    common = ("--cache-dir", str(cache_dir), "--embedder", "none")
+    output: list[str] = []
+    search: dict[str, tuple[str, ...]] = {}
+    wanted = sorted(set(probes))
+    if wanted:
+        with tempfile.TemporaryDirectory(prefix="memlsp-queries-") as folder:
+            queries = Path(folder) / "probes.jsonl"
+            lines = [json.dumps({"id": probe, "query": probe}) for probe in wanted]
+            queries.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            run = cli(
+                "search", str(vault), "--queries", str(queries), "--mode", "keyword", "--json",
+                "--no-expand", "--limit", str(PROBE_LIMIT), *common,
+            )  # fmt: skip
+        output.append(_transcript(run))
+        assert run.returncode == 0, "\n".join(output)
+        for line in run.stdout.splitlines():
+            answer = json.loads(line)
+            search[answer["id"]] = _page(_hit_rows(answer["results"]), len(answer["results"]))
+    links = {}
+    for path in sorted(set(paths)):
+        run = cli("links", str(vault), path, "--json", *common)
+        output.append(_transcript(run))
+        if run.returncode == 2 and "no note" in run.stderr:
+            continue  # not a note of this index: no links either way
+        assert run.returncode == 0, "\n".join(output)
+        state = _json_links(json.loads(run.stdout))
+        if state:
+            links[path] = state
+    return CliRun(IndexState(links, search), "\n".join(output))
+
+
+def _transcript(run: subprocess.CompletedProcess[str]) -> str:
+    command = " ".join(["memlsp", *run.args[3:]])
+    return f"$ {command}\n(exit {run.returncode})\n{run.stdout}{run.stderr}"
+
+
+# -- comparing ----------------------------------------------------------------------------------
+
+
+def differences(live: IndexState, fresh: IndexState, name: str = "live") -> list[str]:
+    """What `live` shows that a fresh index does not, and the other way round, one line each."""
+    found: list[str] = []
+
+    def compare(what: str, mine: Iterable[str], theirs: Iterable[str]) -> None:
+        mine, theirs = set(mine), set(theirs)
+        for row in sorted(mine - theirs):
+            found.append(f"{what}: only {name}: {row}")
+        for row in sorted(theirs - mine):
+            found.append(f"{what}: only fresh: {row}")
+
+    for kind in ("notes", "attachments"):
+        mine, theirs = getattr(live, kind), getattr(fresh, kind)
+        if mine is not None and theirs is not None:
+            compare(kind, mine, theirs)
+    empty = NoteLinkState()
+    for path in sorted(set(live.links) | set(fresh.links)):
+        mine_links, theirs_links = live.links.get(path, empty), fresh.links.get(path, empty)
+        for group in GROUPS:
+            compare(f"{group} of {path}", getattr(mine_links, group), getattr(theirs_links, group))
+    for probe in sorted(set(live.search) & set(fresh.search)):
+        compare(f"search {probe!r}", live.search[probe], fresh.search[probe])
+    return found
+
+
+# -- files --------------------------------------------------------------------------------------
+
+
+def vault_files(root: Path) -> list[str]:
+    """Every file under `root` as a vault-relative path, as the scan sees them (no dot-folders)."""
+    if not root.is_dir():
+        return []
+    found = []
+    for path in root.rglob("*"):
+        relative = path.relative_to(root)
+        if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+            found.append(relative.as_posix())
+    return sorted(found)
+
+
+def disk_with_buffers(vault: Path, buffers: Mapping[str, str], destination: Path) -> Path:
+    """A copy of the vault where each open buffer's text is written to its file: what a fresh
+    index must show for a live index with those buffers open."""
+    shutil.copytree(vault, destination, symlinks=True)
+    for path, text in buffers.items():
+        full = destination / path
+        full.parent.mkdir(parents=True, exist_ok=True)
+        full.write_text(text, encoding="utf-8")
+    return destination
+
+
+def tell_engine(engine: Engine, paths: Sequence[str]) -> None:
+    """Apply what the file watcher reported, as `LiveVault._apply` does: re-index the reported
+    paths, and scan the whole vault when one of them is a folder that exists."""
+    engine.refresh_paths(list(paths))
+    if any((engine.root / path).is_dir() for path in paths):
+        engine.refresh(progressive=True)
+
+
+# -- a server over stdio ------------------------------------------------------------------------
+
+
+class ServerError(Exception):
+    pass
+
+
+class StdioServer:
+    """`python -m memlsp --stdio` on one vault, in a process group of its own, so `kill()` can
+    take its helper processes (the parse pool of a large first index) with it."""
+
+    def __init__(self, vault: Path, cache_dir: Path, **options: Any) -> None:
+        self.vault = vault.resolve()
+        self.cache_dir = cache_dir
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "memlsp", "--stdio"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        self._options = options
+        self._answers: dict[int, queue.Queue[dict[str, Any]]] = {}
+        self._notifications: dict[str, list[Any]] = {}
+        self._arrived = threading.Condition()
+        self._write_lock = threading.Lock()
+        self._next_id = 0
+        self._versions: dict[str, int] = {}
+        self.buffers: dict[str, str] = {}  # path -> text of each open buffer
+        self.sentinels = 0  # how many times `settle` wrote its note
+        self._stderr: list[bytes] = []
+        assert self.process.stdout is not None and self.process.stderr is not None
+        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
+        threading.Thread(target=self._drain, args=(self.process.stderr,), daemon=True).start()
+
+    # -- the wire
+
+    def _read(self, stream: IO[bytes]) -> None:
+        while True:
+            header = stream.readline()
+            if not header:
+                with self._arrived:
+                    self._arrived.notify_all()
+                return
+            if not header.startswith(b"Content-Length:"):
+                continue
+            length = int(header.split(b":", 1)[1])
+            while stream.readline() not in (b"\r\n", b""):
+                pass
+            message = json.loads(stream.read(length))
+            if "method" in message and "id" in message:
+                self._send({"id": message["id"], "result": None})  # as a minimal editor would
+            elif "method" in message:
+                with self._arrived:
+                    self._notifications.setdefault(message["method"], []).append(
+                        message.get("params")
+                    )
+                    self._arrived.notify_all()
+            elif message.get("id") in self._answers:
+                self._answers[message["id"]].put(message)
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            self._stderr.append(line)
+
+    @property
+    def stderr(self) -> str:
+        return b"".join(self._stderr).decode(errors="replace")
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.process.stdin is not None
+        with self._write_lock:
+            self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            self.process.stdin.flush()
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"method": method, "params": params})
+
+    def request(self, method: str, params: Any, timeout: float = HANG_GUARD) -> Any:
+        self._next_id += 1
+        number = self._next_id
+        answers: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._answers[number] = answers
+        self._send({"id": number, "method": method, "params": params})
+        try:
+            answer = answers.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no answer to {method} in {timeout} s\n{self.stderr}") from None
+        finally:
+            del self._answers[number]
+        if "error" in answer:
+            raise ServerError(f"{method}: {answer['error']}")
+        return answer.get("result")
+
+    def count(self, method: str) -> int:
+        with self._arrived:
+            return len(self._notifications.get(method, []))
+
+    def wait_for(self, method: str, count: int, timeout: float = HANG_GUARD) -> bool:
+        """Wait until `method` has arrived `count` times in all; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while len(self._notifications.get(method, [])) < count:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.process.poll() is not None:
+                    return False
+                self._arrived.wait(left)
+        return True
+
+    # -- the session
+
+    def uri(self, path: str) -> str:
+        return (self.vault / path).as_uri()
+
+    def initialize(self, wait_indexed: bool = True) -> None:
+        self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),  # the server exits if the test process dies
+                "rootUri": self.vault.as_uri(),
+                "workspaceFolders": [{"uri": self.vault.as_uri(), "name": self.vault.name}],
+                "capabilities": {},
+                "initializationOptions": {
+                    "cache_dir": str(self.cache_dir),
+                    "embedder": "none",
+                    **self._options,
+                },
+            },
+        )
+        self.notify("initialized", {})
+        if wait_indexed:
+            assert self.wait_for("memlsp/indexed", 1), f"never indexed\n{self.stderr}"
+
+    def open(self, path: str, text: str) -> None:
+        self._versions[path] = 1
+        self.buffers[path] = text
+        item = {"uri": self.uri(path), "languageId": "markdown", "version": 1, "text": text}
+        self.notify("textDocument/didOpen", {"textDocument": item})
+
+    def change(self, path: str, text: str) -> None:
+        self._versions[path] += 1
+        self.buffers[path] = text
+        document = {"uri": self.uri(path), "version": self._versions[path]}
+        self.notify(
+            "textDocument/didChange",
+            {"textDocument": document, "contentChanges": [{"text": text}]},
+        )
+
+    def close(self, path: str) -> None:
+        del self.buffers[path], self._versions[path]
+        self.notify("textDocument/didClose", {"textDocument": {"uri": self.uri(path)}})
+
+    def status(self) -> dict[str, Any]:
+        [vault] = self.request("memlsp/status", {})["vaults"]
+        return dict(vault)
+
+    def finds(self, token: str, path: str) -> bool:
+        answer = self.request(
+            "memlsp/search",
+            {"query": token, "limit": PROBE_LIMIT, "expand": False, "mode": "keyword"},
+        )
+        return any(result["path"] == path for result in answer["results"])
+
+    def until(self, check: Callable[[], bool], what: str, timeout: float = HANG_GUARD) -> None:
+        """Ask `check` again after each `memlsp/changed` (or, at the latest, every quarter
+        second: a status poll) until it holds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            seen = self.count("memlsp/changed")
+            if check():
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what}: not so after {timeout} s\n{self.stderr[-4000:]}")
+            self.wait_for("memlsp/changed", seen + 1, timeout=0.25)
+
+    def kill(self) -> None:
+        """`kill -9`: the server gets no chance to save anything."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=HANG_GUARD)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)  # helpers it started, if any are left
+
+    def stop(self) -> None:
+        """A clean `shutdown` and `exit`; killed if it does not end."""
+        if self.process.poll() is None:
+            with contextlib.suppress(Exception):
+                self.request("shutdown", None, timeout=10)
+                self.notify("exit", None)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=10)
+        self.kill()
+
+    def __enter__(self) -> StdioServer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+
+SENTINEL = "sentinel.md"
+
+
+def settle(server: StdioServer) -> None:
+    """Wait until the server has applied every change made so far, by the editor or on disk.
+
+    A request is answered only after every notification sent before it was handled, so the
+    buffers' changes are queued by then. Disk changes come through the watcher, in order: a note
+    written now is reported after everything written before it. So write that note twice, with a
+    new word each time, and wait until a search finds the second word: the batch of changes
+    holding the first word has ended by then (the writer takes one batch at a time), unless the
+    second was read by a whole-vault scan, which the vault's state shows. Then poll
+    `memlsp/status` until the vault is ready and nothing is pending."""
+    server.status()
+    for _ in range(2):
+        server.sentinels += 1
+        token = f"sentinelmark{server.sentinels}"
+        (server.vault / SENTINEL).write_text(f"# Sentinel\n\n{token}\n", encoding="utf-8")
+        server.until(lambda token=token: server.finds(token, SENTINEL), f"{token} indexed")
+
+    def quiet() -> bool:
+        status = server.status()
+        return status["state"] == "ready" and status["pending_changes"] == 0
+
+    server.until(quiet, "the vault is ready with nothing pending")
+
+
+# -- shrinking ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shrunk:
+    items: list[Any]
+    replays: int
+    minimal: bool  # False when the time budget ran out first
+
+
+def shrink(items: Sequence[T], fails: Callable[[list[T]], bool], seconds: float) -> Shrunk:
+    """Delta debugging: drop ever smaller runs of items while the rest still fails. The result
+    is 1-minimal (dropping any single item makes it pass) unless `seconds` ran out."""
+    current = list(items)
+    deadline = time.monotonic() + seconds
+    replays = 0
+    parts = 2
+    while len(current) >= 2:
+        size = -(-len(current) // parts)
+        for start in range(0, len(current), size):
+            if time.monotonic() > deadline:
+                return Shrunk(current, replays, False)
+            candidate = current[:start] + current[start + size :]
+            replays += 1
+            if fails(candidate):
+                current = candidate
+                parts = max(parts - 1, 2)
+                break
+        else:
+            if parts >= len(current):
+                break
+            parts = min(parts * 2, len(current))
+    return Shrunk(current, replays, True)
