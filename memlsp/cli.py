@@ -331,11 +331,11 @@ def _links(engine: Engine, args: argparse.Namespace) -> None:
         data = {"path": path, **{k: [_link_json(i) for i in v] for k, v in groups.items()}}
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    print(path)
+    print(printable(path))
     for label, items in groups.items():
         print(f"{label} ({len(items)}):")
         for item in items:
-            print("  " + _link_text(item, inbound=label == "inlinks"))
+            print("  " + printable(_link_text(item, inbound=label == "inlinks")))
 
 
 def _link_text(item: ResolvedLink, *, inbound: bool) -> str:

@@ -194,6 +194,11 @@ def printable(text: str) -> str:
     return UNPRINTABLE.sub(_escape, text)
 
 
+def printable_lines(text: str) -> str:
+    """Like `printable`, but newlines and tabs stay: text shown as several lines (a chunk)."""
+    return UNPRINTABLE.sub(lambda m: m.group() if m.group() in "\n\t" else _escape(m), text)
+
+
 def _escape(match: re.Match[str]) -> str:
     char = match.group()
     code = ord(char)

@@ -193,3 +193,15 @@ def test_python_dash_m_runs_the_same_cli(vault: Path, tmp_path: Path) -> None:
         check=True,
     )
     assert json.loads(result.stdout)["results"][0]["path"] == "b.md"
+
+
+def test_text_output_never_drives_the_terminal(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A note's text and name may hold ESC and BEL: search and links show them escaped."""
+    write(vault, "ctl/esc\x1b[2Jname.md", "# Esc\n\nterminaltoken \x1b]0;title\x07 and [[a]]\n")
+    code, out, _ = run(capsys, "search", vault, "terminaltoken", "--mode", "keyword")
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert "ctl/esc\\x1b[2Jname.md" in out and "\\x1b]0;title\\x07" in out
+    code, out, _ = run(capsys, "links", vault, "a")
+    assert code == 0 and "\x1b" not in out and "ctl/esc\\x1b[2Jname.md" in out

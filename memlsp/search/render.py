@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlsp.model import Hit, Neighbour, ResolvedLink, SearchResponse
+from memlsp.model import Hit, Neighbour, ResolvedLink, SearchResponse, printable_lines
 
 
 def _number(value: float | None) -> str:
@@ -83,10 +83,11 @@ def hit_text(hit: Hit) -> str:
 
 
 def response_text(response: SearchResponse) -> str:
+    """For a terminal: what notes hold may not drive it (escape sequences are shown escaped)."""
     notes = [f"note: {warning}" for warning in response.warnings]
     if not response.hits:
-        return "\n".join([*notes, f"no results for {response.query!r}"])
-    return "\n\n".join([*notes, *(hit_text(hit) for hit in response.hits)])
+        return printable_lines("\n".join([*notes, f"no results for {response.query!r}"]))
+    return printable_lines("\n\n".join([*notes, *(hit_text(hit) for hit in response.hits)]))
 
 
 def link_json(item: ResolvedLink) -> dict[str, Any]:

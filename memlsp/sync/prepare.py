@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memlsp.config import Settings
 from memlsp.index.keyword import ChunkDocument, NoteFields, prepare_documents
-from memlsp.model import Note
+from memlsp.model import Note, printable
 from memlsp.parse.files import parse_file
 from memlsp.sync.scan import FileStat, read_text, text_digest
 
@@ -59,7 +59,7 @@ def prepare_text(
         fields = NoteFields(note.title, note.aliases, note.date)
         documents = tuple(prepare_documents(fields, list(parsed.chunks)))
     except Exception as error:
-        log.exception("%s: could not be parsed", stat.path)
+        log.exception("%s: could not be parsed", printable(stat.path))
         return PreparedFile(
             stat, digest, None, (), f"could not be parsed ({type(error).__name__}: {error})"
         )
