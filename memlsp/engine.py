@@ -29,6 +29,7 @@ from memlsp.model import (
     SearchRequest,
     SearchResponse,
     Skipped,
+    printable,
 )
 from memlsp.search import hybrid
 from memlsp.sync.prepare import PreparedFile, prepare_file, prepare_files, prepare_text
@@ -188,6 +189,10 @@ class Engine:
             return Manifest(self._fingerprint())
         if not paths:
             return manifest
+        if not manifest.records:  # a first index that never finished: start it again
+            keyword.clear()
+            keyword.commit()
+            return manifest
         for path in paths:
             record = manifest.records.get(path)
             if record is not None:
@@ -283,7 +288,7 @@ class Engine:
                 try:
                     self._refresh_path(path, changes)
                 except Exception:
-                    log.exception("%s: could not be indexed", path)
+                    log.exception("%s: could not be indexed", printable(path))
             self._commit(changes)
             return self._summary(started, changes, [])
 
@@ -365,7 +370,7 @@ class Engine:
             changes.modified += 1
         note = prepared.note
         if note is None:
-            log.warning("%s: %s", stat.path, prepared.problem)
+            log.warning("%s: %s", printable(stat.path), printable(prepared.problem or ""))
             self._drop_from_index(stat.path)
         else:
             if not self.keyword.read_only:
