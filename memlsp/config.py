@@ -303,8 +303,9 @@ def is_private(path: Path, *, directory: bool = False) -> bool:
         return False
     kind = stat.S_ISDIR if directory else stat.S_ISREG
     uid = _user_id()
-    owned = uid is None or info.st_uid == uid  # Windows: the temp folder is per-user already
-    return kind(info.st_mode) and owned and not info.st_mode & 0o077
+    if uid is None:  # Windows: no owner or mode bits to check; its temp folder is per-user
+        return kind(info.st_mode)
+    return kind(info.st_mode) and info.st_uid == uid and not info.st_mode & 0o077
 
 
 def _user_id() -> int | None:
