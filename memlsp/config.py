@@ -259,7 +259,7 @@ def cache_dir_for(
     are followed) gives way to the per-user cache root, and that one, inside a vault that is the
     home folder, to a private folder under the system temp folder; `tell` hears why, once."""
     resolved = vault.resolve()
-    digest = hashlib.sha1(str(resolved).encode(), usedforsecurity=False).hexdigest()[:12]
+    digest = hashlib.sha1(os.fsencode(resolved), usedforsecurity=False).hexdigest()[:12]
     name = (re.sub(r"[^\w.-]+", "_", resolved.name) or "vault") + f"-{digest}"
     why = ""
     if settings.cache_dir is not None:

@@ -265,3 +265,11 @@ def test_a_temp_folder_someone_else_holds_is_not_used(
         taken.chmod(0o700)
         os.chown(taken, 65534, 65534)
         assert private_temp_dir() not in (taken, chosen)
+
+
+def test_a_vault_whose_own_path_is_not_utf8_gets_a_cache(tmp_path: Path) -> None:
+    vault = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9"))
+    vault.mkdir()
+    first = cache_dir_for(vault, Settings(cache_dir=tmp_path / "cache"))
+    assert first == cache_dir_for(vault, Settings(cache_dir=tmp_path / "cache"))
+    assert first.parent == (tmp_path / "cache").resolve()
