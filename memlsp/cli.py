@@ -124,7 +124,10 @@ def _run(args: argparse.Namespace) -> int:
     vault: Path = args.vault
     if not vault.is_dir():
         raise UsageError(f"vault folder not found: {vault}")
-    engine = Engine.open(vault, _settings(args))
+    try:
+        engine = Engine.open(vault, _settings(args))
+    except OSError as error:  # no cache folder can be made (a read-only disk, a vault at `/`)
+        raise UsageError(f"cannot open the index of {printable(str(vault))}: {error}") from error
     try:
         summary = engine.refresh(progress=_progress_bar(sys.stderr, "indexing"))
         if args.command == "index":
