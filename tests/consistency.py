@@ -224,9 +224,11 @@ def capture_server(
 
 @dataclass(frozen=True)
 class CliRun:
-    """A command line run: its state and the exact output, for a failure message."""
+    """Command line runs: the state they show, each probe's answer as printed, and the exact
+    output of every run, for a failure message."""
 
     state: IndexState
+    answers: Mapping[str, Mapping[str, Any]]
     output: str
 
 
@@ -248,6 +250,7 @@ def capture_cli(
     common = ("--cache-dir", str(cache_dir), "--embedder", "none")
     output: list[str] = []
     search: dict[str, tuple[str, ...]] = {}
+    answers: dict[str, dict[str, Any]] = {}
     wanted = sorted(set(probes))
     if wanted:
         with tempfile.TemporaryDirectory(prefix="memlsp-queries-") as folder:
@@ -262,6 +265,7 @@ def capture_cli(
         assert run.returncode == 0, "\n".join(output)
         for line in run.stdout.splitlines():
             answer = json.loads(line)
+            answers[answer["id"]] = answer
             search[answer["id"]] = _page(_hit_rows(answer["results"]), len(answer["results"]))
     links = {}
     for path in sorted(set(paths)):
@@ -273,7 +277,7 @@ def capture_cli(
         state = _json_links(json.loads(run.stdout))
         if state:
             links[path] = state
-    return CliRun(IndexState(links, search), "\n".join(output))
+    return CliRun(IndexState(links, search), answers, "\n".join(output))
 
 
 def _transcript(run: subprocess.CompletedProcess[str]) -> str:
@@ -282,6 +286,13 @@ def _transcript(run: subprocess.CompletedProcess[str]) -> str:
 
 
 # -- comparing ----------------------------------------------------------------------------------
+
+
+def only_paths(state: IndexState, paths: Iterable[str]) -> IndexState:
+    """`state` with the links of `paths` alone: to compare with a capture that asked only them."""
+    wanted = set(paths)
+    links = {path: links for path, links in state.links.items() if path in wanted}
+    return IndexState(links, state.search)
 
 
 def differences(live: IndexState, fresh: IndexState, name: str = "live") -> list[str]:
