@@ -2,9 +2,10 @@
 
 Each seed drives a sequence of operations on a temp vault: notes written (links of every form to
 names that several folders share, aliases), modified, deleted, renamed, moved between folders;
-folders renamed, moved out of the vault and back in; attachments created and deleted; in the
-server test also editor buffers opened, changed and closed. The generator looks at the files as
-they are, so a seed always makes the same operations.
+folders renamed; notes and folders moved out of the vault or into Obsidian's `.trash/`, and back
+in; attachments created and deleted; the index closed and opened again; in the server test also
+editor buffers opened, changed and closed, and the server killed with -9 and started again. The
+generator looks at the files as they are, so a seed always makes the same operations.
 
 At checkpoints the live index's state (tests/consistency.py: links of every note, attachments,
 keyword hits of probe words) must equal a fresh Engine's on a new cache over the same files.
@@ -44,9 +45,10 @@ from tests.consistency import (
     vault_files,
 )
 
-# Names that several folders share make links ambiguous; "beta" is also an alias, "Gamma" is
-# linked in other cases, "two words" needs %20 in a markdown link.
-NAMES = ("alpha", "beta", "Gamma", "shared", "two words")
+# Names that several folders share make links ambiguous; "ALPHA" is "alpha" in another case (in
+# one folder too), "beta" is also an alias, "Gamma" is linked in other cases, "two words" needs
+# %20 in a markdown link.
+NAMES = ("alpha", "ALPHA", "beta", "Gamma", "shared", "two words")
 FOLDERS = ("", "x", "y", "x/z", "w")
 FOLDER_TARGETS = ("w", "y", "q", "x/z", "y/q")  # where folders are renamed or moved back to
 ALIASES = ("Nick", "Common", "beta")
@@ -54,13 +56,17 @@ ATTACHMENTS = ("pic.png", "doc.pdf", "shared.png")
 # Probe words besides each note's own token: link text and aliases, found in many notes.
 WORDS = ("alpha", "beta", "gamma", "shared", "two", "words", "nick", "common", "label")
 TOKEN = re.compile(r"\b(?:tok|buf)\d+\b")
+# Places out of the vault's index, relative to the run's folder: beside the vault, and Obsidian's
+# trash inside it (a dot-folder, never indexed).
+STASHES = ("outside", "vault/.trash")
 
 
 @dataclass(frozen=True)
 class Op:
-    """One operation. `kind` is write, delete, move, move_folder, move_out, move_in (disk) or
-    open, change, close (an editor buffer). For move_out `to` is a folder outside the vault;
-    for move_in `path` is."""
+    """One operation. `kind` is write, delete, move, move_folder, move_out, move_in (disk);
+    open, change, close (an editor buffer); restart (the index closed and opened again) or crash
+    (the server killed with -9 and started again). Paths are vault-relative, but for move_out
+    `to` and for move_in `path` are places out of the index, relative to the run's folder."""
 
     kind: str
     path: str
@@ -73,15 +79,23 @@ class Op:
             "delete": f"delete {self.path}",
             "move": f"move {self.path} -> {self.to}",
             "move_folder": f"move folder {self.path}/ -> {self.to}/",
-            "move_out": f"move folder {self.path}/ out of the vault (to ../outside/{self.to})",
-            "move_in": f"move ../outside/{self.path} into the vault as {self.to}/",
+            "move_out": f"move {self.path} out of the index (to {_place(self.to)})",
+            "move_in": f"move {_place(self.path)} into the vault as {self.to}",
             "open": f"didOpen {self.path} {self.text!r}",
             "change": f"didChange {self.path} {self.text!r}",
             "close": f"didClose {self.path}",
+            "restart": "close the index and open it again on the same cache",
+            "crash": "kill -9 the server and start it again on the same cache",
         }[self.kind]
 
 
+def _place(stash: str) -> str:
+    """A stash as a reproducer says it: relative to the vault folder."""
+    return stash.removeprefix("vault/") if stash.startswith("vault/") else "../" + stash
+
+
 BUFFER_KINDS = ("open", "change", "close")
+PROCESS_KINDS = ("restart", "crash")
 
 
 # -- generating operations ----------------------------------------------------------------------
@@ -135,9 +149,9 @@ def note_text(rng: random.Random, path: str, token: str) -> str:
 class Generator:
     """Chooses the next operation from what is on disk (and which buffers are open)."""
 
-    def __init__(self, seed: int, *, buffers: bool) -> None:
+    def __init__(self, seed: int, *, server: bool) -> None:
         self.rng = random.Random(seed)
-        self.buffers = buffers
+        self.server = server
         self.tokens = 0
         self.stashes = 0
 
@@ -145,13 +159,21 @@ class Generator:
         self.tokens += 1
         return f"{prefix}{self.tokens}"
 
-    def next(self, vault: Path, outside: Path, open_buffers: Sequence[str] = ()) -> Op:
+    def next(self, base: Path, open_buffers: Sequence[str] = (), *, live: bool = True) -> Op:
+        """The next operation on the run in `base`; `live`: the index is open (else only
+        operations on disk)."""
         rng = self.rng
+        vault = base / "vault"
         files = [p for p in vault_files(vault) if p != SENTINEL]
         notes = [p for p in files if p.endswith(".md")]
         attachments = [p for p in files if not p.endswith(".md")]
         folders = sorted({posixpath.dirname(p) for p in files} - {""})
-        stashes = sorted(p.name for p in outside.iterdir()) if outside.is_dir() else []
+        stashes = [
+            f"{place}/{entry.name}"
+            for place in STASHES
+            if (base / place).is_dir()
+            for entry in sorted((base / place).iterdir())
+        ]
         choices: list[tuple[int, Callable[[], Op | None]]] = [
             (24, lambda: self._write_new(vault)),
             (18 if notes else 0, lambda: self._modify(rng.choice(notes))),
@@ -160,11 +182,14 @@ class Generator:
             (6 if notes else 0, lambda: self._move(vault, rng.choice(notes))),
             (4 if folders else 0, lambda: self._move_folder(vault, rng.choice(folders))),
             (2 if folders else 0, lambda: self._move_out(rng.choice(folders))),
+            (2 if notes else 0, lambda: self._move_out(rng.choice(notes))),
             (4 if stashes else 0, lambda: self._move_in(vault, rng.choice(stashes))),
             (4, lambda: self._attach()),
             (3 if attachments else 0, lambda: Op("delete", rng.choice(attachments))),
         ]
-        if self.buffers:
+        if live:
+            choices.append((1, lambda: Op("restart", "")))
+        if live and self.server:
             closed = [p for p in notes if p not in open_buffers]
             choices += [
                 (6 if closed else 0, lambda: self._buffer("open", rng.choice(closed))),
@@ -174,6 +199,7 @@ class Generator:
                     lambda: self._buffer("change", rng.choice(open_buffers)),
                 ),
                 (5 if open_buffers else 0, lambda: Op("close", rng.choice(open_buffers))),
+                (1, lambda: Op("crash", "")),
             ]
         while True:
             [make] = rng.choices([m for _, m in choices], [w for w, _ in choices])
@@ -210,12 +236,16 @@ class Generator:
             return None
         return Op("move_folder", folder, to)
 
-    def _move_out(self, folder: str) -> Op:
+    def _move_out(self, path: str) -> Op:
+        """A folder or a note moved where the index never looks (deleted to Obsidian's trash)."""
         self.stashes += 1
-        return Op("move_out", folder, f"out{self.stashes}")
+        return Op("move_out", path, f"{self.rng.choice(STASHES)}/out{self.stashes}")
 
     def _move_in(self, vault: Path, stash: str) -> Op | None:
-        to = self.rng.choice(FOLDER_TARGETS)
+        if (vault.parent / stash).is_file():
+            to = posixpath.join(self.rng.choice(FOLDERS), self.rng.choice(NAMES) + ".md")
+        else:
+            to = self.rng.choice(FOLDER_TARGETS)
         return None if (vault / to).exists() else Op("move_in", stash, to)
 
     def _attach(self) -> Op:
@@ -226,10 +256,11 @@ class Generator:
 # -- applying operations ------------------------------------------------------------------------
 
 
-def do_on_disk(vault: Path, outside: Path, op: Op) -> list[str] | None:
-    """Make the change on disk; the paths the file watcher reports for it (a folder by its own
-    path), or None when the operation does not apply to the files as they are (in a replay with
-    operations left out)."""
+def do_on_disk(base: Path, op: Op) -> list[str] | None:
+    """Make the change on disk in the run's folder `base`; the paths the file watcher reports for
+    it (a folder by its own path), or None when the operation does not apply to the files as they
+    are (in a replay with operations left out)."""
+    vault = base / "vault"
     source = vault / op.path
     if op.kind == "write":
         if source.is_dir():
@@ -256,15 +287,15 @@ def do_on_disk(vault: Path, outside: Path, op: Op) -> list[str] | None:
         source.rename(target)
         return [op.path, op.to]
     if op.kind == "move_out":
-        target = outside / op.to
-        if not source.is_dir() or target.exists():
+        target = base / op.to
+        if not source.exists() or target.exists():
             return None
-        outside.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         source.rename(target)
         return [op.path]
     if op.kind == "move_in":
-        stash, target = outside / op.path, vault / op.to
-        if not stash.is_dir() or target.exists():
+        stash, target = base / op.path, vault / op.to
+        if not stash.exists() or target.exists():
             return None
         target.parent.mkdir(parents=True, exist_ok=True)
         stash.rename(target)
@@ -291,9 +322,7 @@ class Replay:
     def __init__(self, base: Path) -> None:
         self.base = base
         self.vault = base / "vault"
-        self.outside = base / "outside"
         self.vault.mkdir(parents=True)
-        self.outside.mkdir()
         self.seen: set[str] = set()
         self.probes: set[str] = set(WORDS)
         self.buffers: dict[str, str] = {}
@@ -314,7 +343,8 @@ class Replay:
 
 class EngineReplay(Replay):
     """The engine in this process, told of each change as the live server tells it: disk changes
-    by the paths the watcher reports, buffers by `apply_text` and `release_text`."""
+    by the paths the watcher reports, buffers by `apply_text` and `release_text`. A crash cannot
+    be had in-process: it is a restart here."""
 
     def __init__(self, base: Path) -> None:
         super().__init__(base)
@@ -325,22 +355,28 @@ class EngineReplay(Replay):
         self.engine.refresh()
 
     def apply(self, op: Op) -> bool:
-        if op.kind in BUFFER_KINDS:
-            assert self.engine is not None
-            if not buffer_applies(op, list(self.buffers)):
+        engine = self.engine
+        if op.kind in PROCESS_KINDS:
+            if engine is None:
+                return False
+            self.close()
+            self.buffers = {}  # an editor would open its buffers again: not modelled
+            self.start()
+        elif op.kind in BUFFER_KINDS:
+            if engine is None or not buffer_applies(op, list(self.buffers)):
                 return False
             if op.kind == "close":
                 del self.buffers[op.path]
-                self.engine.release_text(op.path)
+                engine.release_text(op.path)
             else:
                 self.buffers[op.path] = op.text
-                self.engine.apply_text(op.path, op.text)
+                engine.apply_text(op.path, op.text)
         else:
-            reported = do_on_disk(self.vault, self.outside, op)
+            reported = do_on_disk(self.base, op)
             if reported is None:
                 return False
-            if self.engine is not None:
-                tell_engine(self.engine, reported)
+            if engine is not None:
+                tell_engine(engine, reported)
         self.note(op)
         return True
 
@@ -352,8 +388,9 @@ class EngineReplay(Replay):
     def reopened_differences(self) -> list[str]:
         """Close the engine (it saves its manifest) and open it again on the same cache."""
         assert self.engine is not None and not self.buffers
-        self.engine.close()
+        self.close()
         self.start()
+        assert self.engine is not None
         live = capture_engine(self.engine, self.seen, self.probes)
         return differences(live, self.expected(), name="reopened")
 
@@ -379,10 +416,17 @@ class ServerReplay(Replay):
         settle(self.server)
 
     def apply(self, op: Op) -> bool:
-        if op.kind in BUFFER_KINDS:
-            server = self.server
-            assert server is not None
-            if not buffer_applies(op, list(self.buffers)):
+        server = self.server
+        if op.kind in PROCESS_KINDS:
+            if server is None:
+                return False
+            if op.kind == "crash":
+                server.kill()
+            self.close()
+            self.buffers = {}
+            self.start()
+        elif op.kind in BUFFER_KINDS:
+            if server is None or not buffer_applies(op, list(self.buffers)):
                 return False
             if op.kind == "open":
                 server.open(op.path, op.text)
@@ -391,7 +435,7 @@ class ServerReplay(Replay):
             else:
                 server.close(op.path)
             self.buffers = dict(server.buffers)
-        elif do_on_disk(self.vault, self.outside, op) is None:
+        elif do_on_disk(self.base, op) is None:
             return False
         self.note(op)
         return True
@@ -508,7 +552,7 @@ ENGINE_SHRINK_SECONDS = 8.0
 
 @pytest.mark.parametrize("seed", ENGINE_SEEDS)
 def test_engine_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Path) -> None:
-    generator = Generator(seed, buffers=False)
+    generator = Generator(seed, server=False)
     replay = EngineReplay(tmp_path / "run")
     before: list[Op] = []
     during: list[Op] = []
@@ -516,12 +560,12 @@ def test_engine_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Pat
     found: list[str] = []
     try:
         for _ in range(ENGINE_BEFORE):
-            op = generator.next(replay.vault, replay.outside)
+            op = generator.next(replay.base, live=False)
             replay.apply(op)
             before.append(op)
         replay.start()
         for number in range(ENGINE_OPERATIONS):
-            op = generator.next(replay.vault, replay.outside)
+            op = generator.next(replay.base)
             replay.apply(op)
             during.append(op)
             if (number + 1) % ENGINE_CHECK_EVERY == 0:
@@ -568,7 +612,7 @@ SERVER_SHRINK_SECONDS = 25.0
 def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Path) -> None:
     """Buffers open at a checkpoint stay open: the reference is a fresh index of a copy of the
     vault with each open buffer's text written to its file."""
-    generator = Generator(seed, buffers=True)
+    generator = Generator(seed, server=True)
     replay = ServerReplay(tmp_path / "run")
     before: list[Op] = []
     during: list[Op] = []
@@ -576,14 +620,12 @@ def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Pat
     found: list[str] = []
     try:
         for _ in range(SERVER_BEFORE):
-            op = generator.next(replay.vault, replay.outside)
-            if op.kind in BUFFER_KINDS:
-                continue  # no editor before the server runs
+            op = generator.next(replay.base, live=False)
             replay.apply(op)
             before.append(op)
         replay.start()
         for number in range(SERVER_OPERATIONS):
-            op = generator.next(replay.vault, replay.outside, list(replay.buffers))
+            op = generator.next(replay.base, list(replay.buffers))
             replay.apply(op)
             during.append(op)
             if (number + 1) % SERVER_CHECK_EVERY == 0:
