@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import islice
 
 from memlsp.engine import Engine
 from memlsp.model import LinkStatus, Neighbour, Note, ResolvedLink, Span
+from memlsp.navigation.markdown_safe import code_span, escape_text, markdown_link, safe_markdown
 from memlsp.navigation.places import FILE_START, Place, anchor_line, link_at, tag_at, target_place
 from memlsp.parse.frontmatter import split_frontmatter
 from memlsp.parse.markdown import split_lines, strip_markup
@@ -19,8 +21,6 @@ UriOf = Callable[[Place], str]
 
 MAX_LINES = 15  # of the previewed section
 MAX_NEIGHBOURS = 10  # outlinks, inlinks, or notes of a tag
-_ESCAPE = re.compile(r"([\\`*_\[\]<>|])")
-_BARE_URI = re.compile(r"^[^\s()<>]*$")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
@@ -44,7 +44,7 @@ def hover(engine: Engine, path: str, line: int, column: int, uri_of: UriOf) -> s
 
 def _link_hover(engine: Engine, resolved: ResolvedLink, uri_of: UriOf) -> str:
     resolution = resolved.resolution
-    written = _escape(resolved.link.target or resolved.source)
+    written = escape_text(resolved.link.target or resolved.source)
     if resolution.status is LinkStatus.UNRESOLVED:
         return f"**{written}** does not exist yet: no note in the vault has that name."
     if resolution.status is LinkStatus.OUTSIDE:
@@ -54,7 +54,7 @@ def _link_hover(engine: Engine, resolved: ResolvedLink, uri_of: UriOf) -> str:
     if resolution.status is LinkStatus.AMBIGUOUS:
         others = [c for c in resolution.candidates if c != first]
         parts.append(
-            f"Ambiguous: **{written}** follows `{first}`; also matches "
+            f"Ambiguous: **{written}** follows {code_span(first)}; also matches "
             + ", ".join(_file_link(other, uri_of) for other in others)
             + "."
         )
@@ -62,7 +62,7 @@ def _link_hover(engine: Engine, resolved: ResolvedLink, uri_of: UriOf) -> str:
         parts.append(
             f"**{written}** names {len(resolution.targets)} notes: "
             + ", ".join(_file_link(target, uri_of) for target in resolution.targets)
-            + f". Showing `{first}`."
+            + f". Showing {code_span(first)}."
         )
     parts += _preview(engine, resolved, first, uri_of)
     parts += _neighbour_lists(engine, first, uri_of)
@@ -75,23 +75,24 @@ def _preview(engine: Engine, resolved: ResolvedLink, target: str, uri_of: UriOf)
     note = engine.graph.notes.get(target)
     if note is None:  # an attachment: nothing to read as text
         return [
-            f"### [{_escape(_file_name(target))}]({_target(uri_of(place))})",
-            f"Attachment `{target}`",
+            f"### {markdown_link(_file_name(target), uri_of(place))}",
+            f"Attachment {code_span(target)}",
         ]
-    crumbs = [note.title, *_heading_path(note, resolved)]
-    parts = [f"### [{' › '.join(_escape(c) for c in crumbs)}]({_target(uri_of(place))})"]
+    crumbs = " › ".join([note.title, *_heading_path(note, resolved)])
+    parts = [f"### {markdown_link(crumbs, uri_of(place))}"]
     text = engine.read(target)
-    excerpt = _excerpt(note, resolved, split_lines(text)) if text is not None else []
+    excerpt = _excerpt(note, resolved, split_lines(text)) if text is not None else _NO_EXCERPT
     description = " ".join(note.description.split())
-    shown = [strip_markup(line) for line in excerpt]
+    shown = [strip_markup(line) for line in excerpt.lines]
     # Without a frontmatter description it is the first paragraph, often already in the excerpt.
     flat = " ".join(" ".join(shown).split())
     if description and description not in flat and not _starts_with_paragraph(shown, description):
-        parts.append(description)
+        parts.append(escape_text(description))
     if resolved.link.anchor and anchor_line(note, resolved) is None:
-        parts.append(f"No `#{resolved.link.anchor}` in this note; showing its start.")
-    if excerpt:
-        parts.append("\n".join(excerpt))
+        parts.append(f"No {code_span('#' + resolved.link.anchor)} in this note; showing its start.")
+    markdown = excerpt.markdown()
+    if markdown:
+        parts.append("\n".join(markdown))
     return parts
 
 
@@ -110,8 +111,25 @@ def _heading_path(note: Note, resolved: ResolvedLink) -> list[str]:
     return [strip_markup(h.text) for h in path]
 
 
-def _excerpt(note: Note, resolved: ResolvedLink, lines: list[str]) -> list[str]:
-    """The heading's section, the block's paragraph, or the note's start, ready to show.
+@dataclass(frozen=True)
+class _Excerpt:
+    lines: tuple[str, ...]  # as the note has them, headings made bold
+    cut: bool  # at `MAX_LINES`
+
+    def markdown(self) -> list[str]:
+        """Safe to show, a cut marked, and a math block the cut left open closed."""
+        shown = safe_markdown(self.lines)
+        while shown and not shown[-1]:
+            shown.pop()
+        shown = _close_math(shown)
+        return [*shown, "…"] if self.cut else shown
+
+
+_NO_EXCERPT = _Excerpt((), False)
+
+
+def _excerpt(note: Note, resolved: ResolvedLink, lines: list[str]) -> _Excerpt:
+    """The heading's section, the block's paragraph, or the note's start, as the note has it.
 
     The note comes from the index and the text from the buffer or disk, which may be a keystroke
     newer: every line number is bounded, and a wrong guess only shifts the preview.
@@ -143,7 +161,7 @@ def _paragraph_start(lines: list[str], line: int) -> int:
     return max(start, 0)
 
 
-def _render(note: Note, lines: list[str], start: int, end: int, skip_h1: bool) -> list[str]:
+def _render(note: Note, lines: list[str], start: int, end: int, skip_h1: bool) -> _Excerpt:
     """Headings become bold lines (the hover's own title stays the biggest), setext underlines and
     `^block-id` markers go, blank runs shrink to one, and the result is cut to `MAX_LINES`."""
     headings = {h.line: h for h in note.headings}
@@ -160,7 +178,7 @@ def _render(note: Note, lines: list[str], start: int, end: int, skip_h1: bool) -
                 index += 1  # a setext heading: its underline is the next line
             if skip_h1 and heading.level == 1 and not out:
                 continue
-            text = f"**{strip_markup(heading.text)}**"
+            text = f"**{escape_text(strip_markup(heading.text))}**"
         elif number in blocks:
             text = _BLOCK_ID.sub("", text)
         text = text.rstrip()
@@ -174,14 +192,12 @@ def _render(note: Note, lines: list[str], start: int, end: int, skip_h1: bool) -
         out.append(text)
     while out and not out[-1]:
         out.pop()
-    if truncated:
-        out.append("…")
-    return _close_open_blocks(out)
+    return _Excerpt(tuple(out), truncated)
 
 
-def _close_open_blocks(lines: list[str]) -> list[str]:
-    """A preview cut inside a code fence, math block or comment would swallow the rest of the
-    hover: close what is still open."""
+def _close_math(lines: list[str]) -> list[str]:
+    """A preview cut inside a math block would swallow the rest of the hover: close it. (Code
+    fences are closed by `safe_markdown`, and comments are not shown.)"""
     fence: str | None = None
     math = False
     for line in lines:
@@ -194,11 +210,7 @@ def _close_open_blocks(lines: list[str]) -> list[str]:
                 fence = None
         elif fence is None and line.strip() == "$$":
             math = not math
-    closing = [fence] if fence else ["$$"] if math else []
-    text = "\n".join(lines)
-    if text.rfind("<!--") > text.rfind("-->"):
-        closing.append("-->")
-    return lines + closing
+    return [*lines, "$$"] if math else lines
 
 
 # -- neighbours --------------------------------------------------------------------------------
@@ -224,10 +236,10 @@ def _neighbour_list(header: str, shown: list[Neighbour], total: int, uri_of: Uri
 
 
 def _neighbour_item(neighbour: Neighbour, uri: str) -> str:
-    item = f"- [{_escape(neighbour.name)}]({_target(uri)})"
+    item = f"- {markdown_link(neighbour.name, uri)}"
     if neighbour.anchors:
-        item += " " + ", ".join(f"`#{anchor.replace('`', '')}`" for anchor in neighbour.anchors)
-    description = " ".join(neighbour.description.split())
+        item += " " + ", ".join(code_span(f"#{anchor}") for anchor in neighbour.anchors)
+    description = escape_text(neighbour.description)
     return f"{item} — {description}" if description else item
 
 
@@ -262,8 +274,8 @@ def _tag_hover(engine: Engine, tag: str, wanted: str, uri_of: UriOf) -> str:
                     carriers[path] = span
     ranked = sorted(carriers, key=lambda p: (-graph.inlink_count(p), p))
     count = len(carriers)
-    header = f"**#{_escape(tag)}** is on {count} note{'s' if count != 1 else ''}"
-    lines = [f"{header} (nested tags `#{tag}/…` included)", ""]
+    header = f"**#{escape_text(tag)}** is on {count} note{'s' if count != 1 else ''}"
+    lines = [f"{header} (nested tags {code_span(f'#{tag}/…')} included)", ""]
     lines += [_tag_item(engine, path, carriers[path], uri_of) for path in ranked[:MAX_NEIGHBOURS]]
     if count > MAX_NEIGHBOURS:
         lines.append(f"- … and {count - MAX_NEIGHBOURS} more")
@@ -278,21 +290,12 @@ def _tag_item(engine: Engine, path: str, span: Span, uri_of: UriOf) -> str:
 # -- text --------------------------------------------------------------------------------------
 
 
-def _escape(text: str) -> str:
-    return _ESCAPE.sub(r"\\\1", text)
-
-
-def _target(uri: str) -> str:
-    """A link destination: wrapped in `<...>` when a space or parenthesis would end it early."""
-    return uri if _BARE_URI.match(uri) else "<" + uri.replace(">", "%3E") + ">"
-
-
 def _file_name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
 def _file_link(path: str, uri_of: UriOf) -> str:
-    return f"[{_escape(path)}]({_target(uri_of(Place(path, FILE_START)))})"
+    return markdown_link(path, uri_of(Place(path, FILE_START)))
 
 
 def _starts_with_paragraph(shown: list[str], description: str) -> bool:
