@@ -9,11 +9,12 @@ Neovim 0.11.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
-from tests.lsp.conftest import Session
+from tests.lsp.conftest import SERVER, Session, finish, start_session
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="package"),
@@ -415,6 +416,27 @@ async def test_no_hover_on_plain_text(shared: Session) -> None:
     # A tag-like word in a code fence is no tag.
     path = "search/tantivy.md"
     assert await shared.hover(path, shared.find(path, "#rust-snippet-tag", 2)) is None
+
+
+async def test_a_hover_on_a_hostile_note_runs_nothing(tmp_path: Path) -> None:
+    """A note's HTML and `command:` links reach the client as text (reliability finding S6)."""
+    attack = "<script>alert(1)</script> [run](command:workbench.action.terminal.new)"
+    files = {
+        "hostile.md": f"---\ndescription: '{attack}'\n---\n# Hostile\n\nBody words {attack}\n",
+        "asks.md": "See [[hostile]].\n",
+    }
+    client = await SERVER.start()
+    try:
+        session = await start_session(client, tmp_path, "vscode", files=files)
+        text = await session.hover("asks.md", session.find("asks.md", "[[hostile]]", 3))
+    finally:
+        await finish(client)
+        await client.stop()
+    assert text is not None and "Body words" in text
+    unescaped = r"(?<!\\)(?:\\\\)*"  # preceded by no backslash, or by escaped ones only
+    assert re.search(unescaped + "<script", text, re.IGNORECASE) is None, text
+    assert re.search(unescaped + r"(?:\]\(|<)\s*command:", text, re.IGNORECASE) is None, text
+    assert links_in(session, text)  # every link there is: the title's, the inlink's, into the vault
 
 
 # -- textDocument/documentLink ------------------------------------------------------------------
