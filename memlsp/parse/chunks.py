@@ -12,14 +12,19 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from memlsp.model import Chunk, Note
-from memlsp.parse.mask import mask_lines
+from memlsp.parse.mask import iter_masked
 from memlsp.parse.tokens import estimate_tokens
 
 _LINK = r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)"
 # A word stops where a link starts: Chinese text glues links to words (`参考[[向量 检索]]的`).
-_ATOM = re.compile(rf"(?P<link>{_LINK})|(?:(?!{_LINK})\S)+")
+# Only a `!` or `[` can start one, so only there is the look-ahead needed.
+_WORD = rf"(?:[^\s!\[]++|(?!{_LINK})[!\[])++"
+_ATOM = re.compile(rf"(?P<link>{_LINK})|{_WORD}")
+# Up to 32 atoms in a row (with the spaces between them), as `_ATOM` would find them one by one.
+_ATOM_BLOCK = re.compile(rf"(?:{_LINK}|{_WORD})(?:\s*+(?:{_LINK}|{_WORD})){{0,31}}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +35,29 @@ class _Piece:
     label: str | None = None
 
 
+class _Sized:
+    """A file's lines and their token counts, each counted once however often a size is asked.
+
+    No token spans a line break, so a range of lines holds the sum of its lines' tokens.
+    """
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._tokens: list[int | None] = [None] * len(lines)
+
+    def tokens(self, number: int) -> int:
+        count = self._tokens[number]
+        if count is None:
+            count = self._tokens[number] = estimate_tokens(self.lines[number])
+        return count
+
+    def range_tokens(self, start: int, end: int) -> int:
+        return sum(self.tokens(number) for number in range(start, end + 1))
+
+
 def chunk_note(note: Note, lines: list[str], max_tokens: int) -> list[Chunk]:
     """Chunks of a Markdown note, in file order."""
+    sized = _Sized(lines)
     pieces: list[tuple[tuple[str, ...], _Piece]] = []
     stack: list[tuple[int, str]] = []
     section_headings = [h for h in note.headings if h.line >= note.body_start_line]
@@ -47,32 +73,33 @@ def chunk_note(note: Note, lines: list[str], max_tokens: int) -> list[Chunk]:
         headings = [text for level, text in stack if not (level == 1 and text == note.title)]
         breadcrumb = (note.title, *headings)
         pieces.extend(
-            (breadcrumb, piece) for piece in _split_section(lines, start, end - 1, max_tokens)
+            (breadcrumb, piece) for piece in _split_section(sized, start, end - 1, max_tokens)
         )
     return _to_chunks(note.path, pieces)
 
 
 def chunk_jsonl(path: str, title: str, lines: list[str], max_tokens: int) -> list[Chunk]:
     """Records grouped by size with about an eighth of the cap repeated between neighbours."""
+    sized = _Sized(lines)
     overlap = max_tokens // 8
     pieces: list[tuple[tuple[str, ...], _Piece]] = []
     index = 0
     while index < len(lines):
         used = 0
         end = index
-        while end < len(lines) and (
-            end == index or used + estimate_tokens(lines[end]) <= max_tokens
-        ):
-            used += estimate_tokens(lines[end])
+        while end < len(lines) and (end == index or used + sized.tokens(end) <= max_tokens):
+            used += sized.tokens(end)
             end += 1
-        for piece in _split_range(lines, index, end - 1, max_tokens):
+        for piece in _split_range(sized, index, end - 1, max_tokens):
             pieces.append(((title,), piece))
         if end >= len(lines):
             break
+        # A line repeated as overlap costs at least one token: lines without any (blank ones)
+        # would otherwise all be repeated, and a file of them would be read once per line.
         back, kept = end, 0
-        while back - 1 > index and kept + estimate_tokens(lines[back - 1]) <= overlap:
+        while back - 1 > index and kept + max(1, sized.tokens(back - 1)) <= overlap:
             back -= 1
-            kept += estimate_tokens(lines[back])
+            kept += max(1, sized.tokens(back))
         index = back
     return _to_chunks(path, pieces)
 
@@ -98,23 +125,22 @@ def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _split_section(lines: list[str], start: int, end: int, max_tokens: int) -> Iterator[_Piece]:
+def _split_section(sized: _Sized, start: int, end: int, max_tokens: int) -> Iterator[_Piece]:
+    lines = sized.lines
     start, end = _trim(lines, start, end)
     if start > end:
         return
-    text = "\n".join(lines[start : end + 1])
-    if estimate_tokens(text) <= max_tokens:
-        yield _Piece(start, end, text)
+    if sized.range_tokens(start, end) <= max_tokens:
+        yield _Piece(start, end, "\n".join(lines[start : end + 1]))
         return
-    yield from _pack(lines, _units(lines, start, end), max_tokens)
+    yield from _pack(sized, _units(lines, start, end), max_tokens)
 
 
 def _units(lines: list[str], start: int, end: int) -> list[tuple[int, int, bool]]:
     """(start, end, is_code) runs that should stay together: paragraphs and code/math blocks."""
-    masked = mask_lines(lines[start : end + 1])
+    masked = iter_masked(islice(lines, start, end + 1))
     units: list[tuple[int, int, bool]] = []
-    for offset, line in enumerate(masked):
-        number = start + offset
+    for number, line in enumerate(masked, start):
         if not lines[number].strip() and not line.in_block:
             continue
         if units and units[-1][1] == number - 1 and units[-1][2] == line.in_block:
@@ -124,33 +150,32 @@ def _units(lines: list[str], start: int, end: int) -> list[tuple[int, int, bool]
     return units
 
 
-def _pack(
-    lines: list[str], units: list[tuple[int, int, bool]], max_tokens: int
-) -> Iterator[_Piece]:
+def _pack(sized: _Sized, units: list[tuple[int, int, bool]], max_tokens: int) -> Iterator[_Piece]:
     current: tuple[int, int] | None = None
     used = 0
     for unit_start, unit_end, is_code in units:
-        size = sum(estimate_tokens(lines[n]) for n in range(unit_start, unit_end + 1))
+        size = sized.range_tokens(unit_start, unit_end)
         if current is not None and used + size > max_tokens:
-            yield from _split_range(lines, current[0], current[1], max_tokens)
+            yield from _split_range(sized, current[0], current[1], max_tokens)
             current, used = None, 0
         if size > max_tokens and is_code:
-            parts = list(_split_range(lines, unit_start, unit_end, max_tokens))
+            parts = list(_split_range(sized, unit_start, unit_end, max_tokens))
             for number, part in enumerate(parts, 1):
                 yield _Piece(part.start, part.end, part.text, f"code part {number}/{len(parts)}")
             continue
         current = (current[0] if current else unit_start, unit_end)
         used += size
     if current is not None:
-        yield from _split_range(lines, current[0], current[1], max_tokens)
+        yield from _split_range(sized, current[0], current[1], max_tokens)
 
 
-def _split_range(lines: list[str], start: int, end: int, max_tokens: int) -> Iterator[_Piece]:
+def _split_range(sized: _Sized, start: int, end: int, max_tokens: int) -> Iterator[_Piece]:
     """Whole lines under the cap; a line over the cap is cut between words, never in a link."""
+    lines = sized.lines
     first = start
     used = 0
     for number in range(start, end + 1):
-        size = estimate_tokens(lines[number])
+        size = sized.tokens(number)
         if number > first and used + size > max_tokens:
             yield from _lines_piece(lines, first, number - 1)
             first, used = number, 0
@@ -170,30 +195,45 @@ def _lines_piece(lines: list[str], start: int, end: int) -> Iterator[_Piece]:
 
 
 def _split_line(line: str, number: int, max_tokens: int) -> Iterator[_Piece]:
-    """Cut one line between atoms; each part is a slice of the line, so its text is as written."""
+    """Cut one line between atoms; each part is a slice of the line, so its text is as written.
+
+    Atoms are taken a block at a time while a whole block fits (no token spans two atoms, so a
+    block holds the sum of its atoms' tokens), one at a time in the block that does not: the same
+    cuts as atom by atom, with a Python step per block instead of per word.
+    """
     first: int | None = None  # column where the current part starts
     last = 0
     used = 0
-    for start, end in _atoms(line, max_tokens):
-        size = estimate_tokens(line[start:end])
-        if first is not None and used + size > max_tokens:
-            yield _Piece(number, number, line[first:last])
-            first, used = None, 0
-        if first is None:
-            first = start
-        last = end
-        used += size
+    pos = 0
+    while (block := _ATOM_BLOCK.search(line, pos)) is not None:
+        pos = block.end()
+        size = estimate_tokens(block.group())
+        if used + size <= max_tokens:
+            if first is None:
+                first = block.start()
+            last = block.end()
+            used += size
+            continue
+        for start, end in _atoms(line, block.start(), block.end(), max_tokens):
+            size = estimate_tokens(line[start:end])
+            if first is not None and used + size > max_tokens:
+                yield _Piece(number, number, line[first:last])
+                first, used = None, 0
+            if first is None:
+                first = start
+            last = end
+            used += size
     if first is not None:
         yield _Piece(number, number, line[first:last])
 
 
-def _atoms(line: str, max_tokens: int) -> Iterator[tuple[int, int]]:
-    """Spans of links and words, in order.
+def _atoms(line: str, begin: int, stop: int, max_tokens: int) -> Iterator[tuple[int, int]]:
+    """Spans of links and words between columns `begin` and `stop`, in order.
 
     A word over the cap (a long CJK run) is cut every `max_tokens` characters; a link is never cut,
     even when it alone is over the cap.
     """
-    for match in _ATOM.finditer(line):
+    for match in _ATOM.finditer(line, begin, stop):
         start, end = match.span()
         if match.group("link") is None and estimate_tokens(match.group()) > max_tokens:
             yield from ((i, min(i + max_tokens, end)) for i in range(start, end, max_tokens))

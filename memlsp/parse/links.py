@@ -1,4 +1,9 @@
-"""Find links, tags and block ids on one masked line (see `mask.py`)."""
+"""Find links, tags and block ids on one masked line (see `mask.py`).
+
+Every pattern here runs in time linear in the line: no two ways of matching the same text, or
+possessive quantifiers where a pattern would otherwise try them all, and a line is copied once per
+call, never once per link.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,56 @@ from urllib.parse import unquote
 
 from memlsp.model import Link, LinkKind, Span, Tag
 
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]++)\]\]")
+# `[label](destination "title")`. The label holds plain text and `[nested]` brackets; the
+# destination is `<...>` or text with balanced `(...)`. Possessive parts cannot give text back: no
+# shorter label or destination could be followed by `](` or the closing `)`. The `(?=\s)`
+# alternative is the one the greedy form reached by backtracking: an empty destination before a
+# title, e.g. `[x]( "a b")`; it is consumed as a match and then ignored.
 _MD_LINK = re.compile(
-    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
-    r"\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*+\])*+)\]\("
+    r"(?:\s*+(<[^<>\n]*+>|[^\s()<>]*+(?:\([^\s()]*+\)[^\s()<>]*+)*+)|(?=\s))"
+    r"(?:\s++(?:\"[^\"\n]*+\"|'[^'\n]*+'))?+\s*+\)"
 )
 _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _TAG = re.compile(r"(?<![^\s(\[,;])#([\w\-/]+)")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9\-]+)\s*$")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+class LineColumns:
+    """`Span`s on one line, their UTF-16 and UTF-8 columns counted by walking the line once.
+
+    `Span.on_line` encodes the line up to each span; asked for spans in increasing order this
+    carries on from the previous one, so a line with many links is not encoded once per link.
+    """
+
+    def __init__(self, text: str, line: int) -> None:
+        self._text = text
+        self._line = line
+        self._ascii_end = -1  # where the first non-ASCII character is; found when first asked
+        self._at = (0, 0, 0)  # (code points, UTF-16 units, UTF-8 bytes) of the walked prefix
+
+    def span(self, start: int, end: int) -> Span:
+        if self._ascii_end < 0:
+            first = None if self._text.isascii() else _NON_ASCII.search(self._text)
+            self._ascii_end = first.start() if first else len(self._text)
+        if end <= self._ascii_end:  # all ASCII up to `end`: the units equal the code points
+            return Span(self._line, start, end)
+        start16, start8 = self._advance(start)
+        inside = self._text[start:end]
+        end16 = start16 + len(inside.encode("utf-16-le")) // 2
+        return Span(self._line, start, end, (start16, end16, start8, start8 + len(inside.encode())))
+
+    def _advance(self, column: int) -> tuple[int, int]:
+        at, units16, units8 = self._at
+        if column < at:  # asked out of order: walk again from the line start
+            at, units16, units8 = 0, 0, 0
+        walked = self._text[at:column]
+        units16 += len(walked.encode("utf-16-le")) // 2
+        units8 += len(walked.encode())
+        self._at = (column, units16, units8)
+        return units16, units8
 
 
 def _split_anchor(text: str) -> tuple[str, tuple[str, ...], str | None]:
@@ -28,68 +75,85 @@ def _split_anchor(text: str) -> tuple[str, tuple[str, ...], str | None]:
     return target.strip(), parts, None
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + " " * (end - start) + text[end:]
-
-
-def find_links(masked: str, line_no: int, original: str | None = None) -> tuple[list[Link], str]:
-    """Links on a line, and the line with their spans blanked (so no tag is found inside them)."""
+def find_links(
+    masked: str, line_no: int, original: str | None = None, limit: int | None = None
+) -> tuple[list[Link], str]:
+    """Links on a line in column order (the first `limit` of them), and the line with every
+    link's span blanked (so no tag is found inside one)."""
     if "[" not in masked:  # most lines: skip both regexes
         return [], masked
-    links: list[Link] = []
-    for match in _WIKILINK.finditer(masked):
-        inner = match.group(2)
-        inner = inner.replace("\\|", "|")  # Obsidian escapes the pipe inside tables
+    keep = len(masked) if limit is None else limit
+    wiki: list[re.Match[str]] = []
+    markdown: list[re.Match[str]] = []
+
+    def blank_wiki(match: re.Match[str]) -> str:
+        if len(wiki) < keep:
+            wiki.append(match)
+        return " " * (match.end() - match.start())
+
+    def blank_markdown(match: re.Match[str]) -> str:
+        if not _destination(match):
+            return match.group()  # not a link: a `#tag` in its label is still a tag
+        if len(markdown) < keep:
+            markdown.append(match)
+        return " " * (match.end() - match.start())
+
+    # Wikilinks first: a markdown link is looked for only outside them.
+    without_links = _WIKILINK.sub(blank_wiki, masked) if "[[" in masked else masked
+    if "](" in without_links:
+        without_links = _MD_LINK.sub(blank_markdown, without_links)
+    if not wiki and not markdown:
+        return [], without_links
+    found = sorted(wiki + markdown, key=lambda match: match.start())[:keep]
+    columns = LineColumns(original or masked, line_no)
+    return [_link(match, columns) for match in found], without_links
+
+
+def _destination(match: re.Match[str]) -> str:
+    """A markdown link's destination; "" for one that is not a note or file (`http:`, none)."""
+    destination = match.group(3) or ""
+    if destination.startswith("<"):
+        destination = destination[1:-1]
+    return "" if _URL_SCHEME.match(destination) else destination
+
+
+def _link(match: re.Match[str], columns: LineColumns) -> Link:
+    span = columns.span(match.start(), match.end())
+    embed = bool(match.group(1))
+    if match.re is _WIKILINK:
+        inner = match.group(2).replace("\\|", "|")  # Obsidian escapes the pipe inside tables
         target_part, bar, label = inner.partition("|")
         target, headings, block = _split_anchor(target_part)
-        links.append(
-            Link(
-                kind=LinkKind.WIKI,
-                target=target,
-                headings=headings,
-                block=block,
-                label=label.strip() if bar else None,
-                embed=bool(match.group(1)),
-                span=Span.on_line(original or masked, line_no, match.start(), match.end()),
-            )
+        return Link(
+            LinkKind.WIKI, target, headings, block, label.strip() if bar else None, embed, span
         )
-    for link in links:
-        masked = _blank(masked, link.span.start, link.span.end)
-    md_links: list[Link] = []
-    for match in _MD_LINK.finditer(masked):
-        destination = match.group(3)
-        if destination.startswith("<"):
-            destination = destination[1:-1]
-        if not destination or _URL_SCHEME.match(destination):
-            continue
-        target, headings, block = _split_anchor(destination)
-        md_links.append(
-            Link(
-                kind=LinkKind.MARKDOWN,
-                target=unquote(target),
-                headings=tuple(unquote(heading) for heading in headings),
-                block=block,
-                label=match.group(2),
-                embed=bool(match.group(1)),
-                span=Span.on_line(original or masked, line_no, match.start(), match.end()),
-            )
-        )
-    for link in md_links:
-        masked = _blank(masked, link.span.start, link.span.end)
-    return links + md_links, masked
+    target, headings, block = _split_anchor(_destination(match))
+    return Link(
+        kind=LinkKind.MARKDOWN,
+        target=unquote(target),
+        headings=tuple(unquote(heading) for heading in headings),
+        block=block,
+        label=match.group(2),
+        embed=embed,
+        span=span,
+    )
 
 
-def find_tags(masked: str, line_no: int, original: str | None = None) -> list[Tag]:
-    if "#" not in masked:
+def find_tags(
+    masked: str, line_no: int, original: str | None = None, limit: int | None = None
+) -> list[Tag]:
+    """Inline `#tags` on a line, the first `limit` of them."""
+    if "#" not in masked or limit == 0:
         return []
-    tags = []
+    tags: list[Tag] = []
+    columns = LineColumns(original or masked, line_no)
     for match in _TAG.finditer(masked):
         name = match.group(1).strip("/")
         if not name or name.replace("/", "").replace("-", "").replace("_", "").isdigit():
             continue  # Obsidian: a tag needs at least one non-numeric character
-        tags.append(
-            Tag(name, Span.on_line(original or masked, line_no, match.start(), match.end()))
-        )
+        tags.append(Tag(name, columns.span(match.start(), match.end())))
+        if limit is not None and len(tags) >= limit:
+            break
     return tags
 
 

@@ -7,6 +7,8 @@ by spaces of the same length, so every later regex runs on text whose columns ma
 from __future__ import annotations
 
 import re
+from collections import defaultdict, deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 _FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
@@ -22,41 +24,51 @@ class MaskedLine:
     in_block: bool  # the whole line belongs to a fence, indented code or math block
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + " " * (end - start) + text[end:]
+def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each (start, end) span, in order and apart, replaced by spaces: one copy."""
+    if not spans:
+        return text
+    pieces = []
+    done = 0
+    for start, end in spans:
+        pieces.append(text[done:start])
+        pieces.append(" " * (end - start))
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def _mask_inline_code(line: str) -> str:
     """Mask `code spans`: a run of N backticks up to the next run of exactly N."""
     if "`" not in line:
         return line
-    pos = 0
-    while True:
-        opening = _BACKTICKS.search(line, pos)
-        if opening is None:
-            return line
-        width = len(opening.group())
-        closing = None
-        for candidate in _BACKTICKS.finditer(line, opening.end()):
-            if len(candidate.group()) == width:
-                closing = candidate
-                break
-        if closing is None:
-            pos = opening.end()
+    runs = [match.span() for match in _BACKTICKS.finditer(line)]
+    # Run indices by width, so finding the closing run never reads the runs in between.
+    by_width: dict[int, deque[int]] = defaultdict(deque)
+    for index, (start, end) in enumerate(runs):
+        by_width[end - start].append(index)
+    spans = []
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        later = by_width[end - start]
+        while later and later[0] <= index:
+            later.popleft()
+        if not later:
+            index += 1
             continue
-        line = _blank(line, opening.start(), closing.end())
-        pos = closing.end()
+        closing = later.popleft()
+        spans.append((start, runs[closing][1]))
+        index = closing + 1
+    return _blank_spans(line, spans)
 
 
 def _mask_inline_math(line: str) -> str:
     if "$" not in line:
         return line
     # `$$...$$` inside a paragraph is display math too; mask it before the single-`$` form.
-    for match in _INLINE_DISPLAY_MATH.finditer(line):
-        line = _blank(line, match.start(), match.end())
-    for match in _INLINE_MATH.finditer(line):
-        line = _blank(line, match.start(), match.end())
-    return line
+    line = _blank_spans(line, [match.span() for match in _INLINE_DISPLAY_MATH.finditer(line)])
+    return _blank_spans(line, [match.span() for match in _INLINE_MATH.finditer(line)])
 
 
 class _Scanner:
@@ -69,21 +81,23 @@ class _Scanner:
         self.in_list = False
 
     def _mask_comments(self, line: str) -> str:
+        spans = []
         pos = 0
         while pos <= len(line):
             if self.in_comment:
                 end = line.find("-->", pos)
                 if end < 0:
-                    return _blank(line, pos, len(line))
-                line = _blank(line, pos, end + 3)
+                    spans.append((pos, len(line)))
+                    break
+                spans.append((pos, end + 3))
                 self.in_comment = False
                 pos = end + 3
             start = line.find("<!--", pos)
             if start < 0:
-                return line
+                break
             self.in_comment = True
             pos = start
-        return line
+        return _blank_spans(line, spans)
 
     def _block_line(self, line: str) -> bool:
         """Track fences, math blocks and indented code; True when the whole line is masked."""
@@ -139,6 +153,11 @@ class _Scanner:
         return MaskedLine(masked, in_block=False)
 
 
-def mask_lines(lines: list[str]) -> list[MaskedLine]:
+def iter_masked(lines: Iterable[str]) -> Iterator[MaskedLine]:
+    """Each line masked, one at a time (a long note's masked copy is never held whole)."""
     scanner = _Scanner()
-    return [scanner.scan(line) for line in lines]
+    return map(scanner.scan, lines)
+
+
+def mask_lines(lines: list[str]) -> list[MaskedLine]:
+    return list(iter_masked(lines))
