@@ -133,8 +133,15 @@ def random_link(rng: random.Random, folder: str) -> str:
 
 def note_text(rng: random.Random, path: str, token: str) -> str:
     folder = posixpath.dirname(path)
+    broken = rng.random()
+    if broken < 0.02:
+        return ""
+    if broken < 0.04:  # NUL bytes: skipped as binary, its word never found
+        return f"# Note {token}\n\n{token} \x00\x00 {random_link(rng, folder)}\n"
     lines = []
-    if rng.random() < 0.3:
+    if broken < 0.06:  # frontmatter that is not YAML: the note is indexed as text
+        lines += ["---", "aliases: [unclosed", "---"]
+    elif rng.random() < 0.3:
         aliases = rng.sample(ALIASES, rng.randint(1, 2))
         lines += ["---", f"aliases: [{', '.join(aliases)}]", "---"]
     lines += [f"# Note {token}", "", f"{token} body text"]
