@@ -10,7 +10,7 @@ import asyncio
 import logging
 import os
 import threading
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,7 +18,6 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
 from memlsp import __version__
@@ -33,41 +32,12 @@ from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live import Listener, LiveVault
 from memlsp.lsp import convert
+from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.model import IndexSummary
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-class MemlspProtocol(LanguageServerProtocol):
-    """pygls's protocol with a guard on `didChange`: a change to a document that is not open, or
-    one not newer than the version held, is dropped with one log line (pygls would fail with an
-    error shown to the user, or apply stale edits to the newer text)."""
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(
-        self, params: types.DidChangeTextDocumentParams
-    ) -> Generator[Any, Any, None]:
-        uri, version = params.text_document.uri, params.text_document.version
-        document = self.workspace.text_documents.get(unquote(uri))
-        if document is None:
-            self._tell(f"memlsp: didChange for {uri}, which is not open: ignored")
-            return
-        if document.version is not None and version <= document.version:
-            self._tell(
-                f"memlsp: didChange for {uri} at version {version}, not newer than "
-                f"{document.version}: ignored"
-            )
-            return
-        yield from super().lsp_text_document__did_change(params)
-
-    def _tell(self, message: str) -> None:
-        server = self._server
-        if isinstance(server, MemlspServer):
-            server.tell(message, types.MessageType.Warning)
-        else:
-            log.warning("%s", message)
 
 
 @dataclass(frozen=True, slots=True)

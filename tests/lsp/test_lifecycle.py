@@ -1,5 +1,6 @@
-"""The server's lifecycle as an editor drives it: requests before `initialized`, `shutdown` and
-`exit`, a client that dies, a vault folder that disappears; stdout carries only the protocol."""
+"""The server's lifecycle as an editor drives it: requests before `initialize` and before
+`initialized`, `shutdown` and `exit`, a client that dies, a vault folder that disappears; stdout
+carries only the protocol."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
 from pytest_lsp import LanguageClient, client_capabilities
 
 from tests.lsp.conftest import CLIENTS, start_session
@@ -80,13 +82,15 @@ async def test_requests_before_initialized(raw_client: LanguageClient, tmp_path:
     capabilities = client_capabilities(CLIENTS["neovim"])
     raw_client.capabilities = capabilities  # pytest-lsp's own checks want them
 
-    # Before `initialize`: no vault is known, so empty answers, and the server lives on.
-    assert not await raw_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="alpha"))
-    assert not await raw_client.text_document_definition_async(
-        types.DefinitionParams(document, position)
-    )
-    search = await raw_client.protocol.send_request_async("memlsp/search", {"query": "alpha"})
-    assert list(search.results) == []
+    # Before `initialize`: every request is refused (ServerNotInitialized), and the server lives on.
+    for refused in (
+        raw_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="alpha")),
+        raw_client.text_document_definition_async(types.DefinitionParams(document, position)),
+        raw_client.protocol.send_request_async("memlsp/search", {"query": "alpha"}),
+    ):
+        with pytest.raises(JsonRpcException) as error:
+            await refused
+        assert error.value.code == JsonRpcServerNotInitialized.CODE
 
     await raw_client.initialize_async(
         types.InitializeParams(

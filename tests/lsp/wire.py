@@ -51,9 +51,13 @@ class Wire:
             self.stderr += line
 
     def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.send_raw(json.dumps({"jsonrpc": "2.0", **message}).encode())
+
+    def send_raw(self, body: bytes, length: int | None = None) -> None:
+        """One frame with `body` as it is (not JSON, say), its Content-Length `length` if given."""
+        size = len(body) if length is None else length
         assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % size + body)
         self.process.stdin.flush()
 
     def notify(self, method: str, params: Any = None) -> None:

@@ -10,6 +10,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from memlsp.engine import NoteLinks
 from memlsp.lsp import convert
+from memlsp.lsp.protocol import json_kind
 from memlsp.lsp.server import MemlspServer
 from memlsp.model import ResolvedLink
 from memlsp.search.render import link_json, response_json
@@ -19,11 +20,11 @@ from memlsp.search.request import build_request
 def register(server: MemlspServer) -> None:
     @server.feature("memlsp/search")
     async def search(params: Any) -> dict[str, Any]:
-        values = _fields(params)
+        values = _fields("memlsp/search", params)
         try:
             request = build_request(values)
         except ValueError as error:
-            raise JsonRpcInvalidParams(str(error)) from error
+            raise JsonRpcInvalidParams(f"memlsp/search: {error}") from error
         results: list[dict[str, Any]] = []
         counts = {"keyword": 0, "vector": 0, "hybrid": False}
         warnings: list[str] = []
@@ -51,9 +52,9 @@ def register(server: MemlspServer) -> None:
 
     @server.feature("memlsp/links")
     async def links(params: Any) -> dict[str, Any] | None:
-        uri = _fields(params).get("uri")
+        uri = _fields("memlsp/links", params).get("uri")
         if not isinstance(uri, str):
-            raise JsonRpcInvalidParams("'uri' (the note's URI) is required")
+            raise JsonRpcInvalidParams("memlsp/links: 'uri' (the note's URI, a string) is required")
         found = server.engine_for(uri)
         if found is None:
             return None
@@ -72,6 +73,7 @@ def register(server: MemlspServer) -> None:
     async def reindex(params: Any) -> dict[str, Any]:
         """Scan every vault again for changes the watcher may have missed (a network drive, a
         sync tool writing while the editor was closed); `memlsp/indexed` follows for each."""
+        _fields("memlsp/reindex", params)
         roots = []
         for vault in list(server.vaults.values()):
             vault.rescan()
@@ -80,6 +82,7 @@ def register(server: MemlspServer) -> None:
 
     @server.feature("memlsp/status")
     async def status(params: Any) -> dict[str, Any]:
+        _fields("memlsp/status", params)
         vaults = []
         for vault in list(server.vaults.values()):
             # On a thread: counting takes the engine's lock, which a writer may hold a while.
@@ -102,15 +105,13 @@ def register(server: MemlspServer) -> None:
         return {"version": server.version, "vaults": vaults}
 
 
-def _fields(params: Any) -> dict[str, Any]:
-    """A custom request's params arrive as a dict or as pygls's attribute object (a namedtuple)."""
+def _fields(method: str, params: Any) -> dict[str, Any]:
+    """A custom request's params, a JSON object as it came (see `MemlspProtocol`); none is none."""
     if params is None:
         return {}
-    if isinstance(params, dict):
-        return params
-    if hasattr(params, "_asdict"):
-        return dict(params._asdict())
-    return {key: value for key, value in vars(params).items() if not key.startswith("_")}
+    if not isinstance(params, dict):
+        raise JsonRpcInvalidParams(f"{method}: params must be an object, not {json_kind(params)}")
+    return params
 
 
 def _link(root: Any, item: ResolvedLink, encoding: str) -> dict[str, Any]:
