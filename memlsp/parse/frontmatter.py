@@ -1,15 +1,27 @@
-"""YAML frontmatter: found by line, parsed safely, never fatal."""
+"""YAML frontmatter: found by line, parsed safely and within a budget, never fatal."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
 
-_HANDLER = YAMLHandler()  # safe loading only
+# Real frontmatter is a few hundred bytes; 64 KB leaves room for long descriptions and lists
+# and still loads in milliseconds.
+MAX_FRONTMATTER_CHARS = 65_536
+# YAML aliases repeat a node without repeating its text: 374 bytes of nested aliases stand for
+# 4.8 million strings. A 64 KB block written out holds at most ~32,000 nodes and 64,000
+# characters, so these counts, taken with every alias expanded, are only reached by repetition.
+MAX_EXPANDED_NODES = 100_000
+MAX_EXPANDED_CHARS = 1_000_000
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # safe loading only, in C when built
+_TAG_NAME = re.compile(r"[^,\s]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,13 +31,24 @@ class Frontmatter:
     problem: str | None
 
 
+class _OverBudget(Exception):
+    pass
+
+
 def split_frontmatter(lines: list[str]) -> Frontmatter:
     """Frontmatter is a `---` first line up to the next `---` or `...` line."""
     if not lines or lines[0].rstrip() != "---":
         return Frontmatter({}, 0, None)
+    size = 0
     for index in range(1, len(lines)):
         if lines[index].rstrip() in ("---", "..."):
+            if size > MAX_FRONTMATTER_CHARS:
+                problem = (
+                    f"frontmatter is over {MAX_FRONTMATTER_CHARS:,} characters; indexed as text"
+                )
+                return Frontmatter({}, index + 1, problem)
             return _load("\n".join(lines[1:index]), index + 1)
+        size += len(lines[index]) + 1
     return Frontmatter({}, 0, "frontmatter has no closing '---'; indexed as text")
 
 
@@ -33,7 +56,9 @@ def _load(text: str, body_start: int) -> Frontmatter:
     if not text.strip():
         return Frontmatter({}, body_start, None)
     try:
-        meta = _HANDLER.load(text)
+        meta = _safe_load(text)
+    except _OverBudget as error:
+        return Frontmatter({}, body_start, f"frontmatter {error}; indexed as text")
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at frontmatter line {mark.line + 2}" if mark is not None else ""
@@ -48,14 +73,76 @@ def _load(text: str, body_start: int) -> Frontmatter:
     return Frontmatter({str(key): value for key, value in meta.items()}, body_start, None)
 
 
-def as_strings(value: Any) -> list[str]:
-    """A frontmatter value that may be one string, a list, or junk, as a list of strings."""
+def _safe_load(text: str) -> Any:
+    """`yaml.safe_load`, refusing a document that is too big once its aliases are expanded."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expanded_size(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _children(node: yaml.Node) -> Iterator[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        yield from node.value
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            yield key
+            yield value
+
+
+def _check_expanded_size(root: yaml.Node) -> None:
+    """Count nodes and scalar characters as if every alias were written out.
+
+    An alias is the same node object as its anchor, so each node's expanded size is computed once
+    and reused. Without a stack of Python calls: nesting depth is the document's to choose.
+    """
+    sizes: dict[int, tuple[int, int]] = {}  # id(node) -> (nodes, characters) when expanded
+    open_nodes: set[int] = set()  # nodes whose children are still being counted
+    todo: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while todo:
+        node, children_done = todo.pop()
+        key = id(node)
+        if not children_done:
+            if key in sizes:
+                continue
+            if key in open_nodes:  # reached again from inside itself: an endless expansion
+                raise _OverBudget("has a recursive alias")
+            open_nodes.add(key)
+            todo.append((node, True))
+            todo.extend((child, False) for child in _children(node) if id(child) not in sizes)
+            continue
+        open_nodes.discard(key)
+        nodes, chars = 1, len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+        for child in _children(node):
+            child_nodes, child_chars = sizes[id(child)]
+            nodes += child_nodes
+            chars += child_chars
+        if nodes > MAX_EXPANDED_NODES:
+            raise _OverBudget(f"expands to over {MAX_EXPANDED_NODES:,} values through aliases")
+        if chars > MAX_EXPANDED_CHARS:
+            raise _OverBudget(f"expands to over {MAX_EXPANDED_CHARS:,} characters through aliases")
+        sizes[key] = (nodes, chars)
+
+
+def as_strings(value: Any, limit: int | None = None) -> list[str]:
+    """A frontmatter value that may be one string, a list, or junk, as a list of strings (the
+    first `limit` of them)."""
     if value is None:
         return []
-    if isinstance(value, list | tuple | set):
-        return [str(item).strip() for item in value if item is not None and str(item).strip()]
-    text = str(value).strip()
-    return [text] if text else []
+    items = value if isinstance(value, list | tuple | set) else (value,)
+    texts = (str(item).strip() for item in items if item is not None)
+    return list(islice((text for text in texts if text), limit))
+
+
+def tag_names(values: list[str], limit: int) -> list[str]:
+    """Tag names in frontmatter values (`[a, b]`, `"a b"`, `a, #b`), the first `limit` of them."""
+    names = (match.group().lstrip("#") for value in values for match in _TAG_NAME.finditer(value))
+    return list(islice((name for name in names if name), limit))
 
 
 def as_date(value: Any) -> str | None:

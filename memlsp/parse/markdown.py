@@ -4,13 +4,38 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import islice
+from typing import Any
 
 from memlsp.model import Block, Heading, Link, Note, Tag
-from memlsp.parse.frontmatter import as_date, as_strings, parse_iso_date, split_frontmatter
+from memlsp.parse.frontmatter import (
+    as_date,
+    as_strings,
+    parse_iso_date,
+    split_frontmatter,
+    tag_names,
+)
+from memlsp.parse.inline import strip_markup as strip_markup
+from memlsp.parse.inline import without_trailing_tags
+from memlsp.parse.limits import (
+    ALIAS_CHARS,
+    ALIASES,
+    BLOCKS,
+    HEADING_CHARS,
+    HEADINGS,
+    LINKS,
+    MAX_ALIASES,
+    MAX_BLOCKS,
+    MAX_HEADINGS,
+    MAX_LINKS,
+    MAX_TAGS,
+    TAGS,
+    TITLE_CHARS,
+    NoteLimits,
+)
 from memlsp.parse.links import find_block_id, find_links, find_tags
-from memlsp.parse.mask import mask_lines
+from memlsp.parse.mask import iter_masked
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 # List markers need a space after them: `**bold** text` and `*em*` lines are paragraphs.
 _NOT_PARAGRAPH = re.compile(
@@ -18,16 +43,6 @@ _NOT_PARAGRAPH = re.compile(
 )
 _PATH_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
-# Reading text of inline Markdown: a link shows its label (or its target), emphasis marks, HTML
-# comments and a trailing block id disappear.
-_INLINE_MARKUP = re.compile(
-    r"!?\[\[(?:[^\[\]|]*\|)?([^\[\]]*)\]\]"
-    r"|!?\[([^\]]*)\]\([^)]*\)"
-    r"|<!--.*?(?:-->|$)"
-    r"|[*_`~]"
-    r"|\s\^[A-Za-z0-9-]+\s*$"
-)
-_TRAILING_TAGS = re.compile(r"(?:\s+#[\w\-/]+)+\s*$")
 _ONLY_TAGS = re.compile(r"^(?:#[\w\-/]+\s*)+$")
 _DESCRIPTION_CHARS = 200
 
@@ -47,19 +62,38 @@ def slugify(text: str) -> str:
     return _SLUG_DROP.sub("", text.strip().lower()).replace(" ", "-")
 
 
-def strip_markup(text: str) -> str:
-    return _INLINE_MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", text).strip()
+def _atx(line: str) -> tuple[int, str] | None:
+    """An ATX heading's level and text: `#` to `######` after at most 3 spaces, then a space or
+    tab (or the end), the text, and an optional closing run of `#` after a space or tab.
 
-
-def _heading(masked: str, original: str, line_no: int) -> Heading | None:
-    match = _ATX.match(masked)
-    if match is None:
+    Read with string methods: the regex form's lazy text followed by the optional closing run
+    re-read the rest of the line at every space, quadratic in a long run of them.
+    """
+    indent = len(line) - len(line.lstrip(" "))
+    if indent > 3:
         return None
-    level = len(match.group(1))
+    rest = line[indent:]
+    level = len(rest) - len(rest.lstrip("#"))
+    if not 1 <= level <= 6:
+        return None
+    after = rest[level:]
+    if after and after[0] not in " \t":
+        return None
+    text = after.lstrip(" \t").rstrip(" \t")
+    without_closing = text.rstrip("#")
+    if without_closing != text and without_closing.endswith((" ", "\t")):
+        text = without_closing.rstrip(" \t")
+    return level, text
+
+
+def _heading(masked: str, original: str, line_no: int, limits: NoteLimits) -> Heading | None:
+    found = _atx(masked)
+    if found is None:
+        return None
     # Take the text from the original line so inline code in a heading stays readable.
-    text = _ATX.match(original)
-    content = (text.group(2) if text else match.group(2)) or ""
-    return Heading(level, content.strip(), slugify(strip_markup(content)), line_no)
+    content = (_atx(original) or found)[1]
+    content = limits.cut(content, HEADING_CHARS)
+    return Heading(found[0], content.strip(), slugify(strip_markup(content)), line_no)
 
 
 def _date_from_path(path: str) -> str | None:
@@ -70,46 +104,68 @@ def _date_from_path(path: str) -> str | None:
     return None
 
 
+def _front_tags(meta: dict[str, Any], limits: NoteLimits) -> list[Tag]:
+    values = as_strings(meta.get("tags"), MAX_TAGS + 1) + as_strings(meta.get("tag"), MAX_TAGS + 1)
+    names = tag_names(values, MAX_TAGS + 1)
+    return [Tag(name, None) for name in names[: limits.keep(names, MAX_TAGS, TAGS)]]
+
+
+def _aliases(meta: dict[str, Any], limits: NoteLimits) -> list[str]:
+    values = as_strings(meta.get("aliases"), MAX_ALIASES + 1)
+    values += as_strings(meta.get("alias"), MAX_ALIASES + 1)
+    aliases = list(dict.fromkeys(values))
+    return [
+        limits.cut(alias, ALIAS_CHARS)
+        for alias in aliases[: limits.keep(aliases, MAX_ALIASES, ALIASES)]
+    ]
+
+
 def parse_markdown(path: str, text: str) -> Note:
     """Parse one note. Never raises on odd input: problems are recorded on the note."""
     lines = split_lines(text)
     front = split_frontmatter(lines)
     meta = front.meta
     problems = [front.problem] if front.problem else []
+    limits = NoteLimits()
 
+    tags = _front_tags(meta, limits)
     headings: list[Heading] = []
     blocks: list[Block] = []
     links: list[Link] = []
-    tags: list[Tag] = []
     first_paragraph = ""
     first_paragraph_line = -1
     previous_paragraph: tuple[int, str] | None = None  # a line that a setext underline can head
 
-    masked_lines = mask_lines(lines[front.body_start :])
-    for offset, masked in enumerate(masked_lines):
-        line_no = front.body_start + offset
+    body = islice(lines, front.body_start, None)
+    for line_no, masked in enumerate(iter_masked(body), front.body_start):
         original = lines[line_no]
         if masked.in_block:
             previous_paragraph = None
             continue
-        line_links, without_links = find_links(masked.text, line_no, original)
-        links.extend(sorted(line_links, key=lambda link: link.span.start))
-        tags.extend(find_tags(without_links, line_no, original))
+        line_links, without_links = find_links(
+            masked.text, line_no, original, limits.room(LINKS, MAX_LINKS - len(links))
+        )
+        links.extend(line_links[: limits.keep(line_links, MAX_LINKS - len(links), LINKS)])
+        line_tags = find_tags(
+            without_links, line_no, original, limits.room(TAGS, MAX_TAGS - len(tags))
+        )
+        tags.extend(line_tags[: limits.keep(line_tags, MAX_TAGS - len(tags), TAGS)])
         block_id = find_block_id(without_links)
         if block_id:
-            blocks.append(Block(block_id, line_no))
+            limits.add(blocks, Block(block_id, line_no), MAX_BLOCKS, BLOCKS)
 
-        heading = _heading(masked.text, original, line_no)
+        heading = _heading(masked.text, original, line_no, limits)
         if heading is None and previous_paragraph and _SETEXT.match(masked.text):
             heading_line, heading_text = previous_paragraph
             level = 1 if masked.text.strip().startswith("=") else 2
+            heading_text = limits.cut(heading_text, HEADING_CHARS)
             heading = Heading(
                 level, heading_text, slugify(strip_markup(heading_text)), heading_line
             )
             if first_paragraph_line == heading_line:
                 first_paragraph = ""  # it was a setext heading's text, not a paragraph
         if heading is not None:
-            headings.append(heading)
+            limits.add(headings, heading, MAX_HEADINGS, HEADINGS)
             previous_paragraph = None
             continue
         if _NOT_PARAGRAPH.match(masked.text):
@@ -130,25 +186,23 @@ def parse_markdown(path: str, text: str) -> Note:
                 first_paragraph_line = line_no
 
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    title_values = as_strings(meta.get("title"))
+    title_values = as_strings(meta.get("title"), 1)
     first_h1 = next((h.text for h in headings if h.level == 1), None)
     title = title_values[0] if title_values else (strip_markup(first_h1) if first_h1 else stem)
-    aliases = as_strings(meta.get("aliases")) + as_strings(meta.get("alias"))
-    front_tags = [
-        Tag(name.lstrip("#"), None)
-        for value in as_strings(meta.get("tags")) + as_strings(meta.get("tag"))
-        for name in re.split(r"[,\s]+", value)
-        if name.lstrip("#")
-    ]
-    descriptions = as_strings(meta.get("description")) or as_strings(meta.get("summary"))
-    description = descriptions[0] if descriptions else _TRAILING_TAGS.sub("", first_paragraph)
+    title = limits.cut(title, TITLE_CHARS)
+    aliases = _aliases(meta, limits)
+    descriptions = as_strings(meta.get("description"), 1) or as_strings(meta.get("summary"), 1)
+    description = descriptions[0] if descriptions else without_trailing_tags(first_paragraph)
     date = as_date(meta.get("date")) or as_date(meta.get("created")) or _date_from_path(path)
+    over = limits.problem()
+    if over:
+        problems.append(over)
 
     return Note(
         path=path,
         title=unicodedata.normalize("NFC", title),
         aliases=tuple(dict.fromkeys(aliases)),
-        tags=tuple(front_tags + tags),
+        tags=tuple(tags),
         description=description[:_DESCRIPTION_CHARS],
         date=date,
         headings=tuple(headings),
