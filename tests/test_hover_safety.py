@@ -79,8 +79,9 @@ def live(markdown: str, vault: Path) -> list[str]:
         elif token.type == "text_special" and token.info == "entity":
             found.append(f"entity {token.markup!r}")
         elif token.type == "text":
-            found += [f"unescaped {c!r} in {token.content!r}" for c in "<>" if c in token.content]
-            found += [f"linkify {m!r} in {token.content!r}" for m in LINKIFY_NON_HTTP.findall(token.content)]  # fmt: skip
+            text = token.content
+            found += [f"unescaped {c!r} in {text!r}" for c in "<>" if c in text]
+            found += [f"linkify {m!r} in {text!r}" for m in LINKIFY_NON_HTTP.findall(text)]
     for tag in re.finditer(r"<(/?)([A-Za-z][\w:-]*)([^>]*)>", RENDER.render(markdown)):
         attributes = set(re.findall(r'\s([^\s="/]+)(?:="[^"]*")?', tag.group(3)))
         if tag.group(2).lower() not in SAFE_TAGS or attributes - SAFE_ATTRIBUTES:
@@ -104,18 +105,20 @@ DESCRIPTION = (
 FRONT = f"---\ndescription: '{DESCRIPTION}'\ntags: [hostile]\n---\n"
 ANCHOR = "%60%3Cimg%20src%3Dx%20onerror%3Dalert(5)%3E%60"  # `<img src=x onerror=alert(5)>`
 PIC = "pic`<img src=x onerror=alert(6)>`.png"
+PIC_LINK = "pic%60%3Cimg%20src%3Dx%20onerror%3Dalert(6)%3E%60.png"
 
 HOSTILE = {
     "hub.md": (
         "# Hub\n\n"
         "See [[links]], [[html]], [[tricks]], [[plain]], [[twin]], [[dup]], "
-        f"![p]({PIC.replace('`', '%60').replace('<', '%3C').replace('>', '%3E').replace(' ', '%20')}), "
+        f"![p]({PIC_LINK}), "
         f"[bad anchor](links.md#{ANCHOR}) #hostile\n"
     ),
     "links.md": FRONT + "# Links\n\n"
     "Link words [run](command:workbench.action.terminal.new) [js](JavaScript:alert(7)) "
     "[ent](jav&#x61;script:alert(8)) [sp](   javascript:alert(9)) [esc](java\\script:alert(10)) "
-    "[pct](%6Aavascript:alert(11)) [nl](java&#10;script:alert(12)) [ctl](&#1;javascript:alert(13))\n"
+    "[pct](%6Aavascript:alert(11)) [nl](java&#10;script:alert(12)) "
+    "[ctl](&#1;javascript:alert(13))\n"
     "Images ![pic](javascript:alert(14)) ![track](https://tracker.example/p.gif) autolinks "
     "<javascript:alert(15)> <command:evil> <JAVASCRIPT:alert(16)> <\x01javascript:alert(17)>\n"
     "References [ref link][r] and [shortcut] and [collapsed][] and nested "
@@ -136,7 +139,8 @@ HOSTILE = {
     "<![CDATA[<script>alert(36)</script>]]> and <?php echo 1 ?> <!DOCTYPE html>\n"
     "Entities &lt;script&gt;alert(37)&lt;/script&gt; &#60;img src=x onerror=alert(38)&#62;\n\n"
     '<div onclick="alert(39)">\nblock html words\n</div>\n\n'
-    "## Sub heading <b onmouseover=alert(40)>x</b> [h](command:evil) <img src=x onerror=alert(41)>\n\n"
+    "## Sub heading <b onmouseover=alert(40)>x</b> [h](command:evil) "
+    "<img src=x onerror=alert(41)>\n\n"
     "Sub words.\n",
     "tricks.md": FRONT + "# Tricks\n\n"
     "Split code a `x\ny` <script>alert(50)</script> `z`\n\n"
@@ -193,7 +197,9 @@ def test_a_tag_hover_over_hostile_notes_has_nothing_live(hostile: Engine) -> Non
     assert live(text, hostile.root) == [], text
     for words in ("harmless description words", "<b onmouseover=alert(63)>named", "Out"):
         assert words in shown(text)
-    assert live(tag_hover(hostile, "hostile", lambda p: f"file://{hostile.root}/{p.path}"), hostile.root) == []  # fmt: skip
+    # A URI that is not percent-encoded: the destination is still one whole link.
+    raw_uris = tag_hover(hostile, "hostile", lambda p: f"file://{hostile.root}/{p.path}")
+    assert live(raw_uris, hostile.root) == []
 
 
 def test_what_hostile_notes_say_is_still_shown_as_text(hostile: Engine) -> None:
@@ -210,7 +216,7 @@ def test_what_hostile_notes_say_is_still_shown_as_text(hostile: Engine) -> None:
     assert "[r]:" not in links and "[indented]:" not in links  # definitions show nothing
     assert "Bare mail evil@example.com" in links and "https://fine.example/ok" in links
     assert "<img src=x onerror=alert(60)> Out — harmless description words" in links  # outlink
-    assert "In <b onmouseover=alert(61)>x</b> — <script>alert(62)</script> inlink words go" in links
+    assert "In <b onmouseover=alert(61)>x</b> — <script>alert(62)</script> inlink words" in links
     page = shown(hover_on(hostile, "[[html]]"))
     assert "Html words <script>alert(30)</script>" in page
     assert "hidden and" in page and "away" not in page  # a comment stays hidden
@@ -240,13 +246,37 @@ def test_code_spans_hold_paths_and_anchors_with_backticks(hostile: Engine) -> No
 
 # -- properties of the escaping itself ------------------------------------------------------------
 
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        # Markup that only appears once a comment or a link is taken out of the line:
+        ["<!---->~~~", "~~~~", "<script>"],  # a fence, which would end where ours begins
+        ["[~~~](x)", "~~~~", "<script>"],
+        ["[``a``](x)`<b>`"],  # one backtick run out of two code spans
+        ["`a`<!-- -->``<b>``"],
+        ["a/<!-- -->/evil.example"],  # `//`, which linkify links
+        ["[a/](x)/evil.example"],
+        ["[a&](x)amp;"],  # an entity
+        # Markup the client reads across lines or cells, where a line-by-line reading does not:
+        ["- ```", "  <script>", "  ```", "<img src=x onerror=alert(1)>"],
+        ["Split `x", "y` <script> `z`"],
+        ["| a | b |", "|---|---|", "| `c | <img src=x onerror=alert(1)>` | d |"],
+    ],
+)
+def test_markup_made_by_removing_or_splitting_stays_dead(note: list[str]) -> None:
+    markdown = "\n".join(safe_markdown(note))
+    assert live(markdown, NO_VAULT) == [], markdown
+
+
 PIECES = [
     *"<>&[]()!`\\*_|#-+=~:/@\"' \t\n\r\x00\x01\x7f",
-    "``", "```", "~~~", "    ", "> ", "- ", "1. ", "$$", "a", "b", "x.com", "www.", "%6A",
+    "``", "```", "```py", "~~~", "~~~~", "    ", "> ", "- ", "1. ", "$$", "a", "b", "x.com", "www.",
     "javascript:", "JaVaScRiPt:", "command:", "vbscript:", "data:", "file:", "http:", "https://",
-    "ftp:", "mailto:", "&#x61;", "&#106;", "&lt;", "&#10;", "&amp", ";", "<!--", "-->", "<!-->",
-    "<!---->", "<![CDATA[", "]]>", "<?", "?>", "<!DOCTYPE", "script", "img", " onerror=", "<a href=",
-    "iframe", "](", "][", "]:", "<http://x>", "|---|",
+    "ftp:", "mailto:", "&#x61;", "&#106;", "&lt;", "&#10;", "&amp", ";", "%6A", "<!--", "-->",
+    "<!-->", "<!---->", "<![CDATA[", "]]>", "<?", "?>", "<!DOCTYPE", "script", "img", " onerror=",
+    "<a href=", "iframe", "](", "][", "]:", "<http://x>", "|---|", "| `a` |", "`a`", "\\`",
+    "\\<", "[a](b)", "[[", "[~~~](x)",
 ]  # fmt: skip
 TEXT = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 NO_VAULT = Path("/nonexistent-vault")

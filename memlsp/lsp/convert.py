@@ -165,6 +165,7 @@ def call_item(root: Path, path: str, name: str, detail: str) -> types.CallHierar
 
 
 def markdown(text: str) -> types.Hover:
+    """`text` is sent as it is: note text in it must be made safe first (markdown_safe)."""
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
 
 
