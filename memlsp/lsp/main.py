@@ -102,6 +102,8 @@ def _serve_tcp(server: MemlspServer, host: str, port: int) -> None:
                     logger=_READ_LOOP,
                     error_handler=protocol.unreadable,
                 )
+            except SystemExit:
+                pass  # `exit`; raised in this callback, asyncio would log it as a crash
             finally:
                 gone.set()
 
