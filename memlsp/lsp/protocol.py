@@ -10,6 +10,7 @@ the lifecycle and the params in that order, answers what it refuses with the JSO
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Callable, Generator
@@ -67,9 +68,14 @@ class MemlspProtocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         try:
             self._route(message)
-        except Exception:
+        except Exception as error:
             # A bug here; not passed on, or the read loop would take it for a body that is not JSON.
             log.exception("could not handle a message")
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            if _is_id(msg_id) and isinstance(msg_id, int | str) and "method" in message:
+                failed = JsonRpcInternalError(f"memlsp could not handle it: {error!r}")
+                with contextlib.suppress(Exception):  # told above; the client may be gone
+                    self._send_response(msg_id, error=failed.to_response_error())
 
     def unreadable(self, error: Exception, source: type[JsonRpcException]) -> None:
         """The read loop's error handler: the body of a frame was not JSON (with the decoder's
