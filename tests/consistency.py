@@ -530,10 +530,11 @@ class StdioServer:
                 raise AssertionError(f"{what}: not so after {timeout} s\n{self.stderr[-4000:]}")
             self.wait_for("memlsp/changed", seen + 1, timeout=0.25)
 
-    def kill(self) -> None:
-        """`kill -9`: the server gets no chance to save anything."""
+    def kill(self, how: signal.Signals = signal.SIGKILL) -> None:
+        """`kill -9` (the server gets no chance to save anything), or another signal, such as the
+        SIGTERM an editor sends a server that does not exit in time."""
         with contextlib.suppress(ProcessLookupError):
-            os.kill(self.process.pid, signal.SIGKILL)
+            os.kill(self.process.pid, how)
         self.process.wait(timeout=HANG_GUARD)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)  # helpers it started, if any are left

@@ -6,7 +6,12 @@ Two kinds of trial, each with its own seed and a kill at a random moment:
   in bursts; once a search finds every buffer's latest text (so it is surely committed to the
   index), maybe more edits, then the kill. The next process must show the disk: a word typed in a
   buffer and never saved is not found, the file's own words are, its links are the file's.
-* cold index: the kill comes in the middle of a first index of a few thousand small notes.
+* cold index: the kill comes in the middle of a first index of a few thousand small notes;
+* big re-index: thousands of notes changed while no server ran; the kill comes right after the
+  server made the first part of its re-index searchable (before it saved its manifest).
+
+Most kills are `kill -9`; some edit trials use SIGTERM, which an editor sends a server that does
+not exit in time.
 
 The next process is the command line (`memlsp search --queries`, `memlsp links`) or, for some
 cold-index trials, the server again; the full state is then compared through an Engine in this
@@ -16,6 +21,7 @@ process on the same cache, and the reference is always a fresh index on a new ca
 from __future__ import annotations
 
 import random
+import signal
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,8 +229,9 @@ def test_after_kill_during_edits_the_index_is_the_disk(seed: int, tmp_path: Path
                 seen = server.count("memlsp/changed")
                 server.wait_for("memlsp/changed", seen + 1, timeout=5)
         open_paths = sorted(server.buffers)
-        server.kill()
-        story.append(f"kill -9 ({moment}) with buffers open: {', '.join(open_paths)}")
+        how = signal.SIGTERM if rng.random() < 0.3 else signal.SIGKILL
+        server.kill(how)
+        story.append(f"{how.name} ({moment}) with buffers open: {', '.join(open_paths)}")
     finally:
         server.stop()
 
@@ -250,7 +257,7 @@ def _links_of(transcript: str) -> str | None:
 
 # -- kill -9 in the middle of a first index -----------------------------------------------------
 
-COLD_NOTES = 3000
+COLD_NOTES = 2000
 COLD_PROBES = 200
 
 
@@ -318,5 +325,51 @@ def test_after_kill_during_a_first_index_the_index_is_the_disk(
     problems += compare_with_fresh(
         cold_vault.root, cache, set(cold_vault.paths), set(cold_vault.probes), cold_vault.fresh
     )
+    if problems:
+        pytest.fail("\n".join([story, *problems[:80]]), pytrace=False)
+
+
+# -- kill -9 in the middle of re-indexing many changed notes ------------------------------------
+
+BIG_NOTES = 6000  # enough for the server to publish once before the end of its re-index
+
+
+def test_after_kill_during_a_big_reindex_the_index_is_the_disk(tmp_path: Path) -> None:
+    root, cache = tmp_path / "vault", tmp_path / "cache"
+    rng = random.Random(0)
+
+    def write_all(prefix: str) -> None:
+        for number in range(BIG_NOTES):
+            path = root / f"f{number % 30}" / f"c{number}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            links = [f"[[c{rng.randrange(BIG_NOTES + 20)}]]" for _ in range(rng.randint(0, 2))]
+            path.write_text(note_text(f"{prefix}{number}", links), encoding="utf-8")
+
+    write_all("before")
+    first = open_engine(root, cache)
+    first.refresh()
+    first.close()
+    write_all("after")  # every note changed, its links too, while no memlsp ran
+    server = StdioServer(root, cache)
+    try:
+        server.initialize(wait_indexed=False)
+
+        def first_part_published() -> bool:
+            status = server.status()
+            return status["state"] == "ready" or status["revision"] >= 1
+
+        server.until(first_part_published, "a part of the re-index searchable")
+        reached = server.status()
+        server.kill()
+    finally:
+        server.stop()
+    story = (
+        f"kill -9 at {reached['indexed_files']} of {BIG_NOTES} changed files re-indexed "
+        f"(state {reached['state']}, revision {reached['revision']})"
+    )
+    numbers = rng.sample(range(BIG_NOTES), COLD_PROBES // 2)
+    probes = {f"{prefix}{n}" for n in numbers for prefix in ("before", "after")}
+    # The next process is an Engine here, as the command line's: it opens the cache first.
+    problems = compare_with_fresh(root, cache, set(vault_files(root)), probes)
     if problems:
         pytest.fail("\n".join([story, *problems[:80]]), pytrace=False)
