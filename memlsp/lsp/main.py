@@ -1,19 +1,20 @@
 """`memlsp --stdio` / `memlsp --tcp HOST:PORT`: build the server and run it.
 
-The read loop is pygls's own (`run_async`: its framing, and how it finds the next frame after a
-damaged one), started here rather than by `start_io` / `start_tcp` so that its error handler is
-the protocol's: pygls's would only log a frame whose body is not JSON, and leave a request
-unanswered.
+The read loop is ours rather than pygls's (`start_io` / `start_tcp` run `pygls.io_.run_async`): a
+body that is not JSON goes to the protocol, which answers it, where pygls's loop only logs it;
+and a frame is found again after damaged framing, where pygls's loses every later frame.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import re
 import sys
-import threading
+from collections.abc import Awaitable, Callable
 
-from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 
 from memlsp.lsp.features import register_all
 from memlsp.lsp.protocol import MemlspProtocol
@@ -21,9 +22,11 @@ from memlsp.lsp.server import MemlspServer
 
 log = logging.getLogger(__name__)
 
-# pygls's loop logs a traceback for each body it cannot parse; the protocol logs one line instead.
-_READ_LOOP = logging.getLogger(f"{__name__}.read_loop")
-_READ_LOOP.setLevel(logging.CRITICAL)
+# Anywhere up to a line's end: after a body shorter than its Content-Length said, the rest of the
+# body and the next header share a line (pygls looks for the header alone on its line only, and
+# from then on every body shares a line with the header after it). LF alone ends a line too.
+_CONTENT_LENGTH = re.compile(rb"Content-Length: (\d+)\r?\n\Z")
+_CHUNK = 1 << 20  # bytes of a body read at once
 
 
 def create_server() -> MemlspServer:
@@ -60,21 +63,12 @@ def _protocol(server: MemlspServer) -> MemlspProtocol:
 
 
 def _serve_stdio(server: MemlspServer) -> None:
-    """What pygls's `start_io` does, with the protocol's error handler."""
+    """What pygls's `start_io` does, with the read loop below."""
     protocol = _protocol(server)
     protocol.set_writer(StdoutWriter(sys.stdout.buffer))
     reader = StdinAsyncReader(sys.stdin.buffer, server.thread_pool)
-    stop = threading.Event()
     try:
-        asyncio.run(
-            run_async(
-                stop_event=stop,
-                reader=reader,
-                protocol=protocol,
-                logger=_READ_LOOP,
-                error_handler=protocol.unreadable,
-            )
-        )
+        asyncio.run(_read(reader.readline, reader.readexactly, protocol))
     except BrokenPipeError:
         log.error("the connection to the client is lost")
     except (KeyboardInterrupt, SystemExit):
@@ -84,10 +78,9 @@ def _serve_stdio(server: MemlspServer) -> None:
 
 
 def _serve_tcp(server: MemlspServer, host: str, port: int) -> None:
-    """What pygls's `start_tcp` does, with the protocol's error handler: one client, and the
-    server ends when it leaves."""
+    """What pygls's `start_tcp` does, with the read loop below: one client, and the server ends
+    when it leaves."""
     protocol = _protocol(server)
-    stop = threading.Event()
 
     async def listen() -> None:
         gone = asyncio.Event()
@@ -95,13 +88,9 @@ def _serve_tcp(server: MemlspServer, host: str, port: int) -> None:
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             protocol.set_writer(writer)
             try:
-                await run_async(
-                    stop_event=stop,
-                    reader=reader,
-                    protocol=protocol,
-                    logger=_READ_LOOP,
-                    error_handler=protocol.unreadable,
-                )
+                await _read(reader.readline, reader.readexactly, protocol)
+            except asyncio.IncompleteReadError:
+                pass  # the client left in the middle of a frame
             except SystemExit:
                 pass  # `exit`; raised in this callback, asyncio would log it as a crash
             finally:
@@ -118,3 +107,47 @@ def _serve_tcp(server: MemlspServer, host: str, port: int) -> None:
         pass
     finally:
         server.shutdown()  # type: ignore[no-untyped-call]
+
+
+async def _read(
+    readline: Callable[[], Awaitable[bytes]],
+    read: Callable[[int], Awaitable[bytes]],
+    protocol: MemlspProtocol,
+) -> None:
+    """Frames until the input ends (or `exit`): header lines up to an empty one, then the body,
+    as JSON to the protocol. The first Content-Length of a frame counts; lines that are not
+    headers are skipped, which is how a stream finds its next frame after damage."""
+    length = 0
+    while True:
+        try:
+            line = await readline()
+        except ValueError:  # longer than a TCP stream's buffer, so no header: skipped
+            continue
+        if not line:
+            return
+        if not length and (found := _CONTENT_LENGTH.search(line)):
+            length = int(found.group(1))
+        elif length and not line.strip():
+            body = await _body(read, length)
+            length = 0
+            if body is None:
+                return
+            try:
+                message = json.loads(body)
+            except Exception as error:  # not UTF-8, not JSON, nested too deeply
+                protocol.unreadable(error)
+            else:
+                protocol.handle_message(message)
+
+
+async def _body(read: Callable[[int], Awaitable[bytes]], length: int) -> bytes | None:
+    """`length` bytes, or None if the input ends first. Read a chunk at a time: a Content-Length
+    of 10¹² would otherwise be one allocation of that size (a MemoryError, not an exit)."""
+    chunks = []
+    while length > 0:
+        chunk = await read(min(length, _CHUNK))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        length -= len(chunk)
+    return b"".join(chunks)

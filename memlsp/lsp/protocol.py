@@ -3,9 +3,10 @@
 pygls 2.1.1 structures each message inside the JSON decoder (an `object_hook`), so a request whose
 params lsprotocol rejects raises there, its id is lost and no answer is ever sent; it also serves
 requests before `initialize`, drops them after `shutdown`, and answers nothing for a body that is
-not JSON. Here the decoder hands over plain JSON values, and `handle_message` checks the envelope,
-the lifecycle and the params in that order, answers what it refuses with the JSON-RPC error for it
-(one log line each), and passes the rest, structured as pygls would, to pygls.
+not JSON. Here `handle_message` gets plain JSON values, checks the envelope, the lifecycle and the
+params in that order, answers what it refuses with the JSON-RPC error for it (one log line each),
+and passes the rest, structured as pygls would, to pygls; `unreadable` answers a body that is not
+JSON.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class MemlspProtocol(LanguageServerProtocol):
     # -- reading -----------------------------------------------------------------------------
 
     def structure_message(self, data: dict[str, Any]) -> Any:
-        """The JSON decoder's hook for every object: left as it is (see the module's doc)."""
+        """The JSON decoder's hook for every object in pygls's own read loop (memlsp runs its own,
+        see `main`): left as it is, for `handle_message` to check."""
         return data
 
     def handle_message(self, message: Any) -> None:
@@ -77,9 +79,8 @@ class MemlspProtocol(LanguageServerProtocol):
                 with contextlib.suppress(Exception):  # told above; the client may be gone
                     self._send_response(msg_id, error=failed.to_response_error())
 
-    def unreadable(self, error: Exception, source: type[JsonRpcException]) -> None:
-        """The read loop's error handler: the body of a frame was not JSON (with the decoder's
-        own object hook above, nothing else raises in that loop)."""
+    def unreadable(self, error: Exception) -> None:
+        """A frame's body was not JSON: what the decoder raised."""
         if isinstance(error, RecursionError):
             reason = "nested too deeply"
         elif isinstance(error, UnicodeDecodeError):

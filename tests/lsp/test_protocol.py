@@ -8,6 +8,7 @@ deadline, so a request the server never answers fails the test instead of hangin
 from __future__ import annotations
 
 import itertools
+import json
 import queue
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -430,6 +431,72 @@ def test_a_frame_that_is_not_a_request_is_answered(
     assert code(got[answer_id]) == expected, got[answer_id]
     assert "Beta" in got[hover]["result"]["contents"]["value"]
     no_tracebacks(served.wire)
+
+
+def _status(msg_id: str) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": "memlsp/status"}).encode()
+
+
+def _framed(body: bytes, length: int | None = None) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % (len(body) if length is None else length) + body
+
+
+# (damage, the ids among its requests that must be answered, how many ParseErrors come)
+DAMAGE = {
+    "Content-Length too short": (_framed(_status("cut"), len(_status("cut")) - 10), [], 1),
+    # The body takes the next frame's header: that frame is lost, the one after it is read.
+    "Content-Length too long": (
+        _framed(_status("long"), len(_status("long")) + 20) + _framed(_status("eaten")),
+        [],
+        1,
+    ),
+    "no Content-Length": (b"Content-Type: x\r\n\r\n" + _status("none"), [], 0),
+    "Content-Length not a number": (b"Content-Length: ten\r\n\r\n" + _status("ten"), [], 0),
+    "Content-Length negative": (b"Content-Length: -5\r\n\r\n" + _status("negative"), [], 0),
+    "garbage before a header, no newline": (b"\x00\xffgarbage" + _framed(_status("g")), ["g"], 0),
+    "LF line ends": (
+        b"Content-Length: %d\n\n" % len(_status("lf")) + _status("lf"),
+        ["lf"],
+        0,
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_the_stream_resynchronises_after_damaged_framing(served: Served, damage: str) -> None:
+    """After a damaged frame, the next good frame is read (and answered): no frame is lost that
+    the damage did not take with it."""
+    data, answered, parse_errors = DAMAGE[damage]
+    assert served.wire.process.stdin is not None
+    served.wire.process.stdin.write(data)
+    served.wire.process.stdin.flush()
+    hover = f"after-{next(_numbers)}"
+    served.wire.send(
+        {
+            "id": hover,
+            "method": "textDocument/hover",
+            "params": served.vault.good("textDocument/hover"),
+        }
+    )
+    ids: list[Any] = [hover, *answered] + ([None] if parse_errors else [])
+    got = answers(served.wire, ids)
+    assert "Beta" in got[hover]["result"]["contents"]["value"]
+    for msg_id in answered:
+        assert "result" in got[msg_id], got[msg_id]
+    if parse_errors:
+        assert code(got[None]) == PARSE_ERROR
+
+
+def test_a_huge_content_length_then_the_end_of_input_ends_the_process(
+    fresh: tuple[Wire, Vault], tmp_path: Path
+) -> None:
+    wire, vault = fresh
+    initialize(wire, vault, tmp_path)
+    assert wire.process.stdin is not None
+    wire.process.stdin.write(b"Content-Length: 1000000000000\r\n\r\n{")
+    wire.process.stdin.close()
+    assert wire.exited(timeout=HANG) == 1  # no `shutdown` came
+    no_tracebacks(wire)
 
 
 # -- the lifecycle --------------------------------------------------------------------------
