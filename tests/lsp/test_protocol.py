@@ -513,6 +513,11 @@ def test_requests_before_initialize_are_refused_then_initialize_works(
     wire.notify("initialized", {})
     wire.notify("workspace/didChangeConfiguration", {"settings": {"embedder": "none"}})
     answers(wire, [])
+    # An `initialize` with bad params is refused and can be sent again.
+    bad = [None, [], {"capabilities": 5}, {"capabilities": {}, "processId": "me"}]
+    assert (
+        wrong(call_all(wire, [(types.INITIALIZE, params) for params in bad]), INVALID_PARAMS) == []
+    )
     initialize(wire, vault, tmp_path)
     hover_works(wire, vault)
     [(_, _, again)] = call_all(wire, [(types.INITIALIZE, {"capabilities": {}})])
