@@ -131,12 +131,14 @@ def random_link(rng: random.Random, folder: str) -> str:
     return f"[[missing{rng.randint(1, 3)}]]"
 
 
-def note_text(rng: random.Random, path: str, token: str) -> str:
+def note_text(rng: random.Random, path: str, token: str, *, in_buffer: bool = False) -> str:
+    """`in_buffer`: never NUL bytes, which make a file binary but not a buffer (a finding of
+    its own: such a buffer is indexed, the same text saved is skipped)."""
     folder = posixpath.dirname(path)
     broken = rng.random()
     if broken < 0.02:
         return ""
-    if broken < 0.04:  # NUL bytes: skipped as binary, its word never found
+    if broken < 0.04 and not in_buffer:  # NUL bytes: skipped as binary, its word never found
         return f"# Note {token}\n\n{token} \x00\x00 {random_link(rng, folder)}\n"
     lines = []
     if broken < 0.06:  # frontmatter that is not YAML: the note is indexed as text
@@ -227,7 +229,7 @@ class Generator:
         return Op("write", path, text=note_text(self.rng, path, self.token()))
 
     def _buffer(self, kind: str, path: str) -> Op:
-        return Op(kind, path, text=note_text(self.rng, path, self.token("buf")))
+        return Op(kind, path, text=note_text(self.rng, path, self.token("buf"), in_buffer=True))
 
     def _rename(self, vault: Path, path: str) -> Op | None:
         to = posixpath.join(posixpath.dirname(path), self.rng.choice(NAMES) + ".md")
