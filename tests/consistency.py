@@ -42,6 +42,7 @@ from memlsp.model import ResolvedLink, SearchRequest
 PROBE_LIMIT = 100
 TRUNCATED = "(page full: more hits may exist)"
 HANG_GUARD = 60.0  # seconds; only ever reached when something hangs
+SERVER_COMMAND = [sys.executable, "-m", "memlsp", "--stdio"]
 
 T = TypeVar("T")
 
@@ -369,7 +370,7 @@ class StdioServer:
         self.vault = vault.resolve()
         self.cache_dir = cache_dir
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "memlsp", "--stdio"],
+            SERVER_COMMAND,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
