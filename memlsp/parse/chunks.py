@@ -23,8 +23,11 @@ _LINK = r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)"
 # Only a `!` or `[` can start one, so only there is the look-ahead needed.
 _WORD = rf"(?:[^\s!\[]++|(?!{_LINK})[!\[])++"
 _ATOM = re.compile(rf"(?P<link>{_LINK})|{_WORD}")
-# Up to 32 atoms in a row (with the spaces between them), as `_ATOM` would find them one by one.
-_ATOM_BLOCK = re.compile(rf"(?:{_LINK}|{_WORD})(?:\s*+(?:{_LINK}|{_WORD})){{0,31}}")
+# Runs of up to 64 and 8 atoms (with the spaces between them), as `_ATOM` finds them one by one.
+_ATOM_RUNS = tuple(
+    re.compile(rf"(?:{_LINK}|{_WORD})(?:\s*+(?:{_LINK}|{_WORD})){{0,{atoms - 1}}}")
+    for atoms in (64, 8)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +133,11 @@ def _split_section(sized: _Sized, start: int, end: int, max_tokens: int) -> Iter
     start, end = _trim(lines, start, end)
     if start > end:
         return
-    if sized.range_tokens(start, end) <= max_tokens:
-        yield _Piece(start, end, "\n".join(lines[start : end + 1]))
+    text = "\n".join(lines[start : end + 1])
+    # One count for the whole section (most fit whole), kept when it is a single line.
+    tokens = sized.tokens(start) if start == end else estimate_tokens(text)
+    if tokens <= max_tokens:
+        yield _Piece(start, end, text)
         return
     yield from _pack(sized, _units(lines, start, end), max_tokens)
 
@@ -195,36 +201,58 @@ def _lines_piece(lines: list[str], start: int, end: int) -> Iterator[_Piece]:
 
 
 def _split_line(line: str, number: int, max_tokens: int) -> Iterator[_Piece]:
-    """Cut one line between atoms; each part is a slice of the line, so its text is as written.
+    """Cut one line between atoms; each part is a slice of the line, so its text is as written."""
+    cutter = _LineCutter(line, number, max_tokens)
+    cutter.cut(0, len(line), 0)
+    yield from cutter.done()
 
-    Atoms are taken a block at a time while a whole block fits (no token spans two atoms, so a
-    block holds the sum of its atoms' tokens), one at a time in the block that does not: the same
-    cuts as atom by atom, with a Python step per block instead of per word.
+
+class _LineCutter:
+    """Greedy parts of one line: atoms are added while they fit, a part ends before one that does
+    not (an atom over the cap alone makes a part).
+
+    Atoms are taken a run at a time while a whole run fits (no token spans two atoms, so a run
+    holds the sum of its atoms' tokens); a run that does not fit is taken in shorter runs, then
+    atom by atom. The same parts as atom by atom, with a Python step per run, not per word.
     """
-    first: int | None = None  # column where the current part starts
-    last = 0
-    used = 0
-    pos = 0
-    while (block := _ATOM_BLOCK.search(line, pos)) is not None:
-        pos = block.end()
-        size = estimate_tokens(block.group())
-        if used + size <= max_tokens:
-            if first is None:
-                first = block.start()
-            last = block.end()
-            used += size
-            continue
-        for start, end in _atoms(line, block.start(), block.end(), max_tokens):
-            size = estimate_tokens(line[start:end])
-            if first is not None and used + size > max_tokens:
-                yield _Piece(number, number, line[first:last])
-                first, used = None, 0
-            if first is None:
-                first = start
-            last = end
-            used += size
-    if first is not None:
-        yield _Piece(number, number, line[first:last])
+
+    def __init__(self, line: str, number: int, max_tokens: int) -> None:
+        self.line = line
+        self.number = number
+        self.max_tokens = max_tokens
+        self.parts: list[_Piece] = []
+        self.first: int | None = None  # column where the current part starts
+        self.last = 0
+        self.used = 0
+
+    def cut(self, begin: int, stop: int, level: int) -> None:
+        if level == len(_ATOM_RUNS):
+            for start, end in _atoms(self.line, begin, stop, self.max_tokens):
+                self._add(start, end, estimate_tokens(self.line[start:end]))
+            return
+        pos = begin
+        while (run := _ATOM_RUNS[level].search(self.line, pos, stop)) is not None:
+            pos = run.end()
+            size = estimate_tokens(run.group())
+            if self.used + size <= self.max_tokens:
+                self._add(run.start(), run.end(), size)
+            else:
+                self.cut(run.start(), run.end(), level + 1)
+
+    def _add(self, start: int, end: int, size: int) -> None:
+        if self.first is not None and self.used + size > self.max_tokens:
+            self.parts.append(_Piece(self.number, self.number, self.line[self.first : self.last]))
+            self.first, self.used = None, 0
+        if self.first is None:
+            self.first = start
+        self.last = end
+        self.used += size
+
+    def done(self) -> list[_Piece]:
+        if self.first is not None:
+            self.parts.append(_Piece(self.number, self.number, self.line[self.first : self.last]))
+            self.first = None
+        return self.parts
 
 
 def _atoms(line: str, begin: int, stop: int, max_tokens: int) -> Iterator[tuple[int, int]]:

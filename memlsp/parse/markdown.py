@@ -87,6 +87,8 @@ def _atx(line: str) -> tuple[int, str] | None:
 
 
 def _heading(masked: str, original: str, line_no: int, limits: NoteLimits) -> Heading | None:
+    if "#" not in masked[:4]:  # most lines; a heading's `#` comes after at most 3 spaces
+        return None
     found = _atx(masked)
     if found is None:
         return None
@@ -142,14 +144,20 @@ def parse_markdown(path: str, text: str) -> Note:
         if masked.in_block:
             previous_paragraph = None
             continue
-        line_links, without_links = find_links(
-            masked.text, line_no, original, limits.room(LINKS, MAX_LINKS - len(links))
-        )
-        links.extend(line_links[: limits.keep(line_links, MAX_LINKS - len(links), LINKS)])
-        line_tags = find_tags(
-            without_links, line_no, original, limits.room(TAGS, MAX_TAGS - len(tags))
-        )
-        tags.extend(line_tags[: limits.keep(line_tags, MAX_TAGS - len(tags), TAGS)])
+        text = masked.text
+        # The line with its links blanked is read only for tags and block ids: once the note is
+        # past both limits, a line without a `^` needs no link search at all.
+        line_links: list[Link] = []
+        without_links = text
+        if LINKS not in limits.passed or TAGS not in limits.passed or "^" in text:
+            room = limits.room(LINKS, MAX_LINKS - len(links))
+            line_links, without_links = find_links(text, line_no, original, room)
+        if line_links:
+            links.extend(line_links[: limits.keep(line_links, MAX_LINKS - len(links), LINKS)])
+        if "#" in without_links:
+            room = limits.room(TAGS, MAX_TAGS - len(tags))
+            line_tags = find_tags(without_links, line_no, original, room)
+            tags.extend(line_tags[: limits.keep(line_tags, MAX_TAGS - len(tags), TAGS)])
         block_id = find_block_id(without_links)
         if block_id:
             limits.add(blocks, Block(block_id, line_no), MAX_BLOCKS, BLOCKS)

@@ -81,6 +81,8 @@ class _Scanner:
         self.in_list = False
 
     def _mask_comments(self, line: str) -> str:
+        if not self.in_comment and "<!--" not in line:
+            return line
         spans = []
         pos = 0
         while pos <= len(line):
