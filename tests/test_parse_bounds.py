@@ -163,6 +163,16 @@ def test_frontmatter_fields_are_cut_to_their_limits() -> None:
     )
 
 
+def test_aliases_are_kept_short_in_all() -> None:
+    # The index stores the aliases with every chunk of the note.
+    aliases = ", ".join(f"{n:03d}{'a' * 97}" for n in range(200))
+    note = parse_markdown("n.md", f"---\naliases: [{aliases}]\n---\nbody\n")
+    assert len(note.aliases) == 100 and note.aliases[-1].startswith("099")
+    assert note.problems == (
+        "over the limits of one note (10,000 characters of aliases); the rest is not indexed",
+    )
+
+
 # -- F4: super-linear parsing ---------------------------------------------------------------
 
 

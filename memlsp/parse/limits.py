@@ -17,6 +17,8 @@ MAX_HEADINGS = 5_000
 MAX_BLOCKS = 5_000
 MAX_TAGS = 2_000
 MAX_ALIASES = 1_000
+# The index stores a note's aliases with every chunk of the note, so their text is kept short.
+MAX_ALIAS_TEXT = 10_000
 # A heading or a name longer than this is cut: a heading is repeated in the breadcrumb of every
 # chunk of its section, so a heading line of megabytes would be stored once per chunk.
 MAX_NAME_CHARS = 1_000
@@ -26,10 +28,21 @@ HEADINGS = f"{MAX_HEADINGS:,} headings"
 TAGS = f"{MAX_TAGS:,} tags"
 BLOCKS = f"{MAX_BLOCKS:,} block ids"
 ALIASES = f"{MAX_ALIASES:,} aliases"
+ALIAS_TEXT = f"{MAX_ALIAS_TEXT:,} characters of aliases"
 HEADING_CHARS = f"{MAX_NAME_CHARS:,} characters in a heading"
 TITLE_CHARS = f"{MAX_NAME_CHARS:,} characters in the title"
 ALIAS_CHARS = f"{MAX_NAME_CHARS:,} characters in an alias"
-_ORDER = (LINKS, HEADINGS, TAGS, BLOCKS, ALIASES, HEADING_CHARS, TITLE_CHARS, ALIAS_CHARS)
+_ORDER = (
+    LINKS,
+    HEADINGS,
+    TAGS,
+    BLOCKS,
+    ALIASES,
+    ALIAS_TEXT,
+    HEADING_CHARS,
+    TITLE_CHARS,
+    ALIAS_CHARS,
+)
 
 _Item = TypeVar("_Item")
 

@@ -19,11 +19,13 @@ from memlsp.parse.inline import strip_markup as strip_markup
 from memlsp.parse.inline import without_trailing_tags
 from memlsp.parse.limits import (
     ALIAS_CHARS,
+    ALIAS_TEXT,
     ALIASES,
     BLOCKS,
     HEADING_CHARS,
     HEADINGS,
     LINKS,
+    MAX_ALIAS_TEXT,
     MAX_ALIASES,
     MAX_BLOCKS,
     MAX_HEADINGS,
@@ -116,10 +118,16 @@ def _aliases(meta: dict[str, Any], limits: NoteLimits) -> list[str]:
     values = as_strings(meta.get("aliases"), MAX_ALIASES + 1)
     values += as_strings(meta.get("alias"), MAX_ALIASES + 1)
     aliases = list(dict.fromkeys(values))
-    return [
-        limits.cut(alias, ALIAS_CHARS)
-        for alias in aliases[: limits.keep(aliases, MAX_ALIASES, ALIASES)]
-    ]
+    kept: list[str] = []
+    length = 0
+    for alias in aliases[: limits.keep(aliases, MAX_ALIASES, ALIASES)]:
+        alias = limits.cut(alias, ALIAS_CHARS)
+        length += len(alias)
+        if length > MAX_ALIAS_TEXT:
+            limits.passed.add(ALIAS_TEXT)
+            break
+        kept.append(alias)
+    return kept
 
 
 def parse_markdown(path: str, text: str) -> Note:
