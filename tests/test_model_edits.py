@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -411,11 +412,13 @@ class EngineReplay(Replay):
 
 class ServerReplay(Replay):
     """The real server over stdio, with its own file watcher: it learns of disk changes by
-    itself; buffers are didOpen / didChange / didClose."""
+    itself; buffers are didOpen / didChange / didClose. With `client_events` the client reports
+    each change too (`workspace/didChangeWatchedFiles`, as VS Code does): twice told, once done."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, client_events: bool = False) -> None:
         super().__init__(base)
         self.server: StdioServer | None = None
+        self.client_events = client_events
 
     def start(self) -> None:
         self.server = StdioServer(self.vault, self.base / "cache")
@@ -444,8 +447,16 @@ class ServerReplay(Replay):
             else:
                 server.close(op.path)
             self.buffers = dict(server.buffers)
-        elif do_on_disk(self.base, op) is None:
-            return False
+        else:
+            reported = do_on_disk(self.base, op)
+            if reported is None:
+                return False
+            if self.client_events and server is not None:
+                changes = [
+                    {"uri": server.uri(path), "type": 2 if (self.vault / path).exists() else 3}
+                    for path in reported
+                ]
+                server.notify("workspace/didChangeWatchedFiles", {"changes": changes})
         self.note(op)
         return True
 
@@ -620,9 +631,11 @@ SERVER_SHRINK_SECONDS = 25.0
 @pytest.mark.parametrize("seed", SERVER_SEEDS)
 def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Path) -> None:
     """Buffers open at a checkpoint stay open: the reference is a fresh index of a copy of the
-    vault with each open buffer's text written to its file."""
+    vault with each open buffer's text written to its file. Every third seed's client reports
+    file changes too."""
     generator = Generator(seed, server=True)
-    replay = ServerReplay(tmp_path / "run")
+    server_replay = partial(ServerReplay, client_events=seed % 3 == 0)
+    replay = server_replay(tmp_path / "run")
     before: list[Op] = []
     during: list[Op] = []
     checkpoints = set()
@@ -658,7 +671,7 @@ def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Pat
         shrunk, in_process, how = reproduce(
             EngineReplay, scenario, tmp_path / "shrink", SERVER_SHRINK_SECONDS / 2
         )
-        on_server = run_scenario(ServerReplay(tmp_path / "confirm"), shrunk)
+        on_server = run_scenario(server_replay(tmp_path / "confirm"), shrunk)
         how += f" with the engine in-process, {time.monotonic() - started:.0f} s"
         sections = [
             ("differences in-process (told of changes as the server tells it)", in_process),
@@ -666,7 +679,7 @@ def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Pat
         ]
     else:
         shrunk, on_server, how = reproduce(
-            ServerReplay, scenario, tmp_path / "shrink", SERVER_SHRINK_SECONDS
+            server_replay, scenario, tmp_path / "shrink", SERVER_SHRINK_SECONDS
         )
         how += (
             f" with real servers (the engine in-process does not diverge), "
