@@ -47,7 +47,8 @@ def _is_request(method: str) -> bool:
 
 REQUESTS = registered_requests()
 FEATURES = [m for m in REQUESTS if m not in (types.INITIALIZE, types.SHUTDOWN)]
-TAKES_NO_PARAMS = {"memlsp/status", "memlsp/reindex"}  # absent or null params are fine
+# Absent, null or empty-array params are fine (Neovim encodes an empty Lua table `{}` as `[]`).
+TAKES_NO_PARAMS = {"memlsp/status", "memlsp/reindex"}
 AT_A_POSITION = [
     types.TEXT_DOCUMENT_HOVER,
     types.TEXT_DOCUMENT_DEFINITION,
@@ -107,9 +108,9 @@ class Vault:
         """Params that do not fit `method`: not an object, fields missing or of another type,
         positions negative or past 2³¹ − 1."""
         good = self.good(method)
-        kinds: list[Any] = [[], [1], 42, -1.5, "str", True]
+        kinds: list[Any] = [[1], 42, -1.5, "str", True]
         if method not in TAKES_NO_PARAMS:
-            kinds += [None, {}]
+            kinds += [None, {}, []]
         if "position" in good:
             kinds.append({key: value for key, value in good.items() if key != "position"})
             for position in (

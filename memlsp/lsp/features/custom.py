@@ -107,7 +107,8 @@ def register(server: MemlspServer) -> None:
 
 def _fields(method: str, params: Any) -> dict[str, Any]:
     """A custom request's params, a JSON object as it came (see `MemlspProtocol`); none is none."""
-    if params is None:
+    # Neovim encodes an empty Lua table `{}` as `[]`: no fields either.
+    if params is None or params == []:
         return {}
     if not isinstance(params, dict):
         raise JsonRpcInvalidParams(f"{method}: params must be an object, not {json_kind(params)}")
