@@ -152,14 +152,13 @@ def parse_markdown(path: str, text: str) -> Note:
         if masked.in_block:
             previous_paragraph = None
             continue
-        text = masked.text
         # The line with its links blanked is read only for tags and block ids: once the note is
         # past both limits, a line without a `^` needs no link search at all.
         line_links: list[Link] = []
-        without_links = text
-        if LINKS not in limits.passed or TAGS not in limits.passed or "^" in text:
+        without_links = masked.text
+        if LINKS not in limits.passed or TAGS not in limits.passed or "^" in masked.text:
             room = limits.room(LINKS, MAX_LINKS - len(links))
-            line_links, without_links = find_links(text, line_no, original, room)
+            line_links, without_links = find_links(masked.text, line_no, original, room)
         if line_links:
             links.extend(line_links[: limits.keep(line_links, MAX_LINKS - len(links), LINKS)])
         if "#" in without_links:

@@ -113,7 +113,7 @@ class _Scanner:
             if "$$" in line:
                 self.in_math = False
             return True
-        fence = _FENCE_OPEN.match(line)
+        fence = _FENCE_OPEN.match(line) if "```" in line or "~~~" in line else None
         # A fence is indented at most 3 spaces, or more inside a list item (code in a list).
         if (
             fence
