@@ -10,6 +10,7 @@ from itertools import islice
 from typing import Any
 
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 
 # Real frontmatter is a few hundred bytes; 64 KB leaves room for long descriptions and lists
 # and still loads in milliseconds.
@@ -21,6 +22,7 @@ MAX_EXPANDED_NODES = 100_000
 MAX_EXPANDED_CHARS = 1_000_000
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # safe loading only, in C when built
+_HANDLER = YAMLHandler()
 _TAG_NAME = re.compile(r"[^,\s]+")
 
 
@@ -73,17 +75,20 @@ def _load(text: str, body_start: int) -> Frontmatter:
     return Frontmatter({str(key): value for key, value in meta.items()}, body_start, None)
 
 
+class _BoundedLoader(_Loader):  # type: ignore[misc,valid-type]
+    """A safe loader that refuses a document too big once its aliases are expanded, checked on
+    the composed nodes before anything is constructed."""
+
+    def get_single_node(self) -> yaml.Node | None:
+        node: yaml.Node | None = super().get_single_node()
+        if node is not None:
+            _check_expanded_size(node)
+        return node
+
+
 def _safe_load(text: str) -> Any:
-    """`yaml.safe_load`, refusing a document that is too big once its aliases are expanded."""
-    loader = _Loader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_expanded_size(node)
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
+    """python-frontmatter's YAML handler, with the bounded safe loader."""
+    return _HANDLER.load(text, Loader=_BoundedLoader)
 
 
 def _children(node: yaml.Node) -> Iterator[yaml.Node]:
