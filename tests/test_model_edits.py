@@ -559,7 +559,7 @@ def report(title: str, scenario: Scenario, how: str, *sections: tuple[str, list[
     lines = [title, f"shrunk: {how}", "operations:", *scenario.lines()]
     for label, found in sections:
         lines.append(f"{label}:")
-        lines += [f"  {line}" for line in found[:60]] or ["  (none)"]
+        lines += [f"  {line}" for line in found[:60]] or ["  (none: no divergence this time)"]
         if len(found) > 60:
             lines.append(f"  ... {len(found) - 60} more")
     return "\n".join(lines)
