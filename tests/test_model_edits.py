@@ -693,3 +693,28 @@ def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Pat
         sections.append(("differences (server vs fresh) after them", on_server))
     sections.append(("differences at the first divergent checkpoint of the whole run", found))
     pytest.fail(report(title, shrunk, how, *sections), pytrace=False)
+
+
+# -- the report's direct case: a folder moved out of the vault ----------------------------------
+
+FOLDER_MOVED_OUT = Scenario(
+    before=(
+        Op("write", "w/a.md", text="# A\n\nmovedtoken [[b]]\n"),
+        Op("write", "b.md", text="# B\n\nplain\n"),
+    ),
+    during=(Op("move_out", "w", "outside/w"),),
+    checkpoints=frozenset({0}),
+)
+
+
+@pytest.mark.parametrize("where", ["engine", "server"])
+def test_a_folder_moved_out_of_the_vault_is_forgotten(where: str, tmp_path: Path) -> None:
+    """`mv vault/w elsewhere`: w/a.md's text and links go, and b.md loses its inlink."""
+    replay = EngineReplay(tmp_path) if where == "engine" else ServerReplay(tmp_path)
+    replay.probes.add("movedtoken")
+    found = run_scenario(replay, FOLDER_MOVED_OUT)
+    if found:
+        pytest.fail(
+            report("a folder moved out", FOLDER_MOVED_OUT, "not needed", ("differences", found)),
+            pytrace=False,
+        )
