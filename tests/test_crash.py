@@ -373,3 +373,29 @@ def test_after_kill_during_a_big_reindex_the_index_is_the_disk(tmp_path: Path) -
     problems = compare_with_fresh(root, cache, set(vault_files(root)), probes)
     if problems:
         pytest.fail("\n".join([story, *problems[:80]]), pytrace=False)
+
+
+# -- the report's direct case: an open buffer, then kill -9 -------------------------------------
+
+
+def test_after_kill_an_unsaved_buffer_is_not_in_the_index(tmp_path: Path) -> None:
+    """disktoken on disk, buffertoken typed but never saved; after `kill -9` the next
+    `memlsp search` finds the first and not the second."""
+    root, cache = tmp_path / "vault", tmp_path / "cache"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\ndisktoken on disk\n", encoding="utf-8")
+    (root / "b.md").write_text("# B\n\nother [[a]]\n", encoding="utf-8")
+    assert cli("index", str(root), "--cache-dir", str(cache), "--embedder", "none").returncode == 0
+    server = StdioServer(root, cache)
+    try:
+        server.initialize()
+        server.open("a.md", "# A\n\nbuffertoken typed but never saved [[c]]\n")
+        server.until(lambda: server.finds("buffertoken", "a.md"), "the buffer indexed")
+        server.kill()
+    finally:
+        server.stop()
+    run = capture_cli(root, cache, ["a.md"], ["buffertoken", "disktoken"])
+    fresh = capture_fresh(root, ["a.md", "b.md"], ["buffertoken", "disktoken"])
+    problems = differences(run.state, only_paths(fresh, ["a.md"]), name="memlsp (CLI)")
+    if problems:
+        pytest.fail("\n".join([*problems, "", run.output]), pytrace=False)
