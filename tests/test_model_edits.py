@@ -2,7 +2,7 @@
 
 Each seed drives a sequence of operations on a temp vault: notes written (links of every form to
 names that several folders share, aliases), modified, deleted, renamed, moved between folders;
-folders renamed; notes and folders moved out of the vault or into Obsidian's `.trash/`, and back
+folders renamed or deleted; notes and folders moved out of the vault or into Obsidian's `.trash/`, and back
 in; attachments created and deleted; the index closed and opened again; in the server test also
 editor buffers opened, changed and closed, and the server killed with -9 and started again. The
 generator looks at the files as they are, so a seed always makes the same operations.
@@ -64,10 +64,11 @@ STASHES = ("outside", "vault/.trash")
 
 @dataclass(frozen=True)
 class Op:
-    """One operation. `kind` is write, delete, move, move_folder, move_out, move_in (disk);
-    open, change, close (an editor buffer); restart (the index closed and opened again) or crash
-    (the server killed with -9 and started again). Paths are vault-relative, but for move_out
-    `to` and for move_in `path` are places out of the index, relative to the run's folder."""
+    """One operation. `kind` is write, delete, delete_folder, move, move_folder, move_out,
+    move_in (disk); open, change, close (an editor buffer); restart (the index closed and opened
+    again) or crash (the server killed with -9 and started again). Paths are vault-relative, but
+    for move_out `to` and for move_in `path` are places out of the index, relative to the run's
+    folder."""
 
     kind: str
     path: str
@@ -78,6 +79,7 @@ class Op:
         return {
             "write": f"write {self.path} {self.text!r}",
             "delete": f"delete {self.path}",
+            "delete_folder": f"rm -r {self.path}",
             "move": f"move {self.path} -> {self.to}",
             "move_folder": f"move folder {self.path}/ -> {self.to}/",
             "move_out": f"move {self.path} out of the index (to {_place(self.to)})",
@@ -98,7 +100,7 @@ def _place(stash: str) -> str:
 BUFFER_KINDS = ("open", "change", "close")
 # Compared right after too: a later write into a new folder makes the server scan the whole
 # vault, which would hide what a folder operation left behind.
-FOLDER_KINDS = ("move_folder", "move_out", "move_in")
+FOLDER_KINDS = ("move_folder", "move_out", "move_in", "delete_folder")
 PROCESS_KINDS = ("restart", "crash")
 
 
@@ -196,6 +198,7 @@ class Generator:
             (6 if notes else 0, lambda: self._move(vault, rng.choice(notes))),
             (4 * more if folders else 0, lambda: self._move_folder(vault, rng.choice(folders))),
             (2 * more if folders else 0, lambda: self._move_out(rng.choice(folders))),
+            (1 * more if folders else 0, lambda: Op("delete_folder", rng.choice(folders))),
             (2 if notes else 0, lambda: self._move_out(rng.choice(notes))),
             (4 if stashes else 0, lambda: self._move_in(vault, rng.choice(stashes))),
             (4, lambda: self._attach()),
@@ -291,6 +294,11 @@ def do_on_disk(base: Path, op: Op) -> list[str] | None:
         if not source.is_file():
             return None
         source.unlink()
+        return [op.path]
+    if op.kind == "delete_folder":
+        if not source.is_dir():
+            return None
+        shutil.rmtree(source)
         return [op.path]
     if op.kind in ("move", "move_folder"):
         target = vault / op.to
