@@ -71,9 +71,10 @@ def test_reports_notes_skips_dot_folders_and_survives_the_folder_being_replaced(
         assert seen.wait(lambda: "a.md" in seen.paths, again=write_a)
         assert not any(path.startswith(".obsidian") for path in seen.paths)
 
+        assert seen.wait(lambda: seen.rescans == 1)  # the first, once the watch was up
         shutil.rmtree(vault)  # e.g. a branch switch or a re-clone
         vault.mkdir()
-        assert seen.wait(lambda: seen.rescans == 1)
+        assert seen.wait(lambda: seen.rescans == 2)
         seen.paths.clear()
         write_b = partial((vault / "b.md").write_text, "# B\n")
         write_b()
@@ -264,7 +265,44 @@ def test_a_failure_that_repeats_is_said_once_and_followed_by_a_rescan(
     with watching(vault, seen) as warnings:
         assert _write_until_seen(seen, vault, "a.md")
         assert seen.wait(lambda: seen.rescans == 1)
+        seen.event.wait(1.5)
+        assert seen.rescans == 1  # one rescan once watching: after the failures, not one each
     assert len(warnings.messages) == 1 and "No such file" in warnings.messages[0]
+
+
+def test_a_rescan_follows_as_soon_as_the_vault_is_watched(tmp_path: Path) -> None:
+    """The owner's first scan may end before the watch is up: what is written in between is
+    found by the rescan the watcher asks for once it watches, with nothing written at all."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    seen = Recorder()
+    with watching(vault, seen):
+        assert seen.wait(lambda: seen.rescans == 1)
+        assert seen.paths == set()
+
+
+def test_a_new_folder_is_watched_afresh_and_what_moved_into_it_is_seen(tmp_path: Path) -> None:
+    """`mkdir y && mv w y/q`: the folder moved in before `y` had its watch, and what happens in it
+    later, are reported (a rescan, then events from a watch that includes `y/q`)."""
+    vault = tmp_path / "vault"
+    (vault / "w").mkdir(parents=True)
+    (vault / "w" / "two words.md").write_text("# Two\n")
+    seen = Recorder()
+    with watching(vault, seen):
+        assert seen.wait(lambda: seen.rescans == 1)
+        (vault / "y").mkdir()
+        (vault / "w").rename(vault / "y" / "q")
+        assert seen.wait(lambda: seen.rescans >= 2)  # a new folder: watched afresh, rescanned
+        rename = partial(_rename_back_and_forth, vault / "y" / "q")
+        assert seen.wait(lambda: "y/q/alpha.md" in seen.paths, again=rename)
+
+
+def _rename_back_and_forth(folder: Path) -> None:
+    old, new = folder / "two words.md", folder / "alpha.md"
+    if old.exists():
+        old.rename(new)
+    else:
+        new.rename(old)
 
 
 def _unshare_works() -> bool:

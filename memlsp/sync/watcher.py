@@ -57,7 +57,10 @@ class VaultWatcher:
         self._by_folder = False
         self._polling = False
         self._unreadable: tuple[str, ...] = ()
-        self._missed = False  # changes may have gone unseen: rescan once watching again
+        # Changes may have gone unseen: rescan once watching (again). True from the start: the
+        # owner's first scan may finish before the watch is set up, and a write in between would
+        # otherwise never be seen.
+        self._missed = True
         self._told: set[str] = set()  # each warning is given once
         self._thread = threading.Thread(target=self._run, name=f"watch {root.name}", daemon=True)
 
@@ -171,8 +174,11 @@ class VaultWatcher:
                 self.on_change(paths)
             if self._root_touched or not self.root.is_dir():
                 return True
-            if self._by_folder and _new_folder(changes):
-                self._missed = True  # files written in it before it is watched
+            if _new_folder(changes):
+                # Watch afresh: files written in it, or folders moved into it, before its own
+                # watch existed are otherwise never reported (also by a recursive watch, which
+                # adds the new folder's watch a moment after seeing it).
+                self._missed = True
                 return False
             if self._by_folder and time.monotonic() - checked > RECHECK:
                 checked = time.monotonic()
