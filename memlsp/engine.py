@@ -33,7 +33,15 @@ from memlsp.model import (
 )
 from memlsp.search import hybrid
 from memlsp.sync.prepare import PreparedFile, prepare_file, prepare_files, prepare_text
-from memlsp.sync.scan import FileStat, is_indexable, read_text, scan_vault, stat_path
+from memlsp.sync.scan import (
+    FileStat,
+    buffer_problem,
+    is_indexable,
+    read_text,
+    scan_vault,
+    stat_path,
+    text_digest,
+)
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import name_key
 
@@ -327,7 +335,12 @@ class Engine:
         text = _LONE_SURROGATE.sub("\ufffd", text)
         # An impossible stat: once the buffer is released, the disk version is read again.
         # Parsing is pure and can take seconds on a huge note: requests need not wait for it.
-        prepared = prepare_text(self.settings, FileStat(path, -1, -1), text)
+        stat = FileStat(path, -1, -1)
+        problem = buffer_problem(text)
+        if problem is None:
+            prepared = prepare_text(self.settings, stat, text)
+        else:
+            prepared = PreparedFile(stat, text_digest(text.encode()), None, (), problem)
         with self.lock:
             self.buffers[path] = text
             changes = _Changes()

@@ -156,3 +156,17 @@ def test_a_folder_moved_out_of_the_vault_is_forgotten(tmp_path: Path) -> None:
         assert paths_found(engine, "deepertoken") == ["w/deeper/c.md"]
     finally:
         engine.close()
+
+
+def test_a_buffer_with_nul_bytes_is_skipped_like_the_same_text_on_disk(tmp_path: Path) -> None:
+    vault, cache = tmp_path / "v", tmp_path / "cache"
+    text = "# Note\n\nnultoken \x00\x00 [[#Sec]]\n"
+    write(vault, "saved.md", text)
+    engine = open_engine(vault, cache)
+    try:
+        engine.refresh()
+        engine.apply_text("open.md", text)
+        assert paths_found(engine, "nultoken") == []
+        assert "open.md" not in engine.graph.notes and "saved.md" not in engine.graph.notes
+    finally:
+        engine.close()

@@ -188,6 +188,14 @@ def text_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def buffer_problem(text: str) -> str | None:
+    """Why an editor buffer's text is not indexed: the rule `read_text` applies to the file, so
+    a buffer and the same text saved are treated alike."""
+    if "\0" in text[:_BINARY_PROBE]:
+        return "binary file (NUL characters); skipped"
+    return None
+
+
 def read_text(root: Path, stat: FileStat, settings: Settings) -> FileText:
     """The file's text, or why it cannot be indexed. UTF-8, or the UTF-16 / UTF-32 its byte order
     mark names; invalid sequences are decoded with replacement."""
