@@ -107,6 +107,7 @@ class Engine:
         self.revision = 0
         self._manifest_dirty = False
         self.buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
+        self._symlinks_to: dict[str, set[str]] = {}  # a file -> the notes that are links to it
         # Vectors: connected and filled by `embed_pending`, from a background thread or the CLI.
         self.vectors = VectorSide(settings, root, self.cache_dir, embedder)
         self._planned_revision = -1
@@ -252,6 +253,9 @@ class Engine:
         started = time.perf_counter()
         scan = scan_vault(self.root, self.settings, avoid=(self.cache_dir,))
         with self.lock:
+            self._symlinks_to = {}
+            for link, target in scan.symlinked.items():
+                self._symlinks_to.setdefault(target, set()).add(link)
             changes = _Changes()
             deleted = [p for p in self.manifest.records if p not in scan.indexable]
             stale = [s for s in scan.indexable.values() if self._stat_changed(s)]
@@ -301,9 +305,11 @@ class Engine:
             return self._summary(started, changes, [])
 
     def _with_contents(self, paths: Iterable[str]) -> list[str]:
-        """`paths`, each followed by the known notes and attachments under it when it is (or was)
-        a folder: the watcher reports a moved or deleted folder by its own path only."""
+        """`paths`, with the notes that are symlinks to one of them, and each followed by the known
+        notes and attachments under it when it is (or was) a folder: the watcher reports a moved
+        or deleted folder by its own path only, and an edit by the edited file's own path."""
         given = list(dict.fromkeys(paths))
+        given += sorted({link for path in given for link in self._symlinks_to.get(path, ())})
         records, files = self.manifest.records, self.graph.table.files
         folders = {
             path.rstrip("/")

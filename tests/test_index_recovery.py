@@ -170,3 +170,20 @@ def test_a_buffer_with_nul_bytes_is_skipped_like_the_same_text_on_disk(tmp_path:
         assert "open.md" not in engine.graph.notes and "saved.md" not in engine.graph.notes
     finally:
         engine.close()
+
+
+def test_a_note_that_is_a_symlink_follows_edits_of_its_target(tmp_path: Path) -> None:
+    vault, cache = tmp_path / "v", tmp_path / "cache"
+    write(vault, "a.md", "# A\n\nfirstword\n")
+    (vault / "x").mkdir()
+    (vault / "x" / "b.md").symlink_to("../a.md")
+    engine = open_engine(vault, cache)
+    try:
+        engine.refresh()
+        assert paths_found(engine, "firstword") == ["a.md", "x/b.md"]
+        write(vault, "a.md", "# A\n\nsecondword, longer now\n")
+        engine.refresh_paths(["a.md"])  # what the watcher reports
+        assert paths_found(engine, "firstword") == []
+        assert paths_found(engine, "secondword") == ["a.md", "x/b.md"]
+    finally:
+        engine.close()

@@ -47,6 +47,9 @@ class VaultScan:
     indexable: dict[str, FileStat] = field(default_factory=dict)  # notes and record files
     files: list[str] = field(default_factory=list)  # everything else a link may point at
     skipped: list[Skipped] = field(default_factory=list)
+    # A note that is a symlink -> the vault path of the file it shows: an edit of that file is
+    # reported by the watcher under the file's own path only.
+    symlinked: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +158,9 @@ def _visit(
         if is_indexable(entry.name, settings):
             stat = entry.stat()
             scan.indexable[rel] = FileStat(rel, stat.st_mtime_ns, stat.st_size)
+            if entry.is_symlink():
+                target = Path(entry.path).resolve().relative_to(real_root).as_posix()
+                scan.symlinked[rel] = target
         else:
             scan.files.append(rel)
     except _PATH_ERRORS as error:
