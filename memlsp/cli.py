@@ -7,10 +7,13 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from memlsp import __version__
 from memlsp.config import (
     EMBEDDERS,
     Settings,
@@ -38,10 +41,20 @@ class UsageError(Exception):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="memlsp", description="Search and navigate a Markdown vault (Obsidian-style notes)."
+        prog="memlsp",
+        description="Search and navigate a Markdown vault (Obsidian-style notes).",
+        epilog="As a language server for an editor: memlsp --stdio (or --tcp HOST:PORT).",
     )
+    parser.add_argument("--version", action="version", version=f"memlsp {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
-    commands = parser.add_subparsers(dest="command", required=True)
+    # Handled before parsing (see `main`); listed here so that --help shows every mode.
+    parser.add_argument(
+        "--stdio", action="store_true", help="run the language server over stdin/stdout"
+    )
+    parser.add_argument(
+        "--tcp", metavar="HOST:PORT", help="run the language server on a TCP port (debugging)"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def vault_command(name: str, help_text: str) -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=help_text)
@@ -121,6 +134,7 @@ def _serve(arguments: list[str]) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     vault: Path = args.vault
     if not vault.is_dir():
         raise UsageError(f"vault folder not found: {vault}")
@@ -131,8 +145,11 @@ def _run(args: argparse.Namespace) -> int:
     try:
         summary = engine.refresh(progress=_progress_bar(sys.stderr, "indexing"))
         if args.command == "index":
-            _embed(engine, limit=None)
-            _print_summary(summary, vault, engine.vector_status(), as_json=args.json)
+            embedded = _embed(engine, limit=None)
+            wall = time.perf_counter() - started
+            _print_summary(
+                summary, vault, engine.vector_status(), embedded, wall, as_json=args.json
+            )
         elif args.command == "search":
             if args.mode != "keyword":
                 _embed(engine, limit=SEARCH_EMBED_LIMIT)
@@ -162,35 +179,66 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def _embed(engine: Engine, limit: int | None) -> None:
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """What one command embedded, and how long that took (loading the models included)."""
+
+    chunks: int = 0
+    seconds: float = 0.0
+
+
+def _embed(engine: Engine, limit: int | None) -> Embedded:
     """Give chunks their vectors: all of them, or none when more than `limit` are missing."""
+    started = time.perf_counter()
     if not engine.vectors.enabled or not engine.vectors.connect():
-        return
+        return Embedded()
     engine.embed_pending(limit=0)  # plans the work without embedding anything
     total = engine.vector_status().pending
     if not total or (limit is not None and total > limit):
-        return
+        return Embedded()
     show = _progress_bar(sys.stderr, "embedding")
     done = 0
     while step := engine.embed_pending():
         done += step
         if show is not None:
             show(min(done, total), total)
+    return Embedded(done, time.perf_counter() - started)
 
 
 def _progress_bar(stream: TextIO, label: str) -> Any:
     if not stream.isatty():
         return None
+    started = time.monotonic()
 
     def show(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        stream.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        stream.write("\r" + progress_line(label, done, total, time.monotonic() - started))
         if done == total:
             stream.write("\n")
         stream.flush()
 
     return show
+
+
+def progress_line(label: str, done: int, total: int, elapsed: float) -> str:
+    """`label [####......] 120/300, 24/s, 8 s left`: the rate and what is left, once known."""
+    width = 30
+    filled = width * done // max(total, 1)
+    line = f"{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
+    if done and elapsed > 0:
+        rate = done / elapsed
+        line += f", {rate:,.0f}/s"
+        if done < total:
+            line += f", {_duration((total - done) / rate)} left"
+    return line + " " * 8  # wipes the end of a longer line before it
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return (
+        f"{minutes} min {rest:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+    )
 
 
 def _vectors_line(status: VectorStatus) -> str:
@@ -202,8 +250,15 @@ def _vectors_line(status: VectorStatus) -> str:
 
 
 def _print_summary(
-    summary: IndexSummary, vault: Path, vectors: VectorStatus, *, as_json: bool
+    summary: IndexSummary,
+    vault: Path,
+    vectors: VectorStatus,
+    embedded: Embedded,
+    wall: float,
+    *,
+    as_json: bool,
 ) -> None:
+    """`seconds` is the whole command's wall time; indexing and embedding have their own."""
     if as_json:
         data = {
             key: getattr(summary, key)
@@ -220,6 +275,9 @@ def _print_summary(
                 "read_only",
             )
         }
+        data["seconds"] = round(wall, 3)
+        data["index_seconds"] = round(summary.seconds, 3)
+        data["embedding"] = {"chunks": embedded.chunks, "seconds": round(embedded.seconds, 3)}
         data["skipped"] = [{"path": s.path, "reason": s.reason} for s in summary.skipped]
         data["problems"] = [{"path": s.path, "reason": s.reason} for s in summary.problems]
         data["vectors"] = {
@@ -236,8 +294,14 @@ def _print_summary(
         f"{summary.links} links "
         f"({summary.unresolved} unresolved, {summary.ambiguous} ambiguous); "
         f"{summary.added} added, {summary.modified} modified, {summary.deleted} deleted "
-        f"in {summary.seconds:.2f} s"
+        f"in {wall:.2f} s"
     )
+    if embedded.chunks:
+        rate = embedded.chunks / max(embedded.seconds, 1e-9)
+        print(
+            f"embedding: {embedded.chunks} chunks in {embedded.seconds:.2f} s "
+            f"({rate:,.1f} chunks/s, models loaded included)"
+        )
     print(printable(_vectors_line(vectors)))
     for label, items in (("skipped", summary.skipped), ("problems", summary.problems)):
         if items:

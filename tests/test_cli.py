@@ -205,3 +205,33 @@ def test_text_output_never_drives_the_terminal(
     assert "ctl/esc\\x1b[2Jname.md" in out and "\\x1b]0;title\\x07" in out
     code, out, _ = run(capsys, "links", vault, "a")
     assert code == 0 and "\x1b" not in out and "ctl/esc\\x1b[2Jname.md" in out
+
+
+def test_help_names_every_mode_and_version_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "--stdio" in out and "--tcp" in out
+    assert all(command in out for command in ("index", "search", "links"))
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0 and capsys.readouterr().out.startswith("memlsp 0.")
+
+
+def test_the_summary_time_is_the_whole_command(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "index", vault, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["embedding"] == {"chunks": 0, "seconds": 0.0}
+    assert data["seconds"] >= data["index_seconds"] > 0
+
+
+def test_progress_shows_rate_and_time_left() -> None:
+    from memlsp.cli import progress_line
+
+    assert progress_line("embedding", 0, 300, 0.0).rstrip().endswith("0/300")
+    line = progress_line("embedding", 120, 300, 5.0)
+    assert "120/300" in line and "24/s" in line and "8 s left" in line
+    assert "left" not in progress_line("embedding", 300, 300, 12.0)
+    assert "6 min 15 s left" in progress_line("indexing", 100, 10_000, 3.79)
