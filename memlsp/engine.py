@@ -48,6 +48,10 @@ from memlsp.vault.names import name_key
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+_READ_ONLY = (
+    "another memlsp process is updating this vault's index; "
+    "answering read-only from the index as it is"
+)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 Wait = Callable[[float], bool]  # wait this many seconds; False: stop waiting
 PARSER_VERSION = 2
@@ -144,10 +148,7 @@ class Engine:
                 return self._open_writable()
             opened = self._open_read_only()
             if opened is not None:
-                self._tell(
-                    "another memlsp process is updating this vault's index; "
-                    "answering read-only from the index as it is"
-                )
+                self._tell(_READ_ONLY)
                 return opened
             if not said:
                 log.warning("another memlsp process is building this vault's index; waiting")
@@ -159,10 +160,7 @@ class Engine:
         keyword = KeywordIndex(self.cache_dir / "keyword")
         manifest, reason = Manifest.load(self._manifest_path, self._fingerprint())
         if keyword.read_only:  # a process that does not take our lock (an older memlsp)
-            self._tell(
-                "another memlsp process is updating this vault's index; "
-                "answering read-only from the index as it is"
-            )
+            self._tell(_READ_ONLY)
             return keyword, manifest
         if keyword.rebuilt_reason:
             manifest = Manifest(self._fingerprint())
@@ -185,7 +183,12 @@ class Engine:
         except IndexUnavailable:
             return None
         manifest, reason = Manifest.load(self._manifest_path, self._fingerprint())
-        return None if reason else (keyword, manifest)
+        if reason:
+            # Written by a writer with other indexing settings (or an older format): waiting
+            # would never end. The notes and links are read from the vault by the next refresh.
+            self._tell(f"{reason}; notes and links read from the vault")
+            manifest = Manifest(self._fingerprint())
+        return keyword, manifest
 
     def _recover(self, keyword: KeywordIndex, manifest: Manifest) -> Manifest:
         """Undo what a process that died left in the index beyond its last manifest: each path
