@@ -34,6 +34,7 @@ from memlsp.live import Listener, LiveVault
 from memlsp.lsp import convert
 from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.model import IndexSummary
+from memlsp.vault.roots import VAULT_MARKERS, marked_root, vault_of_lone_note, vault_root
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,8 @@ class MemlspServer(LanguageServer):
         self.shutdown_requested = False  # `exit` before `shutdown` is an error exit
         self.loop: asyncio.AbstractEventLoop | None = None
         self.listener = _ProgressListener(self)
+        self.folder_roots: dict[Path, Path] = {}  # workspace folder -> the vault it belongs to
+        self.lone_notes = False  # no workspace folder given: each opened note opens its vault
 
     # -- where a document belongs ------------------------------------------------------------
 
@@ -132,11 +135,46 @@ class MemlspServer(LanguageServer):
 
     # -- vaults ------------------------------------------------------------------------------
 
+    def open_folder(self, folder: Path) -> None:
+        """Open the vault a workspace folder belongs to (the folder itself, or the nearest folder
+        above it that is marked as a vault)."""
+        folder = folder.resolve()
+        if not folder.is_dir():
+            self.tell(f"memlsp: workspace folder {folder} does not exist; not indexed")
+            return
+        root = vault_root(folder)
+        self.folder_roots[folder] = root
+        if root != folder and root not in self.vaults:
+            self.tell(f"memlsp: {folder} is inside the vault {root} (it has {_marker(root)})")
+        self.open_vault(root)
+
+    def close_folder(self, folder: Path) -> None:
+        """A workspace folder went away: its vault closes unless another folder still uses it."""
+        root = self.folder_roots.pop(folder.resolve(), None)
+        if root is not None and root not in self.folder_roots.values():
+            self.close_vault(root)
+
+    def open_lone_note(self, uri: str) -> None:
+        """The client named no folder (a single file opened): the note's vault opens, and the
+        user is told which folder that is, since nobody chose it."""
+        path = convert.path_of(uri)
+        if path is None or self.vault_for(uri) is not None:
+            return
+        root = vault_of_lone_note(path)
+        if root is None:
+            self.say(
+                f"memlsp: {path.name} is not inside a vault (no .obsidian or .memlsp.toml above "
+                "it) and its folder is too wide to index; open the vault's folder as the "
+                "workspace instead."
+            )
+            return
+        why = f"it has {_marker(root)}" if marked_root(root) == root else "the note's folder"
+        self.say(f"memlsp: the editor named no workspace folder; indexing {root} ({why}).")
+        self.open_vault(root)
+
     def open_vault(self, root: Path) -> None:
         root = root.resolve()
-        if root in self.vaults or not root.is_dir():
-            if not root.is_dir():
-                self.tell(f"memlsp: workspace folder {root} does not exist; not indexed")
+        if root in self.vaults:
             return
         settings, problems = load_vault_settings(root, self.settings)
         for problem in problems:
@@ -176,9 +214,17 @@ class MemlspServer(LanguageServer):
             self.loop.call_soon_threadsafe(action)
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """A line for the client's log (`window/logMessage`)."""
         log.info("%s", message)
         self.from_thread(
             lambda: self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        )
+
+    def say(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """What the user must see (`window/showMessage`): a decision they did not make."""
+        log.info("%s", message)
+        self.from_thread(
+            lambda: self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         )
 
     async def run(self, work: Callable[[], T]) -> T:
@@ -285,6 +331,10 @@ class _ProgressListener(Listener):
         revision = engine.revision if engine is not None else 0
         params = {"root": convert.uri_of(vault.root), "revision": revision}
         self.server.from_thread(lambda: self.server.protocol.notify("memlsp/changed", params))
+
+
+def _marker(root: Path) -> str:
+    return " and ".join(m for m in VAULT_MARKERS if (root / m).exists()) or "no marker"
 
 
 def _restart_key(settings: Settings) -> Settings:

@@ -17,6 +17,8 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        if server.lone_notes:
+            server.open_lone_note(params.text_document.uri)
         buffer_changed(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)

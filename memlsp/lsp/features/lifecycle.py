@@ -26,9 +26,11 @@ def register(server: MemlspServer) -> None:
         roots = [convert.path_of(folder.uri) for folder in folders]
         if not roots and server.workspace.root_uri:
             roots = [convert.path_of(server.workspace.root_uri)]
+        # A client that names no folder (a single file opened) gets the vault of each note.
+        server.lone_notes = not any(roots)
         for root in roots:
             if root is not None:
-                server.open_vault(root)
+                server.open_folder(root)
         await _watch_files_on_client(server)
 
     @server.feature(types.SHUTDOWN)
@@ -49,11 +51,11 @@ def register(server: MemlspServer) -> None:
         for folder in params.event.removed:
             root = convert.path_of(folder.uri)
             if root is not None:
-                server.close_vault(root)
+                server.close_folder(root)
         for folder in params.event.added:
             root = convert.path_of(folder.uri)
             if root is not None:
-                server.open_vault(root)
+                server.open_folder(root)
 
 
 async def _watch_files_on_client(server: MemlspServer) -> None:
