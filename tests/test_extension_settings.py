@@ -63,3 +63,19 @@ def test_client_only_settings() -> None:
 def test_every_user_setting_is_a_settings_field() -> None:
     # Guards the test itself: a USER_SETTINGS name without a dataclass default would be skipped.
     assert set(USER_SETTINGS) <= {field.name for field in fields(Settings)}
+
+
+PATH_SETTINGS = ("memlsp.server.command", "memlsp.server.args", "memlsp.pythonPath")
+
+
+@pytest.mark.parametrize("name", PATH_SETTINGS)
+def test_path_settings_can_be_set_in_user_settings_of_a_remote_window(name: str) -> None:
+    # A machine or machine-overridable setting is read from the remote machine's settings only:
+    # code-server showed "No Settings Found" under User and ignored the User value.
+    assert _properties()[name].get("scope") in ("window", "resource")
+
+
+def test_settings_naming_a_program_stay_restricted_in_untrusted_workspaces() -> None:
+    manifest = json.loads(PACKAGE.read_text(encoding="utf-8"))
+    restricted = manifest["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
+    assert set(PATH_SETTINGS) <= set(restricted)

@@ -1,52 +1,47 @@
 // Wiring: starts the memlsp language server over stdio and adds the vault commands
-// (search, links, reindex, status, restart) and a status bar item. The logic worth testing lives
-// in the pure modules (serverCommand, settings, picker, status); this file only talks to VS Code.
+// (search, links, reindex, status, restart) and the status bar. The logic worth testing lives
+// in the pure modules (serverCommand, settings, picker, status, overlap); this file only talks to
+// VS Code and probes the machine.
 
 import { execFile } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
-import {
-  DidChangeConfigurationNotification,
-  LanguageClient,
-  LanguageClientOptions,
-  ServerOptions,
-  State,
-  TransportKind,
-} from "vscode-languageclient/node";
+import { DidChangeConfigurationNotification, LanguageClient, LanguageClientOptions, State } from "vscode-languageclient/node";
+import { NoWorkDoneProgress, middleware } from "./builtinMarkdown";
 import { LinksResponse, PickItem, SearchResponse, Target, linkItems, searchItem } from "./picker";
-import { findOnPath, resolveServerCommand } from "./serverCommand";
+import { ServerNotFound, discoverServer, installSteps, serverExecutable } from "./serverCommand";
 import { CLIENT_SETTINGS, ServerSettingName, serverOptions } from "./settings";
-import { StatusResponse, statusBarText, statusLines } from "./status";
+import { StatusItemView, StatusResponse, anyBusy, statusItems, statusLines } from "./status";
 
 const SECTION = "memlsp";
 const SEARCH_DEBOUNCE_MS = 150;
 const SEARCH_LIMIT = 50;
 const STATUS_POLL_MS = 2000;
+const PYTHON_EXTENSION = "ms-python.python";
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
-let statusItem: vscode.StatusBarItem;
+// The first item is always there (starting, errors, the only vault); one more per further vault.
+let statusBar: vscode.StatusBarItem[] = [];
 let pollTimer: NodeJS.Timeout | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   // A log channel: vscode-languageclient 11 writes its own trace there too.
   output = vscode.window.createOutputChannel("memlsp", { log: true });
-  statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
-  statusItem.command = "memlsp.showStatus";
-  statusItem.tooltip = "memlsp: show status";
+  statusBar = [newStatusItem(0)];
   context.subscriptions.push(
     output,
-    statusItem,
     vscode.commands.registerCommand("memlsp.searchVault", searchVault),
     vscode.commands.registerCommand("memlsp.showLinks", showLinks),
     vscode.commands.registerCommand("memlsp.reindex", reindex),
     vscode.commands.registerCommand("memlsp.showStatus", showStatus),
-    vscode.commands.registerCommand("memlsp.restartServer", () => restart("restart")),
+    vscode.commands.registerCommand("memlsp.restartServer", () => restart("Restart Server", true)),
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
     { dispose: () => stopPolling() },
+    { dispose: () => statusBar.forEach((item) => item.dispose()) },
   );
-  await start();
+  await start(false);
 }
 
 export async function deactivate(): Promise<void> {
@@ -63,75 +58,131 @@ function currentServerOptions(): ReturnType<typeof serverOptions> {
   return serverOptions((name: ServerSettingName) => settings.get<unknown>(name));
 }
 
-async function start(): Promise<void> {
+function workspaceFolderPaths(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+}
+
+/** Starts the server; `explicit` (Restart Server) always says what happened, even a repeated error. */
+async function start(explicit: boolean): Promise<void> {
   const settings = config();
-  const found = resolveServerCommand({
-    command: settings.get<string>("server.command", ""),
-    args: settings.get<string[]>("server.args", []),
-    pythonPath: settings.get<string>("pythonPath", ""),
-    pythonPathHasMemlsp: await pythonPathHasMemlsp(settings.get<string>("pythonPath", "")),
-    interpreter: await pythonWithMemlsp(),
-    memlspOnPath: findOnPath("memlsp", process.env.PATH, isExecutableFile),
-  });
+  const found = await discoverServer(
+    {
+      command: settings.get<string>("server.command", ""),
+      args: settings.get<string[]>("server.args", []),
+      pythonPath: settings.get<string>("pythonPath", ""),
+    },
+    {
+      workspaceFolders: workspaceFolderPaths(),
+      home: os.homedir(),
+      pathEnv: process.env.PATH,
+      platform: process.platform,
+      hasPythonExtension: vscode.extensions.getExtension(PYTHON_EXTENSION) !== undefined,
+    },
+    { isExecutable: isExecutableFile, canImportMemlsp, pythonExtensionInterpreter },
+  );
   if (found.kind === "error") {
     output.appendLine(found.message);
-    showStartError(found.message);
+    showNotFound(found, explicit);
     return;
   }
-  output.appendLine(`starting ${found.command} ${found.args.join(" ")} (from ${found.source})`);
-  lastStartError = "";
-  const server: ServerOptions = { command: found.command, args: found.args, transport: TransportKind.stdio };
+  const commandLine = `${found.command} ${found.args.join(" ")}`;
+  output.appendLine(`starting ${commandLine} (from ${found.origin})`);
   const options: LanguageClientOptions = {
     documentSelector: [{ scheme: "file", language: "markdown" }],
     outputChannel: output,
     initializationOptions: currentServerOptions(),
+    middleware,
     // No `synchronize.configurationSection`: it would send the whole "memlsp" section, client-only
     // keys (server.command, pythonPath) included, which the server reports as unknown settings.
     // onConfigurationChanged sends the server's own settings instead.
   };
-  const next = new LanguageClient("memlsp", "memlsp", server, options);
+  const next = new LanguageClient("memlsp", "memlsp", serverExecutable(found), options);
+  next.registerFeature(new NoWorkDoneProgress());
   client = next;
   next.onDidChangeState((event) => {
-    if (event.newState === State.Stopped) {
-      statusItem.text = "$(circle-slash) memlsp: stopped";
+    if (event.newState === State.Stopped && client === next) {
+      showStatusViews([{ key: "", kind: "failed", text: "$(circle-slash) memlsp: stopped", tooltip: "memlsp: the server stopped. Click for details." }]);
     }
   });
+  setStarting(commandLine);
   try {
     // The default error handler restarts a crashed server at most 4 times in 3 minutes, then
     // stops: a broken install does not become a crash loop.
     await next.start();
   } catch (error) {
-    const message = `memlsp: the server did not start (${found.command} ${found.args.join(" ")}): ${errorText(error)}`;
+    const message = `memlsp: the server did not start (${commandLine}): ${errorText(error)}`;
     output.appendLine(message);
-    showStartError(message);
+    showStartError(message, explicit, ["Open Settings", "Show Output"]);
     client = undefined;
     return;
   }
+  lastStartError = "";
   for (const method of ["memlsp/indexed", "memlsp/vectors", "memlsp/changed"]) {
     next.onNotification(method, () => void refreshStatus());
   }
-  statusItem.show();
+  if (explicit) {
+    void vscode.window.showInformationMessage(`memlsp: the server is running: ${commandLine} (from ${found.origin}).`);
+  }
   void refreshStatus();
 }
 
-// The message last shown: a restart that fails the same way (a settings change, Restart Server)
-// must not stack the same notification again.
+// The message last shown: a restart caused by a settings change that fails the same way must not
+// stack the same notification again. Restart Server always shows it.
 let lastStartError = "";
 
-function showStartError(message: string): void {
-  statusItem.text = "$(error) memlsp";
-  statusItem.show();
-  if (message === lastStartError) {
+function showStartError(message: string, explicit: boolean, buttons: string[]): void {
+  showStatusViews([{ key: "", kind: "failed", text: "$(error) memlsp", tooltip: message }]);
+  if (message === lastStartError && !explicit) {
     return;
   }
   lastStartError = message;
-  void vscode.window.showErrorMessage(message, "Open Settings", "Show Output").then((choice) => {
-    if (choice === "Open Settings") {
-      void vscode.commands.executeCommand("workbench.action.openSettings", "memlsp.");
-    } else if (choice === "Show Output") {
+  void vscode.window.showErrorMessage(message, ...buttons).then(onStartErrorChoice);
+}
+
+function showNotFound(found: ServerNotFound, explicit: boolean): void {
+  const buttons = ["Open Settings", "How to Install"];
+  if (vscode.extensions.getExtension(PYTHON_EXTENSION)) {
+    buttons.unshift("Choose Interpreter");
+  }
+  installFolder = found.installFolder;
+  showStartError(found.message, explicit, buttons);
+}
+
+let installFolder: string | undefined;
+
+async function onStartErrorChoice(choice: string | undefined): Promise<void> {
+  switch (choice) {
+    case "Choose Interpreter":
+      // The picker resolves when it closes; whatever was chosen is then tried.
+      await vscode.commands.executeCommand("python.setInterpreter");
+      await restart("interpreter chosen", true);
+      break;
+    case "Open Settings":
+      await vscode.commands.executeCommand("workbench.action.openSettings", "memlsp.pythonPath");
+      break;
+    case "How to Install":
+      await showInstallSteps();
+      break;
+    case "Show Output":
       output.show();
-    }
-  });
+      break;
+  }
+}
+
+async function showInstallSteps(): Promise<void> {
+  const [headline, ...rest] = installSteps(installFolder, process.platform);
+  const command = rest.find((line) => line.includes(" -m venv ")) ?? "";
+  const choice = await vscode.window.showInformationMessage(
+    headline ?? "",
+    { modal: true, detail: rest.join("\n") },
+    "Copy Command",
+    "Restart Server",
+  );
+  if (choice === "Copy Command") {
+    await vscode.env.clipboard.writeText(command);
+  } else if (choice === "Restart Server") {
+    await restart("Restart Server", true);
+  }
 }
 
 async function stop(): Promise<void> {
@@ -146,11 +197,11 @@ async function stop(): Promise<void> {
   }
 }
 
-async function restart(why: string): Promise<void> {
+async function restart(why: string, explicit: boolean): Promise<void> {
   output.appendLine(`memlsp: ${why}: restarting the server`);
   stopPolling();
   await stop();
-  await start();
+  await start(explicit);
 }
 
 function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
@@ -158,7 +209,7 @@ function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
     return;
   }
   if (CLIENT_SETTINGS.some((name) => event.affectsConfiguration(`${SECTION}.${name}`))) {
-    void restart("server command changed");
+    void restart("server command changed", false);
     return;
   }
   if (client?.isRunning()) {
@@ -188,46 +239,37 @@ interface PythonExtensionApi {
   environments?: { getActiveEnvironmentPath?(resource?: vscode.Uri): { path: string } };
 }
 
-/** Whether `python` can import memlsp: a wrong interpreter gets a clear message, not a crash loop. */
+/** Whether `python` (an absolute path) can import memlsp: a wrong interpreter gets a clear message, not a crash loop. */
 // It imports the server itself, so missing dependencies count too, and runs outside the workspace:
 // a checkout of memlsp's sources there would otherwise be found without being installed.
 function canImportMemlsp(python: string): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
-    execFile(python, ["-c", "import memlsp.lsp.main"], { timeout: 30_000, cwd: os.tmpdir() }, (error) =>
-      resolve(error === null),
-    );
+    execFile(python, ["-c", "import memlsp.lsp.main"], { timeout: 30_000, cwd: os.tmpdir() }, (error) => {
+      if (error) {
+        output.appendLine(`memlsp: ${python} cannot import memlsp`);
+      }
+      resolve(error === null);
+    });
   });
 }
 
-async function pythonPathHasMemlsp(pythonPath: string): Promise<boolean> {
-  return pythonPath.trim() ? canImportMemlsp(pythonPath.trim()) : true;
-}
-
-/** The Python extension's interpreter, only if memlsp is importable there (else the next way). */
-async function pythonWithMemlsp(): Promise<string | undefined> {
-  const extension = vscode.extensions.getExtension<PythonExtensionApi>("ms-python.python");
+/** The Python extension's selected interpreter (discoverServer checks it can import memlsp). */
+async function pythonExtensionInterpreter(): Promise<string | undefined> {
+  const extension = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION);
   if (!extension) {
     return undefined;
   }
-  let interpreter: string | undefined;
   try {
     const api = extension.isActive ? extension.exports : await extension.activate();
     const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
-    interpreter =
+    return (
       api.settings?.getExecutionDetails?.(resource).execCommand?.[0] ??
-      api.environments?.getActiveEnvironmentPath?.(resource).path;
+      api.environments?.getActiveEnvironmentPath?.(resource).path
+    );
   } catch (error) {
     output.appendLine(`memlsp: asking the Python extension for its interpreter: ${errorText(error)}`);
     return undefined;
   }
-  if (!interpreter) {
-    return undefined;
-  }
-  const hasMemlsp = await canImportMemlsp(interpreter);
-  if (!hasMemlsp) {
-    output.appendLine(`memlsp: ${interpreter} (the Python extension's interpreter) has no memlsp installed`);
-  }
-  return hasMemlsp ? interpreter : undefined;
 }
 
 // --- Commands ------------------------------------------------------------------------------
@@ -371,7 +413,7 @@ async function reindex(): Promise<void> {
   }
   try {
     await lsp.sendRequest("memlsp/reindex", null);
-    statusItem.text = "$(sync~spin) memlsp: reindexing";
+    void refreshStatus();
   } catch (error) {
     output.appendLine(`memlsp: reindex: ${errorText(error)}`);
   }
@@ -411,20 +453,42 @@ async function refreshStatus(): Promise<void> {
   if (!status) {
     return;
   }
-  statusItem.text = statusBarText(status);
-  statusItem.tooltip = statusLines(status).join("\n");
-  // Between the server's notifications, poll only while something is still under way.
-  // An unavailable embedder keeps its pending count but will not move until retried.
-  const busy = status.vaults.some(
-    (v) =>
-      v.state === "indexing" ||
-      v.state === "opening" ||
-      ((v.vectors?.pending ?? 0) > 0 && v.vectors?.state !== "unavailable"),
-  );
+  showStatusViews(statusItems(status));
+  // Between the server's notifications, poll only while something is moving.
   stopPolling();
-  if (busy) {
+  if (anyBusy(status)) {
     pollTimer = setTimeout(() => void refreshStatus(), STATUS_POLL_MS);
   }
+}
+
+function newStatusItem(index: number): vscode.StatusBarItem {
+  // Left of the other items in the order of the vaults.
+  const item = vscode.window.createStatusBarItem(`memlsp.status.${index}`, vscode.StatusBarAlignment.Left, 10 - index / 100);
+  item.name = "memlsp";
+  item.command = "memlsp.showStatus";
+  return item;
+}
+
+/** One status bar item per view: the first item is reused, further ones made or disposed. */
+function showStatusViews(views: readonly StatusItemView[]): void {
+  while (statusBar.length < views.length) {
+    statusBar.push(newStatusItem(statusBar.length));
+  }
+  for (const extra of statusBar.splice(Math.max(views.length, 1))) {
+    extra.dispose();
+  }
+  views.forEach((view, index) => {
+    const item = statusBar[index];
+    if (item) {
+      item.text = view.text;
+      item.tooltip = view.tooltip;
+      item.show();
+    }
+  });
+}
+
+function setStarting(commandLine: string): void {
+  showStatusViews([{ key: "", kind: "busy", text: "$(sync~spin) memlsp · Starting", tooltip: `memlsp: starting ${commandLine}` }]);
 }
 
 function stopPolling(): void {

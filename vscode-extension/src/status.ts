@@ -1,5 +1,6 @@
-// What the status bar and "Show Status" say, from memlsp/status, memlsp/indexed and
-// memlsp/vectors. Pure, for the unit tests.
+// What the status bar and "Show Status" say, from memlsp/status. Pure, for the unit tests.
+// The server words each vault's state itself (`summary`); an older server without it gets the
+// same kind of sentence built here from the counts.
 
 export interface VectorsJson {
   state: string; // "off", "connecting", "ready", "unavailable" (memlsp/index/semantic.py)
@@ -11,14 +12,19 @@ export interface VectorsJson {
 
 export interface VaultStatus {
   root: string;
-  state: string; // "opening", "indexing", "ready", "stopped" (memlsp/live.py)
+  /** The vault folder's name; absent from older servers. */
+  name?: string;
+  /** One line in plain words ("Indexing 2,000 of 3,177 notes"); absent from older servers. */
+  summary?: string;
+  /** Opening, indexing or embedding is moving; absent from older servers. */
+  busy?: boolean;
+  state: string; // "opening", "indexing", "ready", "failed", "stopped" (memlsp/live.py)
   notes: number;
   chunks: number;
-  revision: number;
   indexed_files: number;
   files_to_index: number;
-  pending_changes: number;
   message: string | null;
+  read_only?: boolean;
   vectors: VectorsJson | null;
 }
 
@@ -27,54 +33,165 @@ export interface StatusResponse {
   vaults: VaultStatus[];
 }
 
-function vaultName(root: string): string {
-  const parts = root.replace(/\/+$/, "").split("/");
-  return decodeURIComponent(parts[parts.length - 1] ?? root);
+export type StatusKind = "busy" | "ready" | "keyword-only" | "failed";
+
+/** One status bar item: one per vault, or a single one when no vault is open. */
+export interface StatusItemView {
+  /** Stable per vault, to reuse the same item between refreshes. */
+  key: string;
+  kind: StatusKind;
+  text: string;
+  tooltip: string;
 }
 
-function vectorsLine(vectors: VectorsJson | null): string {
+const ICONS: Record<StatusKind, string> = {
+  busy: "$(sync~spin)",
+  ready: "$(check)",
+  "keyword-only": "$(warning)",
+  failed: "$(error)",
+};
+
+const count = (n: number): string => n.toLocaleString("en-US");
+
+function plural(n: number, one: string, many: string): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+export function vaultName(vault: VaultStatus): string {
+  if (vault.name) {
+    return vault.name;
+  }
+  const parts = vault.root.replace(/\/+$/, "").split("/");
+  return decodeURIComponent(parts[parts.length - 1] ?? vault.root);
+}
+
+function embedding(vault: VaultStatus): boolean {
+  const vectors = vault.vectors;
+  return (
+    !vault.read_only &&
+    vectors !== null &&
+    vectors.pending > 0 &&
+    (vectors.state === "ready" || vectors.state === "connecting")
+  );
+}
+
+export function isBusy(vault: VaultStatus): boolean {
+  return vault.busy ?? (vault.state === "opening" || vault.state === "indexing" || embedding(vault));
+}
+
+/** The server's summary, or the same kind of sentence from the counts. */
+export function summary(vault: VaultStatus): string {
+  if (vault.summary) {
+    return vault.summary;
+  }
+  const vectors = vault.vectors;
+  switch (vault.state) {
+    case "opening":
+      return "Opening";
+    case "indexing":
+      return vault.files_to_index
+        ? `Indexing ${count(vault.indexed_files)} of ${count(vault.files_to_index)} notes`
+        : "Looking for changed notes";
+    case "failed":
+      return `Not indexed: ${vault.message || "see the memlsp output"}`;
+    case "stopped":
+      return "Stopped";
+  }
+  const ready = `Ready: ${plural(vault.notes, "note", "notes")}`;
+  if (vault.read_only) {
+    return `${ready}, read-only (another memlsp process keeps this vault's index)`;
+  }
+  if (vectors?.state === "unavailable") {
+    return `Ready, keyword search only: ${vectors.problem || "semantic search unavailable"}`;
+  }
+  if (vectors && embedding(vault)) {
+    return `Finding meaning: ${count(vectors.embedded)} of ${count(vectors.embedded + vectors.pending)} sections`;
+  }
+  return ready;
+}
+
+export function statusKind(vault: VaultStatus): StatusKind {
+  if (isBusy(vault)) {
+    return "busy";
+  }
+  if (vault.state === "failed" || vault.state === "stopped") {
+    return "failed";
+  }
+  return vault.vectors?.state === "unavailable" ? "keyword-only" : "ready";
+}
+
+function semanticLine(vault: VaultStatus): string {
+  const vectors = vault.vectors;
   if (vectors === null || vectors.state === "off") {
-    return "semantic search off";
+    return "Semantic search: off (keyword search only).";
   }
   if (vectors.state === "unavailable") {
-    return `semantic search unavailable (${vectors.problem || "no reason given"})`;
+    return `Semantic search: unavailable (${vectors.problem || "no reason given"}); keyword search works.`;
   }
-  const pending = vectors.pending > 0 ? `, ${vectors.pending} pending` : "";
-  return `${vectors.embedder}: ${vectors.embedded} chunks embedded${pending} (${vectors.state})`;
+  const left = vectors.pending > 0 ? `${plural(vectors.pending, "section", "sections")} still to read` : "every section read";
+  const state = vectors.state === "connecting" ? "starting" : "on";
+  return `Semantic search: ${state} (${vectors.embedder}), ${left}.`;
 }
 
-/** Lines for the output channel / information message, one block per vault. */
+/** The tooltip: what the vault is, its size and the semantic side. */
+export function vaultTooltip(vault: VaultStatus): string {
+  const lines = [
+    `memlsp vault ${vaultName(vault)}: ${summary(vault)}`,
+    `Folder: ${displayPath(vault.root)}`,
+    `${plural(vault.notes, "note", "notes")}, ${plural(vault.chunks, "section", "sections")} indexed.`,
+    semanticLine(vault),
+  ];
+  if (vault.read_only) {
+    lines.push("Read-only: another memlsp process keeps this vault's index; this one answers from it.");
+  }
+  if (vault.message && !summary(vault).includes(vault.message)) {
+    lines.push(vault.message);
+  }
+  lines.push("Click for details.");
+  return lines.join("\n");
+}
+
+function displayPath(root: string): string {
+  return root.startsWith("file://") ? decodeURIComponent(root.slice("file://".length)) : root;
+}
+
+/** The status bar: one item per vault, prefixed with its name when there are several. */
+export function statusItems(status: StatusResponse): StatusItemView[] {
+  if (status.vaults.length === 0) {
+    return [
+      {
+        key: "",
+        kind: "ready",
+        text: "$(circle-slash) memlsp: no vault open",
+        tooltip: "memlsp: no vault is open. Open a folder with Markdown notes.",
+      },
+    ];
+  }
+  const several = status.vaults.length > 1;
+  return status.vaults.map((vault) => {
+    const kind = statusKind(vault);
+    const label = several ? vaultName(vault) : "memlsp";
+    return { key: vault.root, kind, text: `${ICONS[kind]} ${label} · ${summary(vault)}`, tooltip: vaultTooltip(vault) };
+  });
+}
+
+/** "Show Status": the server's version, then one line per vault. */
 export function statusLines(status: StatusResponse): string[] {
   const lines = [`memlsp ${status.version}`];
   if (status.vaults.length === 0) {
-    lines.push("no vault open (open a folder with Markdown notes)");
+    lines.push("No vault open (open a folder with Markdown notes).");
   }
   for (const vault of status.vaults) {
-    const progress =
-      vault.state === "indexing" ? ` ${vault.indexed_files}/${vault.files_to_index} files` : "";
     lines.push(
-      `${vaultName(vault.root)}: ${vault.state}${progress}, ${vault.notes} notes, ${vault.chunks} chunks, ` +
-        `revision ${vault.revision}, ${vault.pending_changes} pending changes; ${vectorsLine(vault.vectors)}` +
-        (vault.message ? `; ${vault.message}` : ""),
+      `${vaultName(vault)}: ${summary(vault)}. ${plural(vault.notes, "note", "notes")}, ` +
+        `${plural(vault.chunks, "section", "sections")}. ${semanticLine(vault)}` +
+        (vault.read_only ? " Read-only." : ""),
     );
   }
   return lines;
 }
 
-/** The status bar's text: the least finished state over all vaults wins. */
-export function statusBarText(status: StatusResponse): string {
-  const indexing = status.vaults.filter((v) => v.state === "indexing" || v.state === "opening");
-  if (indexing.length > 0) {
-    const done = indexing.reduce((sum, v) => sum + v.indexed_files, 0);
-    const total = indexing.reduce((sum, v) => sum + v.files_to_index, 0);
-    return `$(sync~spin) memlsp: indexing ${done}/${total}`;
-  }
-  const pending = status.vaults.reduce((sum, v) => sum + (v.vectors?.pending ?? 0), 0);
-  if (pending > 0) {
-    return `$(sparkle) memlsp: ${pending} to embed`;
-  }
-  if (status.vaults.some((v) => v.vectors?.state === "unavailable")) {
-    return "$(warning) memlsp: keyword only";
-  }
-  return "$(check) memlsp";
+/** Whether to ask again soon: something is moving (an unavailable embedder waits for its retry). */
+export function anyBusy(status: StatusResponse): boolean {
+  return status.vaults.some(isBusy);
 }

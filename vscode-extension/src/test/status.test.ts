@@ -1,39 +1,96 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { StatusResponse, VaultStatus, statusBarText, statusLines } from "../status";
+import { StatusResponse, VaultStatus, anyBusy, statusItems, statusLines } from "../status";
 
+/** A vault as an older server reports it: no name, summary or busy. */
 function vault(overrides: Partial<VaultStatus> = {}): VaultStatus {
   return {
     root: "file:///home/me/My%20Vault",
     state: "ready",
-    notes: 40,
-    chunks: 120,
-    revision: 3,
-    indexed_files: 40,
-    files_to_index: 40,
-    pending_changes: 0,
+    notes: 3177,
+    chunks: 7181,
+    indexed_files: 3177,
+    files_to_index: 3177,
     message: null,
-    vectors: { state: "ready", embedder: "bilingual", embedded: 120, pending: 0, problem: "" },
+    vectors: { state: "ready", embedder: "bilingual", embedded: 7181, pending: 0, problem: "" },
     ...overrides,
   };
 }
 
 const status = (...vaults: VaultStatus[]): StatusResponse => ({ version: "0.1.0", vaults });
+const texts = (s: StatusResponse): string[] => statusItems(s).map((item) => item.text);
 
-test("status bar: indexing, then embedding, then keyword only or ready", () => {
-  assert.equal(statusBarText(status(vault({ state: "indexing", indexed_files: 3 }))), "$(sync~spin) memlsp: indexing 3/40");
-  const embedding = vault({ vectors: { state: "ready", embedder: "bilingual", embedded: 20, pending: 100, problem: "" } });
-  assert.equal(statusBarText(status(embedding)), "$(sparkle) memlsp: 100 to embed");
-  const down = vault({ vectors: { state: "unavailable", embedder: "endpoint", embedded: 0, pending: 0, problem: "no key" } });
-  assert.equal(statusBarText(status(down)), "$(warning) memlsp: keyword only");
-  assert.equal(statusBarText(status(vault())), "$(check) memlsp");
+test("one vault: one item with the server's summary, a spinner while busy", () => {
+  const indexing = vault({ state: "indexing", name: "kg", summary: "Indexing 2,000 of 3,177 notes", busy: true });
+  assert.deepEqual(texts(status(indexing)), ["$(sync~spin) memlsp · Indexing 2,000 of 3,177 notes"]);
+  const embedding = vault({ summary: "Finding meaning: 4,912 of 7,181 sections", busy: true });
+  assert.deepEqual(texts(status(embedding)), ["$(sync~spin) memlsp · Finding meaning: 4,912 of 7,181 sections"]);
+  assert.deepEqual(texts(status(vault({ summary: "Ready: 3,177 notes", busy: false }))), ["$(check) memlsp · Ready: 3,177 notes"]);
 });
 
-test("status lines name each vault and its vectors", () => {
-  const lines = statusLines(status(vault(), vault({ root: "file:///w", vectors: null })));
+test("keyword only is a warning, not indexed an error", () => {
+  const down = vault({
+    summary: "Ready, keyword search only: no key",
+    busy: false,
+    vectors: { state: "unavailable", embedder: "endpoint", embedded: 0, pending: 7181, problem: "no key" },
+  });
+  assert.deepEqual(texts(status(down)), ["$(warning) memlsp · Ready, keyword search only: no key"]);
+  const failed = vault({ state: "failed", summary: "Not indexed: disk full", busy: false });
+  assert.deepEqual(texts(status(failed)), ["$(error) memlsp · Not indexed: disk full"]);
+});
+
+test("several vaults: one item each, named by the vault", () => {
+  const items = statusItems(
+    status(
+      vault({ root: "file:///n/kg", name: "kg", summary: "Ready: 3,177 notes", busy: false }),
+      vault({ root: "file:///n/work", name: "work", summary: "Opening", busy: true, state: "opening" }),
+    ),
+  );
+  assert.deepEqual(
+    items.map((item) => [item.key, item.text]),
+    [
+      ["file:///n/kg", "$(check) kg · Ready: 3,177 notes"],
+      ["file:///n/work", "$(sync~spin) work · Opening"],
+    ],
+  );
+});
+
+test("an older server without summary gets the same plain words from the counts", () => {
+  assert.deepEqual(texts(status(vault({ state: "opening", indexed_files: 0, files_to_index: 0 }))), ["$(sync~spin) memlsp · Opening"]);
+  assert.deepEqual(texts(status(vault({ state: "indexing", indexed_files: 2000 }))), [
+    "$(sync~spin) memlsp · Indexing 2,000 of 3,177 notes",
+  ]);
+  const embedding = vault({ vectors: { state: "ready", embedder: "bilingual", embedded: 4912, pending: 2269, problem: "" } });
+  assert.deepEqual(texts(status(embedding)), ["$(sync~spin) memlsp · Finding meaning: 4,912 of 7,181 sections"]);
+  assert.deepEqual(texts(status(vault())), ["$(check) memlsp · Ready: 3,177 notes"]);
+  const down = vault({ vectors: { state: "unavailable", embedder: "endpoint", embedded: 0, pending: 5, problem: "no key" } });
+  assert.deepEqual(texts(status(down)), ["$(warning) memlsp · Ready, keyword search only: no key"]);
+  assert.equal(anyBusy(status(down)), false, "an unavailable embedder waits for its retry: nothing moves");
+  assert.equal(anyBusy(status(embedding)), true);
+});
+
+test("no vault: one item that says so", () => {
+  assert.deepEqual(texts(status()), ["$(circle-slash) memlsp: no vault open"]);
+  assert.match(statusLines(status())[1] ?? "", /No vault open/);
+});
+
+test("the tooltip says what the vault is, its notes and sections, and the semantic side", () => {
+  const [item] = statusItems(status(vault({ name: "My Vault", summary: "Ready: 3,177 notes", busy: false })));
+  const tooltip = item?.tooltip ?? "";
+  assert.match(tooltip, /^memlsp vault My Vault: Ready: 3,177 notes$/m);
+  assert.match(tooltip, /^Folder: \/home\/me\/My Vault$/m);
+  assert.match(tooltip, /3,177 notes, 7,181 sections indexed/);
+  assert.match(tooltip, /Semantic search: on \(bilingual\), every section read/);
+});
+
+test("Show Status lines are plain words: no revision, no pending changes", () => {
+  const lines = statusLines(
+    status(vault({ summary: "Ready: 3,177 notes" }), vault({ root: "file:///w", vectors: null, read_only: true })),
+  );
   assert.equal(lines[0], "memlsp 0.1.0");
-  assert.match(lines[1] ?? "", /^My Vault: ready, 40 notes, 120 chunks/);
-  assert.match(lines[1] ?? "", /bilingual: 120 chunks embedded \(ready\)/);
-  assert.match(lines[2] ?? "", /semantic search off/);
-  assert.match(statusLines(status())[1] ?? "", /no vault open/);
+  assert.equal(lines[1], "My Vault: Ready: 3,177 notes. 3,177 notes, 7,181 sections. Semantic search: on (bilingual), every section read.");
+  assert.match(lines[2] ?? "", /^w: Ready: 3,177 notes, read-only .*Semantic search: off \(keyword search only\)\. Read-only\.$/);
+  for (const line of lines) {
+    assert.doesNotMatch(line, /revision|pending|chunks/);
+  }
 });
