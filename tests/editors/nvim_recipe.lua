@@ -1,0 +1,105 @@
+-- Drives a real Neovim whose init.lua is the README's recipe, as a user opening one note would.
+--
+--   nvim --headless -u INIT_LUA -i NONE -n -l tests/editors/nvim_recipe.lua NOTE LINK
+--
+-- It opens NOTE, waits for the memlsp client that the recipe attaches and for the server's
+-- `memlsp/indexed`, then asks for the definition of the wikilink LINK (its text, e.g.
+-- "[[hybrid-search]]", found in NOTE) and for `memlsp/status`. It prints one JSON line:
+-- {"attached": bool, "root_dir": ..., "definition": [{"path", "line"}], "status": ..., "error": ...}.
+-- Every wait is bounded; the test reads the line and decides.
+
+local NOTE, LINK = arg[1], arg[2]
+local START_MS = 20000 -- the recipe's root_dir, the server's start and `initialize`
+local INDEX_MS = 60000 -- indexing the fixture vault
+local REQUEST_MS = 10000
+local STOP_MS = 5000
+
+local report = { attached = false }
+
+local function finish(client)
+  if client ~= nil and not client:is_stopped() then
+    client:stop()
+    if not vim.wait(STOP_MS, function()
+      return client:is_stopped()
+    end, 20) then
+      client:stop(true)
+    end
+  end
+  io.stdout:write(vim.json.encode(report), "\n")
+  io.stdout:flush()
+  vim.cmd("qa!")
+end
+
+local function request(client, buf, method, params)
+  local answer, err = client:request_sync(method, params, REQUEST_MS, buf)
+  if answer == nil then
+    return nil, ("%s: %s"):format(method, err or "timed out")
+  end
+  if answer.err then
+    return nil, ("%s: %s"):format(method, vim.inspect(answer.err))
+  end
+  return answer.result
+end
+
+local function as_list(result)
+  if result == nil or result == vim.NIL then
+    return {}
+  end
+  if result.uri or result.targetUri then
+    return { result }
+  end
+  return result
+end
+
+local indexed = nil
+vim.lsp.handlers["memlsp/indexed"] = function(_, params)
+  indexed = params
+end
+
+vim.cmd("filetype on") -- a user's Neovim has it on; `-l` leaves it off
+vim.cmd.edit(vim.fn.fnameescape(NOTE))
+local buf = vim.api.nvim_get_current_buf()
+
+local client = nil
+vim.wait(START_MS, function()
+  client = vim.lsp.get_clients({ bufnr = buf, name = "memlsp" })[1]
+  return client ~= nil and (client.initialized or client:is_stopped())
+end, 20)
+if client == nil or not client.initialized then
+  report.error = client == nil and "the recipe attached no memlsp client" or "memlsp did not initialize"
+  finish(client)
+end
+report.attached = true
+report.root_dir = client.root_dir
+
+if not vim.wait(INDEX_MS, function()
+  return indexed ~= nil or client:is_stopped()
+end, 20) or indexed == nil then
+  report.error = "no memlsp/indexed notification"
+  finish(client)
+end
+
+local spot = nil
+for index, text in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+  local start = text:find(LINK, 1, true)
+  if start then
+    -- a few bytes inside the link: Neovim 0.11 negotiates UTF-8 columns
+    spot = { line = index - 1, character = start - 1 + 3 }
+    break
+  end
+end
+if spot == nil then
+  report.error = ("%s not found in %s"):format(LINK, NOTE)
+  finish(client)
+end
+
+local position = { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = spot }
+local result, err = request(client, buf, "textDocument/definition", position)
+report.definition = vim.tbl_map(function(location)
+  local range = location.range or location.targetSelectionRange
+  return { path = vim.uri_to_fname(location.uri or location.targetUri), line = range.start.line }
+end, as_list(result))
+report.error = err
+report.status, err = request(client, buf, "memlsp/status", {})
+report.error = report.error or err
+finish(client)
