@@ -50,4 +50,7 @@ def test_home_and_the_filesystem_root_are_never_guessed(
     assert vault_root(home / "notes") == home / "notes"
     assert vault_of_lone_note(home / "n.md") is None
     assert vault_of_lone_note(Path("/n.md")) is None
-    assert vault_root(home) == home  # named by the editor, it is taken as given
+    assert vault_root(home) == home  # marked, it is a vault like any other
+    (home / ".obsidian").rmdir()
+    assert vault_root(home) is None  # an editor started in the home folder: not a vault
+    assert vault_root(Path("/")) is None

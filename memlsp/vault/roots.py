@@ -29,9 +29,14 @@ def marked_root(folder: Path) -> Path | None:
     return None
 
 
-def vault_root(workspace_folder: Path) -> Path:
-    """The vault an editor's workspace folder belongs to: its marked root, else the folder."""
-    return marked_root(workspace_folder) or workspace_folder.resolve()
+def vault_root(workspace_folder: Path) -> Path | None:
+    """The vault an editor's workspace folder belongs to: its marked root, else the folder;
+    None for an unmarked home folder or `/` (an editor started there, not a vault)."""
+    folder = workspace_folder.resolve()
+    root = marked_root(folder)
+    if root is not None:
+        return root
+    return None if _too_wide(folder) else folder
 
 
 def vault_of_lone_note(note: Path) -> Path | None:

@@ -160,3 +160,22 @@ async def test_two_folders_of_one_vault_share_it_until_both_are_gone(
 
 async def _no_roots(client: LanguageClient) -> bool:
     return not await _roots(client)
+
+
+async def test_an_editor_started_at_the_filesystem_root_indexes_only_the_notes_vault(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    """Helix or Neovim started in `/` or `~` on a note send that folder as the root."""
+    vault = _vault(tmp_path / "kg")
+    await _start(raw_client, tmp_path, [Path("/")])
+    assert await _roots(raw_client) == []
+
+    async def told() -> bool:
+        return any("not indexing /" in m.message for m in raw_client.messages)
+
+    await _eventually(told, timeout=5)
+    note = vault / "daily" / "today.md"
+    _open(raw_client, note)
+    assert await _definition(raw_client, note) == [(vault / "topics" / "idea.md").as_uri()]
+    assert await _roots(raw_client) == [vault.as_uri()]
+    await raw_client.shutdown_session()
