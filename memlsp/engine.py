@@ -111,6 +111,9 @@ class Engine:
         self.revision = 0
         self._manifest_dirty = False
         self.buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
+        # Open buffers whose file was deleted or renamed by another program: not notes of the
+        # vault until the file exists again (a tab left open must not leave a ghost note).
+        self._orphans: set[str] = set()
         self._symlinks_to: dict[str, set[str]] = {}  # a file -> the notes that are links to it
         # Vectors: connected and filled by `embed_pending`, from a background thread or the CLI.
         self.vectors = VectorSide(settings, root, self.cache_dir, embedder)
@@ -288,6 +291,8 @@ class Engine:
                     self.graph.load(notes, scan.files)
             else:
                 changes.files = self._sync_files(scan.files)
+            for path in sorted(self._orphans & scan.indexable.keys()):  # saved again meanwhile
+                self._refresh_buffered(path, changes)
             self._commit(changes, files=tuple(scan.files))
             self.save_manifest()
             return self._summary(started, changes, scan.skipped)
@@ -321,12 +326,14 @@ class Engine:
         }
         if not folders:
             return given
-        inside = [p for p in sorted(records.keys() | files) if not folders.isdisjoint(_parents(p))]
+        known = records.keys() | files | self._orphans
+        inside = [p for p in sorted(known) if not folders.isdisjoint(_parents(p))]
         return list(dict.fromkeys(given + inside))
 
     def _refresh_path(self, path: str, changes: _Changes) -> None:
         if path in self.buffers:
-            return  # the editor's version wins until the buffer closes
+            self._refresh_buffered(path, changes)
+            return
         if not is_indexable(path, self.settings):
             changes.files |= self._refresh_attachment(path)
             return
@@ -336,22 +343,37 @@ class Engine:
         elif self._stat_changed(stat):
             self._apply(prepare_file(self.root, self.settings, stat), changes)
 
+    def _refresh_buffered(self, path: str, changes: _Changes) -> None:
+        """The file of an open buffer changed on disk: the buffer's text still wins while the
+        file exists; once it is gone the path leaves the index, and comes back when it returns."""
+        exists = self._stat(path) is not None
+        if not exists and path not in self._orphans:
+            self._orphans.add(path)
+            self._forget(path, changes)
+        elif exists and path in self._orphans:
+            self._orphans.discard(path)
+            self._apply(self._prepared_buffer(path, self.buffers[path]), changes)
+
+    def _prepared_buffer(self, path: str, text: str) -> PreparedFile:
+        # An impossible stat: once the buffer is released, the disk version is read again.
+        stat = FileStat(path, -1, -1)
+        problem = buffer_problem(text)
+        if problem is None:
+            return prepare_text(self.settings, stat, text)
+        return PreparedFile(stat, text_digest(text.encode()), None, (), problem)
+
     def apply_text(self, path: str, text: str) -> None:
         """Index an editor buffer's text for `path`; it wins over the disk until `release_text`."""
         if not is_indexable(path, self.settings):
             return
         # A client may send lone surrogates (JSON allows "\ud800"): no store can encode them.
         text = _LONE_SURROGATE.sub("\ufffd", text)
-        # An impossible stat: once the buffer is released, the disk version is read again.
         # Parsing is pure and can take seconds on a huge note: requests need not wait for it.
-        stat = FileStat(path, -1, -1)
-        problem = buffer_problem(text)
-        if problem is None:
-            prepared = prepare_text(self.settings, stat, text)
-        else:
-            prepared = PreparedFile(stat, text_digest(text.encode()), None, (), problem)
+        prepared = self._prepared_buffer(path, text)
         with self.lock:
             self.buffers[path] = text
+            if path in self._orphans:
+                return  # its file is gone: held for when it is saved again, not indexed
             changes = _Changes()
             self._apply(prepared, changes)
             self._commit(changes)
@@ -359,6 +381,7 @@ class Engine:
     def release_text(self, path: str) -> None:
         """The buffer closed: the file on disk (or its absence) is the truth again."""
         with self.lock:
+            self._orphans.discard(path)
             if self.buffers.pop(path, None) is not None:
                 self.refresh_paths([path])
 

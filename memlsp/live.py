@@ -55,6 +55,62 @@ class VaultStatus:
     vectors: VectorStatus | None = None
     read_only: bool = False  # another process writes the index; this one answers from it
 
+    @property
+    def name(self) -> str:
+        return Path(self.root).name
+
+    @property
+    def busy(self) -> bool:
+        """Work is moving: opening, indexing, or (in the writing process) finding meaning."""
+        if self.state in ("opening", "indexing"):
+            return True
+        vectors = self.vectors
+        return (
+            not self.read_only
+            and vectors is not None
+            and vectors.pending > 0
+            and vectors.state in ("connecting", "ready")
+        )
+
+    @property
+    def summary(self) -> str:
+        """One line in plain words for a person: the status bar, progress, `memlsp status`."""
+        if self.state == "opening":
+            return _sentence(self.message) if self.message else "Opening"
+        if self.state == "indexing":
+            if self.files_total:
+                return f"Indexing {notes_done(self.files_done, self.files_total)}"
+            return "Looking for changed notes"
+        if self.state == "failed":
+            return f"Not indexed: {self.message}"
+        if self.state == "stopped":
+            return "Stopped"
+        ready = f"Ready: {self.notes:,} notes"
+        if self.read_only:
+            return f"{ready}, read-only (another memlsp process keeps this vault's index)"
+        vectors = self.vectors
+        if vectors is None or vectors.state == "off":
+            return ready
+        if vectors.state == "unavailable":
+            return f"Ready, keyword search only: {vectors.problem or 'semantic search unavailable'}"
+        if vectors.pending and vectors.state == "connecting":
+            return f"{ready}; starting semantic search"
+        if vectors.pending:
+            return f"Finding meaning: {sections_done(vectors)}"
+        return ready
+
+
+def notes_done(done: int, total: int) -> str:
+    return f"{done:,} of {total:,} notes"
+
+
+def sections_done(vectors: VectorStatus) -> str:
+    return f"{vectors.stored:,} of {vectors.stored + vectors.pending:,} sections"
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
 
 class Listener:
     """What a live vault tells its owner (the language server); every method may be left as is."""
@@ -143,6 +199,15 @@ class LiveVault:
 
     def rescan(self) -> None:
         self.queue.put(RESCAN, Rescan(), DISK_QUIET)
+
+    def incomplete(self) -> str:
+        """Why answers may miss notes, in plain words, until the first indexing is done; ""
+        after (a later rescan only catches up with what the watcher missed)."""
+        if self._ready.is_set():
+            return ""
+        done, total = self.progress
+        now = f"indexing {notes_done(done, total)}" if total else "opening"
+        return f"{self.root.name} is still {now}; answers may be incomplete until it is ready"
 
     def status(self) -> VaultStatus:
         engine = self.engine
@@ -329,6 +394,8 @@ class LiveVault:
             try:
                 if isinstance(change, BufferText):
                     engine.apply_text(path, change.text)
+                    if change.disk_changed:
+                        disk.append(path)
                 elif isinstance(change, BufferClosed):
                     engine.release_text(path)
                 elif isinstance(change, DiskChanged):

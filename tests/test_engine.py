@@ -315,6 +315,24 @@ def test_open_buffer_wins_over_disk_until_it_closes(engine: Engine, vault: Path)
     assert engine.links("tools/oven.md").outlinks == ()
 
 
+def test_a_note_renamed_behind_its_open_buffer_leaves_no_ghost(engine: Engine, vault: Path) -> None:
+    write(vault, "tools/oven.md", "# Oven\n\nconvection\n")
+    engine.refresh()
+    engine.apply_text("tools/oven.md", "# Oven\n\nconvection rotisserie\n")
+    (vault / "tools/oven.md").rename(vault / "tools/stove.md")  # another program renames it
+    engine.refresh_paths(["tools/oven.md", "tools/stove.md"])  # what the watcher reports
+    assert paths_found(engine, "convection") == ["tools/stove.md"]
+    assert paths_found(engine, "rotisserie") == []
+    engine.apply_text("tools/oven.md", "# Oven\n\nconvection rotisserie grill\n")  # typing on
+    assert paths_found(engine, "grill") == []
+    # Saved from the open tab, the file exists again and the buffer's text is the note.
+    write(vault, "tools/oven.md", "# Oven\n\nconvection rotisserie grill\n")
+    engine.refresh_paths(["tools/oven.md"])
+    assert paths_found(engine, "grill") == ["tools/oven.md"]
+    engine.release_text("tools/oven.md")
+    assert sorted(paths_found(engine, "convection")) == ["tools/oven.md", "tools/stove.md"]
+
+
 def test_buffer_for_a_new_unsaved_note_disappears_when_closed(engine: Engine) -> None:
     engine.apply_text("drafts/idea.md", "# Idea\n\nzucchini bread\n")
     assert paths_found(engine, "zucchini") == ["drafts/idea.md"]

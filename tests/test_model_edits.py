@@ -348,6 +348,27 @@ class Replay:
         self.seen: set[str] = set()
         self.probes: set[str] = set(WORDS)
         self.buffers: dict[str, str] = {}
+        # Open buffers whose file another program deleted or moved away: not notes until the
+        # file is there again (no ghost note behind an open tab).
+        self.orphans: set[str] = set()
+
+    def disk_reported(self, reported: Sequence[str]) -> None:
+        """What the index makes of a disk change for the open buffers it touches."""
+
+        def touched(path: str) -> bool:
+            return any(path == r or path.startswith(r.rstrip("/") + "/") for r in reported)
+
+        rescanned = any((self.vault / path).is_dir() for path in reported)
+        for path in self.buffers:
+            exists = (self.vault / path).is_file()
+            if touched(path) and not exists:
+                self.orphans.add(path)
+            elif exists and (touched(path) or rescanned):
+                self.orphans.discard(path)
+
+    def buffers_reset(self) -> None:
+        self.buffers = {}
+        self.orphans = set()
 
     def note(self, op: Op) -> None:
         self.seen.update(vault_files(self.vault))
@@ -355,11 +376,13 @@ class Replay:
         self.probes.update(TOKEN.findall(op.text))
 
     def expected(self) -> IndexState:
-        """A fresh index of the disk, with each open buffer's text written to its file."""
-        if not self.buffers:
+        """A fresh index of the disk, with each open buffer's text written to its file (but for
+        buffers whose file is gone)."""
+        buffers = {p: t for p, t in self.buffers.items() if p not in self.orphans}
+        if not buffers:
             return capture_fresh(self.vault, self.seen, self.probes)
         with tempfile.TemporaryDirectory(prefix="memlsp-expected-") as folder:
-            copy = disk_with_buffers(self.vault, self.buffers, Path(folder) / "vault")
+            copy = disk_with_buffers(self.vault, buffers, Path(folder) / "vault")
             return capture_fresh(copy, self.seen, self.probes)
 
 
@@ -382,13 +405,14 @@ class EngineReplay(Replay):
             if engine is None:
                 return False
             self.close()
-            self.buffers = {}  # an editor would open its buffers again: not modelled
+            self.buffers_reset()  # an editor would open its buffers again: not modelled
             self.start()
         elif op.kind in BUFFER_KINDS:
             if engine is None or not buffer_applies(op, list(self.buffers)):
                 return False
             if op.kind == "close":
                 del self.buffers[op.path]
+                self.orphans.discard(op.path)
                 engine.release_text(op.path)
             else:
                 self.buffers[op.path] = op.text
@@ -399,6 +423,7 @@ class EngineReplay(Replay):
                 return False
             if engine is not None:
                 tell_engine(engine, reported)
+            self.disk_reported(reported)
         self.note(op)
         return True
 
@@ -447,7 +472,7 @@ class ServerReplay(Replay):
             if op.kind == "crash":
                 server.kill()
             self.close()
-            self.buffers = {}
+            self.buffers_reset()
             self.start()
         elif op.kind in BUFFER_KINDS:
             if server is None or not buffer_applies(op, list(self.buffers)):
@@ -458,6 +483,7 @@ class ServerReplay(Replay):
                 server.change(op.path, op.text)
             else:
                 server.close(op.path)
+                self.orphans.discard(op.path)
             self.buffers = dict(server.buffers)
         else:
             reported = do_on_disk(self.base, op)
@@ -469,6 +495,7 @@ class ServerReplay(Replay):
                     for path in reported
                 ]
                 server.notify("workspace/didChangeWatchedFiles", {"changes": changes})
+            self.disk_reported(reported)
         self.note(op)
         return True
 

@@ -7,6 +7,7 @@ that keeps the index live (document sync, file events, progress, settings, exit)
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
 import threading
@@ -30,7 +31,7 @@ from memlsp.config import (
 )
 from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
-from memlsp.live import Listener, LiveVault
+from memlsp.live import Listener, LiveVault, notes_done, sections_done
 from memlsp.lsp import convert
 from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.model import IndexSummary
@@ -69,6 +70,7 @@ class MemlspServer(LanguageServer):
         self.listener = _ProgressListener(self)
         self.folder_roots: dict[Path, Path] = {}  # workspace folder -> the vault it belongs to
         self.lone_notes = False  # no workspace folder given: each opened note opens its vault
+        self.told_incomplete: set[Path] = set()  # vaults whose early answers were said partial
 
     # -- where a document belongs ------------------------------------------------------------
 
@@ -88,11 +90,21 @@ class MemlspServer(LanguageServer):
 
     def engine_for(self, uri: str) -> tuple[Engine, str, Path] | None:
         found = self.vault_for(uri)
-        if found is None or found[0].engine is None:
+        if found is None:
             return None
         vault, path = found
-        assert vault.engine is not None
+        self.answering_from(vault)
+        if vault.engine is None:
+            return None
         return vault.engine, path, vault.root
+
+    def answering_from(self, vault: LiveVault) -> None:
+        """A request answered while the vault is still opening may miss notes: say so, once per
+        vault, rather than let an empty answer look like the truth."""
+        why = vault.incomplete()
+        if why and vault.root not in self.told_incomplete:
+            self.told_incomplete.add(vault.root)
+            self.tell(f"memlsp: {why}", types.MessageType.Warning)
 
     def document(self, uri: str) -> TextDocument | None:
         """The open document at `uri`; pygls keys documents by the percent-decoded URI, so a
@@ -143,6 +155,14 @@ class MemlspServer(LanguageServer):
             self.tell(f"memlsp: workspace folder {folder} does not exist; not indexed")
             return
         root = vault_root(folder)
+        if root is None:
+            self.say(
+                f"memlsp: not indexing {folder}: it is the home folder or the filesystem root, "
+                "with no .obsidian or .memlsp.toml. Each note you open will open its own vault "
+                "(the nearest folder marked with one of those, else the note's folder)."
+            )
+            self.lone_notes = True
+            return
         self.folder_roots[folder] = root
         if root != folder and root not in self.vaults:
             self.tell(f"memlsp: {folder} is inside the vault {root} (it has {_marker(root)})")
@@ -232,50 +252,107 @@ class MemlspServer(LanguageServer):
         return await asyncio.to_thread(work)
 
 
+class _ProgressBar:
+    """One run of `$/progress` with a token of its own: pygls never forgets a token, so reusing
+    one fails from the second run on. The token is created before `begin`; a report sent before
+    the client answered is dropped, and `end` waits for `begin`."""
+
+    _numbers = itertools.count(1)
+    CREATE_TIMEOUT = 10.0  # seconds a client may take to accept the token
+
+    def __init__(self, server: MemlspServer, kind: str) -> None:
+        self.server = server
+        self.token = f"memlsp-{kind}-{next(self._numbers)}"
+        self._begun: asyncio.Task[bool] | None = None
+
+    def begin(self, title: str, message: str) -> None:
+        def start() -> None:
+            self._begun = asyncio.ensure_future(self._begin(title, message))
+
+        self.server.from_thread(start)
+
+    async def _begin(self, title: str, message: str) -> bool:
+        progress = self.server.work_done_progress
+        try:
+            await asyncio.wait_for(progress.create_async(self.token), self.CREATE_TIMEOUT)
+        except Exception as error:  # the client refused or never answered: no progress shown
+            log.info("progress %s not created: %s", self.token, error)
+            return False
+        begin = types.WorkDoneProgressBegin(title=title, message=message, percentage=0)
+        progress.begin(self.token, begin)
+        return True
+
+    def report(self, message: str, percentage: int) -> None:
+        value = types.WorkDoneProgressReport(message=message, percentage=percentage)
+
+        def send() -> None:
+            begun = self._begun
+            if begun is not None and begun.done() and begun.result():
+                self.server.work_done_progress.report(self.token, value)
+
+        self.server.from_thread(send)
+
+    def end(self, message: str) -> None:
+        async def finish() -> None:
+            if self._begun is None or not await self._begun:
+                return
+            progress = self.server.work_done_progress
+            progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+            progress.tokens.pop(self.token, None)
+
+        self.server.from_thread(lambda: _keep(asyncio.ensure_future(finish())))
+
+
+_running: set[asyncio.Future[None]] = set()
+
+
+def _keep(task: asyncio.Future[None]) -> None:
+    """Hold a fire-and-forget task until it is done (the loop keeps only a weak reference)."""
+    _running.add(task)
+    task.add_done_callback(_running.discard)
+
+
 class _ProgressListener(Listener):
-    """Indexing progress as `$/progress`, and `memlsp/indexed` when a vault is ready."""
+    """Indexing and embedding as `$/progress`, in the words of `VaultStatus.summary`;
+    `memlsp/indexed` when a vault is ready, `memlsp/vectors` when embedding caught up."""
 
     def __init__(self, server: MemlspServer) -> None:
         self.server = server
-        self.tokens: dict[Path, str] = {}
-        self.vector_tokens: dict[Path, str] = {}
+        self.bars: dict[tuple[str, Path], _ProgressBar] = {}
 
     def _supports_progress(self) -> bool:
         window = self.server.client_capabilities.window
         return bool(window and window.work_done_progress)
 
-    def indexing_started(self, vault: LiveVault, total: int) -> None:
+    def _begin(self, kind: str, vault: LiveVault, title: str, message: str) -> None:
         if not self._supports_progress():
             return
-        token = f"memlsp-index-{vault.root.name}-{id(vault)}"
-        self.tokens[vault.root] = token
+        old = self.bars.pop((kind, vault.root), None)
+        if old is not None:
+            old.end("")
+        bar = self.bars[(kind, vault.root)] = _ProgressBar(self.server, kind)
+        bar.begin(title, message)
 
-        def begin() -> None:
-            progress = self.server.work_done_progress
-            progress.create(token)
-            title = f"Indexing {vault.root.name}"
-            progress.begin(token, types.WorkDoneProgressBegin(title=title, percentage=0))
+    def _end(self, kind: str, vault: LiveVault, message: str) -> None:
+        bar = self.bars.pop((kind, vault.root), None)
+        if bar is not None:
+            bar.end(message)
 
-        self.server.from_thread(begin)
+    def indexing_started(self, vault: LiveVault, total: int) -> None:
+        self._begin("index", vault, f"Indexing {vault.root.name}", "looking for changed notes")
 
     def indexing_progress(self, vault: LiveVault, done: int, total: int) -> None:
-        token = self.tokens.get(vault.root)
-        if token is None:
-            return
-        report = types.WorkDoneProgressReport(
-            message=f"{done}/{total} files", percentage=int(100 * done / max(total, 1))
-        )
-        self.server.from_thread(lambda: self.server.work_done_progress.report(token, report))
+        bar = self.bars.get(("index", vault.root))
+        if bar is not None:
+            bar.report(notes_done(done, total), int(100 * done / max(total, 1)))
 
     def indexing_done(self, vault: LiveVault, summary: IndexSummary) -> None:
-        token = self.tokens.pop(vault.root, None)
-        message = (
-            f"{summary.notes} notes, {summary.chunks} chunks, {summary.links} links "
-            f"({summary.unresolved} unresolved, {summary.ambiguous} ambiguous)"
+        self._end(
+            "index",
+            vault,
+            f"{summary.notes:,} notes, {summary.links:,} links "
+            f"({summary.unresolved:,} to notes not written yet, {summary.ambiguous:,} ambiguous)",
         )
-        if token is not None:
-            end = types.WorkDoneProgressEnd(message=message)
-            self.server.from_thread(lambda: self.server.work_done_progress.end(token, end))
         for text in summary.messages:
             self.server.tell(f"memlsp: {text}", types.MessageType.Warning)
         params = {
@@ -292,32 +369,19 @@ class _ProgressListener(Listener):
 
     def vectors_progress(self, vault: LiveVault, status: VectorStatus, done: bool) -> None:
         """`$/progress` while embedding, and `memlsp/vectors` when it caught up or cannot go on."""
-        token = self.vector_tokens.get(vault.root)
-        total = status.stored + status.pending
-        message = f"{status.stored}/{total} chunks embedded"
-        if token is None and not done and self._supports_progress():
-            token = self.vector_tokens[vault.root] = f"memlsp-vectors-{vault.root.name}-{id(vault)}"
-            begin = types.WorkDoneProgressBegin(
-                title=f"Embedding {vault.root.name}", message=message
-            )
-
-            def start() -> None:
-                self.server.work_done_progress.create(token)
-                self.server.work_done_progress.begin(token, begin)
-
-            self.server.from_thread(start)
-        elif token is not None and not done:
-            percentage = int(100 * status.stored / max(total, 1))
-            report = types.WorkDoneProgressReport(message=message, percentage=percentage)
-            self.server.from_thread(lambda: self.server.work_done_progress.report(token, report))
+        message = sections_done(status)
+        bar = self.bars.get(("vectors", vault.root))
         if not done:
+            if bar is None:
+                self._begin("vectors", vault, f"Finding meaning in {vault.root.name}", message)
+            else:
+                bar.report(
+                    message, int(100 * status.stored / max(status.stored + status.pending, 1))
+                )
             return
-        if token is not None:
-            del self.vector_tokens[vault.root]
-            if status.state != "ready":
-                message = f"semantic search unavailable: {status.problem}"
-            end = types.WorkDoneProgressEnd(message=message)
-            self.server.from_thread(lambda: self.server.work_done_progress.end(token, end))
+        if status.state != "ready":
+            message = f"semantic search unavailable: {status.problem}"
+        self._end("vectors", vault, message)
         if status.state == "unavailable":
             self.server.tell(
                 f"memlsp: semantic search unavailable, keyword search only: {status.problem}",

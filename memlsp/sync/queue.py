@@ -14,9 +14,11 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class BufferText:
-    """The editor's current text of an open note."""
+    """The editor's current text of an open note; `disk_changed` when its file changed on disk
+    too, so that a rename or delete behind an open tab is still looked at after the text."""
 
     text: str
+    disk_changed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +48,17 @@ class ChangeQueue:
 
     def put(self, path: str, change: Change, quiet: float = 0.0) -> None:
         with self._condition:
-            previous = self._pending.get(path)
-            if (
-                isinstance(change, DiskChanged)
-                and previous
-                and not isinstance(previous[0], DiskChanged)
-            ):
-                # A disk event never replaces pending editor text: the open buffer wins.
+            before, due = self._pending.get(path, (None, 0.0))
+            if isinstance(change, DiskChanged) and isinstance(before, BufferText | BufferClosed):
+                # A disk event never replaces pending editor text; it is looked at after it.
+                if isinstance(before, BufferText):
+                    self._pending[path] = (BufferText(before.text, True), due)
                 return
+            if isinstance(change, BufferText) and (
+                isinstance(before, DiskChanged)
+                or (isinstance(before, BufferText) and before.disk_changed)
+            ):
+                change = BufferText(change.text, True)
             self._pending[path] = (change, time.monotonic() + quiet)
             self._condition.notify()
 

@@ -65,10 +65,10 @@ async def test_embedding_progress_ends_with_the_counts(semantic: Session) -> Non
     [values] = [v for t, v in reports.items() if str(t).startswith("memlsp-vectors")]
     begin, *_, end = values
     assert isinstance(begin, types.WorkDoneProgressBegin)
-    assert begin.title == "Embedding vault"
+    assert begin.title == "Finding meaning in vault"
     chunks = semantic.events["memlsp/indexed"][0].chunks
     assert isinstance(end, types.WorkDoneProgressEnd)
-    assert end.message == f"{chunks}/{chunks} chunks embedded"
+    assert end.message == f"{chunks} of {chunks} sections"
 
 
 async def test_a_hit_by_meaning_alone(semantic: Session) -> None:
@@ -138,3 +138,23 @@ async def test_an_unreachable_embedder_leaves_keyword_search(tmp_path: Path) -> 
         # Retried every 0.2 s, but told once.
         await asyncio.sleep(1.0)
         assert len(session.events["memlsp/vectors"]) == 1
+
+
+async def test_each_embedding_run_has_a_progress_token_of_its_own(semantic: Session) -> None:
+    """pygls never forgets a token: one reused per run failed from the second run on
+    ("Token is already registered!", then an `end` with no `begin`)."""
+    for number in (1, 2):
+        seen = len(semantic.events["memlsp/vectors"])
+        semantic.write(f"inbox/later-{number}.md", f"# Later {number}\n\nQuantum gardening.\n")
+        await semantic.wait_for("memlsp/vectors", seen + 1, timeout=60)
+    runs = {
+        token: values
+        for token, values in semantic.client.progress_reports.items()
+        if str(token).startswith("memlsp-vectors")
+    }
+    # The first embedding, then the new notes (two quick runs may share no progress at all).
+    assert len(runs) >= 2, runs
+    for values in runs.values():
+        assert [values[0].kind, values[-1].kind] == ["begin", "end"], values
+    logged = " ".join(message.message for message in semantic.client.log_messages)
+    assert "already registered" not in logged

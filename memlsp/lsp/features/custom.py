@@ -29,6 +29,8 @@ def register(server: MemlspServer) -> None:
         counts = {"keyword": 0, "vector": 0, "hybrid": False}
         warnings: list[str] = []
         for vault in list(server.vaults.values()):
+            if why := vault.incomplete():
+                warnings.append(why)
             engine = vault.engine
             if engine is None:
                 continue
@@ -90,6 +92,9 @@ def register(server: MemlspServer) -> None:
             vaults.append(
                 {
                     "root": convert.uri_of(vault.root),
+                    "name": state.name,
+                    "summary": state.summary,
+                    "busy": state.busy,
                     "state": state.state,
                     "notes": state.notes,
                     "chunks": state.chunks,

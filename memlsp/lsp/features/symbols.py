@@ -22,6 +22,7 @@ def register(server: MemlspServer) -> None:
         query = params.query.strip()
         found: list[types.WorkspaceSymbol] = []
         for vault in list(server.vaults.values()):
+            server.answering_from(vault)
             engine = vault.engine
             if engine is not None:
                 found += await server.run(partial(_symbols, engine, vault.root, query, limit))
