@@ -65,12 +65,10 @@ class VaultStatus:
         if self.state in ("opening", "indexing"):
             return True
         vectors = self.vectors
-        return (
-            not self.read_only
-            and vectors is not None
-            and vectors.pending > 0
-            and vectors.state in ("connecting", "ready")
-        )
+        if self.read_only or vectors is None:
+            return False
+        # Before it connects the vector side knows of nothing pending: connecting is work too.
+        return vectors.state == "connecting" or (vectors.state == "ready" and vectors.pending > 0)
 
     @property
     def summary(self) -> str:
@@ -93,7 +91,7 @@ class VaultStatus:
             return ready
         if vectors.state == "unavailable":
             return f"Ready, keyword search only: {vectors.problem or 'semantic search unavailable'}"
-        if vectors.pending and vectors.state == "connecting":
+        if vectors.state == "connecting":
             return f"{ready}; starting semantic search"
         if vectors.pending:
             return f"Finding meaning: {sections_done(vectors)}"
