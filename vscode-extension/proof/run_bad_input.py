@@ -55,12 +55,7 @@ def check_paths(main: rp.Paths, name: str) -> rp.Paths:
 
 
 def write_settings(paths: rp.Paths, python: str, extra: dict[str, Any]) -> None:
-    rp.write_user_settings(paths, python)
-    for scope in ("User", "Machine"):
-        settings_file = paths.user_data / scope / "settings.json"
-        settings = json.loads(settings_file.read_text(encoding="utf-8"))
-        settings.update(extra)
-        settings_file.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    rp.write_user_settings(paths, {**rp.main_settings(paths, python), **extra})
 
 
 def shot(page: Page, main: rp.Paths, name: str) -> None:
@@ -253,16 +248,16 @@ def check_multi_root(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str
     def body(page: Page, _url: str) -> tuple[bool, str]:
         opened = rp.open_note(page, "index.md")
 
-        def ready() -> tuple[str, str] | None:
-            text, icon = rp.memlsp_status_text(page)
-            return (
-                (text, icon)
-                if "codicon-check" in icon or "codicon-sparkle" in icon or "codicon-warning" in icon
-                else None
-            )
+        def ready() -> list[tuple[str, str]] | None:
+            # One status bar item per vault, each named by its folder.
+            items = rp.memlsp_status_items(page)
+            done = [
+                icon for _, icon in items if "codicon-check" in icon or "codicon-warning" in icon
+            ]
+            return items if len(items) == 2 and len(done) == 2 else None
 
-        found = rp.poll(ready, timeout=120, interval=1)
-        status = found or rp.memlsp_status_text(page)
+        found = rp.poll(ready, timeout=180, interval=1)
+        status = found or rp.memlsp_status_items(page)
         errors = memlsp_errors(page)
         hide_notifications(page)
         if not found:
@@ -333,7 +328,7 @@ def main(argv: list[str]) -> int:
     try:
         if not args.skip_install:
             rp.install_all(main_paths)
-        vsix = rp.build_vsix()
+        vsix = rp.build_vsix(main_paths)
     except rp.ProofError as error:
         results.record("setup", False, str(error))
         return 1

@@ -2,25 +2,39 @@
 """End-to-end proof that the memlsp VS Code extension works in a real editor.
 
 Installs code-server (from npm, run by Node 24 from npm) and Debian Chromium, installs the
-extension's .vsix, opens a copy of fixtures/vault and drives the editor with Playwright:
+extension's .vsix (rebuilt whenever its sources changed), opens a copy of fixtures/vault and
+drives the editor with Playwright. Two runs, each in a fresh profile:
 
-  server      the memlsp status bar item reports the server up and the vault indexed
+main (memlsp.pythonPath in User settings only, as a remote window reads them)
+  server      the memlsp status bar item reaches Ready
+  settings-ui the Settings editor lists memlsp.pythonPath under User (not "No Settings Found")
+  outline     the Outline view lists each heading of index.md once, with no provider group
+  quick-outline  Ctrl+Shift+O lists each heading once
+  references  Shift+F12 on [[bm25]] lists the link under the cursor once
+  workspace-symbols  Ctrl+T "Fusion" lists no heading twice
   hover       hovering a [[hybrid-search|...]] link shows the target's title and its neighbours
   definition  F12 on that link opens the target note
   search      "memlsp: Search Vault" lists kyoto-2023 for a query sharing no word with it
+  restart     Restart Server says what it started
+
+newcomer (no memlsp settings at all; memlsp installed only in <vault>/.venv; not on PATH)
+  venv, server-from-venv, ready, outline, references, embedding-1, embedding-2,
+  relative-pythonPath (.venv/bin/python in User settings), restart, output-clean
 
 Screenshots go to vscode-extension/proof/build/screenshots/. One PASS/FAIL line per check;
 the exit status is 1 if any check (or a setup step) fails.
 
-    python vscode-extension/proof/run_proof.py [--python /path/to/python-with-memlsp]
+    python vscode-extension/proof/run_proof.py [--python /path/to/python-with-memlsp] [--only main]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -35,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
 PROOF_DIR = Path(__file__).resolve().parent
 EXTENSION_DIR = PROOF_DIR.parent
@@ -57,6 +71,8 @@ SEARCH_HIT = "Kyoto"  # travel/kyoto-2023.md: "Kyoto, November 2023"
 @dataclass(frozen=True)
 class Paths:
     build: Path
+    # A second run (the newcomer's) keeps its profile apart but its screenshots with the others.
+    shots: Path | None = None
     tools: Path = field(init=False)
     data: Path = field(init=False)
     vault: Path = field(init=False)
@@ -66,7 +82,7 @@ class Paths:
         object.__setattr__(self, "tools", self.build / "tools")
         object.__setattr__(self, "data", self.build / "code-server")
         object.__setattr__(self, "vault", self.build / "vault")
-        object.__setattr__(self, "screenshots", self.build / "screenshots")
+        object.__setattr__(self, "screenshots", self.shots or self.build / "screenshots")
 
     @property
     def node_bin(self) -> Path:
@@ -171,14 +187,48 @@ def vsix_path() -> Path:
     return EXTENSION_DIR / f"{manifest['name']}-{manifest['version']}.vsix"
 
 
-def build_vsix() -> Path:
+# What goes into the .vsix: a change to any of these means the .vsix on disk is stale.
+VSIX_SOURCES = (
+    "package.json",
+    "package-lock.json",
+    "tsconfig.json",
+    "README.md",
+    "LICENSE",
+    ".vscodeignore",
+)
+
+
+def vsix_sources_digest() -> str:
+    digest = hashlib.sha256()
+    files = [EXTENSION_DIR / name for name in VSIX_SOURCES]
+    files += sorted((EXTENSION_DIR / "src").rglob("*.ts"))
+    for file in files:
+        if file.is_file():
+            digest.update(str(file.relative_to(EXTENSION_DIR)).encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def build_vsix(paths: Paths) -> Path:
+    """The .vsix of the sources as they are now: rebuilt unless it was built from these very sources."""
     vsix = vsix_path()
-    if not vsix.exists():
+    stamp = paths.build / "vsix-sources.sha256"
+    digest = vsix_sources_digest()
+    built_from = stamp.read_text(encoding="utf-8").strip() if stamp.exists() else ""
+    if vsix.exists() and built_from == digest:
+        log(f"{vsix.name} is up to date with the sources")
+        return vsix
+    lock = EXTENSION_DIR / "package-lock.json"
+    modules = EXTENSION_DIR / "node_modules" / ".package-lock.json"
+    if not modules.exists() or modules.stat().st_mtime < lock.stat().st_mtime:
         run(["npm", "ci"], cwd=EXTENSION_DIR)
-        run(["npm", "run", "build"], cwd=EXTENSION_DIR)
-        run(["npm", "run", "package"], cwd=EXTENSION_DIR)
+    vsix.unlink(missing_ok=True)
+    run(["npm", "run", "build"], cwd=EXTENSION_DIR)
+    run(["npm", "run", "package"], cwd=EXTENSION_DIR)
     if not vsix.exists():
         raise ProofError(f"no {vsix.name} after `npm run package`")
+    paths.build.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(digest + "\n", encoding="utf-8")
     return vsix
 
 
@@ -188,34 +238,38 @@ def prepare_vault(paths: Paths) -> None:
     shutil.copytree(FIXTURE_VAULT, paths.vault)
 
 
-def write_user_settings(paths: Paths, python: str) -> None:
-    settings = {
-        "memlsp.pythonPath": python,
-        "memlsp.cache_dir": str(paths.build / "cache"),
-        "workbench.startupEditor": "none",
-        "security.workspace.trust.enabled": False,
-        "workbench.tips.enabled": False,
-        "telemetry.telemetryLevel": "off",
-        "extensions.autoCheckUpdates": False,
-        "extensions.autoUpdate": False,
-        "git.openRepositoryInParentFolders": "never",
-        "chat.disableAIFeatures": True,
-        "workbench.secondarySideBar.defaultVisibility": "hidden",
-    }
-    # code-server is a remote window: machine-scoped settings (memlsp.pythonPath) are read from
-    # Machine/settings.json, the others from User/settings.json. Write both.
-    for scope in ("User", "Machine"):
-        settings_file = paths.user_data / scope / "settings.json"
-        settings_file.parent.mkdir(parents=True, exist_ok=True)
-        settings_file.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+EDITOR_SETTINGS: dict[str, Any] = {
+    "workbench.startupEditor": "none",
+    "security.workspace.trust.enabled": False,
+    "workbench.tips.enabled": False,
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoCheckUpdates": False,
+    "extensions.autoUpdate": False,
+    "git.openRepositoryInParentFolders": "never",
+    "chat.disableAIFeatures": True,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+}
+
+
+def write_user_settings(paths: Paths, memlsp: dict[str, Any]) -> None:
+    """User settings only: code-server is a remote window, and the memlsp settings that name a
+    program must work from there (they did not while they were machine-scoped)."""
+    settings_file = paths.user_data / "User" / "settings.json"
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings = {**EDITOR_SETTINGS, **memlsp}
+    settings_file.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+
+
+def main_settings(paths: Paths, python: str) -> dict[str, Any]:
+    return {"memlsp.pythonPath": python, "memlsp.cache_dir": str(paths.build / "cache")}
 
 
 def reset_code_server_data(paths: Paths) -> None:
     """A fresh profile and index each run: the checks see a first start."""
-    for folder in (paths.data, paths.build / "cache", paths.screenshots):
+    for folder in (paths.data, paths.build / "cache"):
         if folder.exists():
             shutil.rmtree(folder)
-    paths.screenshots.mkdir(parents=True)
+    paths.screenshots.mkdir(parents=True, exist_ok=True)
 
 
 def install_vsix(paths: Paths, vsix: Path) -> None:
@@ -238,7 +292,7 @@ def install_vsix(paths: Paths, vsix: Path) -> None:
 
 
 @contextmanager
-def code_server(paths: Paths, port: int) -> Iterator[str]:
+def code_server(paths: Paths, port: int, env: dict[str, str] | None = None) -> Iterator[str]:
     """Runs code-server in its own process group; kills the group on exit."""
     command = [
         str(paths.code_server),
@@ -259,7 +313,7 @@ def code_server(paths: Paths, port: int) -> Iterator[str]:
     log("$ " + " ".join(command) + f"  (log: {log_file.name})")
     process = subprocess.Popen(
         command,
-        env=node_env(paths),
+        env=env or node_env(paths),
         stdout=log_file,
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -362,33 +416,48 @@ def wait_active_tab(page: Page, name: str, timeout: float) -> bool:
     return bool(poll(lambda: name in active_tab_title(page), timeout, 0.5))
 
 
-def memlsp_status_text(page: Page) -> tuple[str, str]:
-    """(text, codicon classes) of the memlsp status bar item, or ("", "")."""
-    text, icon = page.evaluate(
+def memlsp_status_items(page: Page) -> list[tuple[str, str]]:
+    """(text, codicon classes) of each memlsp status bar item (one per vault when there are several)."""
+    items = page.evaluate(
         """() => {
+            const out = [];
             for (const item of document.querySelectorAll('.statusbar-item')) {
                 const text = (item.textContent || '').trim();
-                if (/^memlsp\\b/.test(text) || /\\bmemlsp:/.test(text) || text === 'memlsp') {
+                const ours = /memlsp\\.status\\./.test(item.id || '') ||
+                    /^memlsp\\b/.test(text) || /\\bmemlsp:/.test(text) || text === 'memlsp';
+                if (ours) {
                     const icon = item.querySelector('.codicon');
-                    return [text, icon ? icon.className : ''];
+                    out.push([text, icon ? icon.className : '']);
                 }
             }
-            return ['', ''];
+            return out;
         }"""
     )
-    return str(text), str(icon)
+    return [(str(text), str(icon)) for text, icon in items]
 
 
-def check_server(page: Page, paths: Paths, results: Results) -> bool:
+def memlsp_status_text(page: Page) -> tuple[str, str]:
+    """(text, codicon classes) of the first memlsp status bar item, or ("", "")."""
+    items = memlsp_status_items(page)
+    return items[0] if items else ("", "")
+
+
+def wait_ready(page: Page, timeout: float, expect: str = "Ready") -> tuple[str, str] | None:
+    """Waits for the status bar to show the ready check with `expect` in its text."""
+
     def ready() -> tuple[str, str] | None:
         text, icon = memlsp_status_text(page)
-        return (text, icon) if "codicon-check" in icon or "codicon-sparkle" in icon else None
+        return (text, icon) if "codicon-check" in icon and expect in text else None
 
-    found = poll(ready, timeout=120, interval=1)
-    screenshot(page, paths, "02-server-ready")
+    return cast("tuple[str, str] | None", poll(ready, timeout=timeout, interval=1))
+
+
+def check_server(page: Page, paths: Paths, results: Results, prefix: str = "") -> bool:
+    found = wait_ready(page, timeout=180)
+    screenshot(page, paths, f"{prefix}02-server-ready")
     text, icon = found or memlsp_status_text(page)
     detail = f"status bar item {text!r} ({icon or 'no item'})"
-    return results.record("server", bool(found), detail)
+    return results.record(f"{prefix}server", bool(found), detail)
 
 
 def text_position(page: Page, needle: str) -> dict[str, float] | None:
@@ -571,32 +640,471 @@ def check_search(page: Page, paths: Paths, results: Results) -> bool:
     return results.record("search", hit is not None, detail)
 
 
-def run_checks(url: str, paths: Paths, results: Results) -> None:
+# --- Nothing doubled next to the built-in Markdown features ---------------------------------
+
+INDEX_HEADINGS = ("Home", "This week", "Search engines", "Notes on notes", "Kitchen & travel")
+REFERENCE_NEEDLE = "bm25"  # first in index.md on line 14: "- Re-read [[bm25]] and compare it ..."
+REFERENCE_LINE = "Re-read [[bm25]]"
+SYMBOL_QUERY = "Fusion"  # search/hybrid-search.md: "## Fusion", "### Reciprocal Rank Fusion"
+
+
+def heading_text(label: str) -> str:
+    """A heading as either side names it: "## Fusion" (built-in), "Hybrid search › Fusion" (memlsp)."""
+    return re.sub(r"^#+\s*", "", label.split(" › ")[-1]).strip()
+
+
+def heading_counts(labels: list[str]) -> dict[str, int]:
+    return {
+        heading: sum(heading_text(label) == heading for label in labels)
+        for heading in INDEX_HEADINGS
+    }
+
+
+def focus_editor(page: Page) -> None:
+    page.keyboard.press("Escape")
+    page.locator(".monaco-editor .view-lines").first.click()
+
+
+def touch_document(page: Page) -> None:
+    """Type a space at the end and take it back: VS Code keeps a note's symbols until it changes, and
+    a provider that answered while the vault was still opening would otherwise never be asked again."""
+    focus_editor(page)
+    page.keyboard.press("Control+End")
+    page.keyboard.type(" ")
+    page.keyboard.press("Backspace")
+    time.sleep(2)
+
+
+def outline_rows(page: Page) -> list[str]:
+    rows = page.evaluate(
+        """() => {
+            for (const pane of document.querySelectorAll('.pane')) {
+                const header = pane.querySelector('.pane-header');
+                if (header && /^\\s*outline/i.test(header.innerText || '')) {
+                    return [...pane.querySelectorAll('.monaco-list-row')].map(
+                        (row) => (row.innerText || '').replace(/\\s+/g, ' ').trim());
+                }
+            }
+            return [];
+        }"""
+    )
+    return [str(row) for row in rows]
+
+
+def check_outline(page: Page, paths: Paths, results: Results, prefix: str = "") -> bool:
+    open_note(page, "index.md")
+    touch_document(page)
+    run_command(page, "Explorer: Focus on Outline View")
+
+    def settled() -> list[str]:
+        rows = outline_rows(page)
+        return rows if all(heading_counts(rows).values()) else []
+
+    rows = poll(settled, timeout=20, interval=1) or outline_rows(page)
+    time.sleep(1)  # a second provider's answer would have arrived by now
+    rows = outline_rows(page)
+    screenshot(page, paths, f"{prefix}06-outline")
+    counts = heading_counts(rows)
+    groups = [row for row in rows if row in ("memlsp", "Markdown Language Features")]
+    ok = all(n == 1 for n in counts.values()) and not groups
+    run_command(page, "View: Close Primary Side Bar")
+    return results.record(
+        f"{prefix}outline", ok, f"{len(rows)} rows {rows}; provider groups: {groups or 'none'}"
+    )
+
+
+def quick_pick_labels(page: Page) -> dict[int, tuple[str, str]]:
+    """(label, description) of each rendered quick pick row, by position."""
+    rows = page.evaluate(
+        """() => {
+            const rows = {};
+            for (const row of document.querySelectorAll('.quick-input-widget .quick-input-list .monaco-list-row')) {
+                const at = Number(row.getAttribute('aria-posinset') || 0);
+                const label = row.querySelector('.label-name');
+                const description = row.querySelector('.label-description');
+                if (at > 0) rows[at] = [label ? label.innerText.trim() : '', description ? description.innerText.trim() : ''];
+            }
+            return rows;
+        }"""
+    )
+    return {int(at): (str(label), str(description)) for at, (label, description) in rows.items()}
+
+
+def check_quick_outline(page: Page, paths: Paths, results: Results) -> bool:
+    open_note(page, "index.md")
+    touch_document(page)
+    page.keyboard.press("Control+Shift+O")
+    rows = poll(lambda: quick_pick_labels(page), timeout=10, interval=0.5) or {}
+    time.sleep(1.5)
+    rows = quick_pick_labels(page)
+    screenshot(page, paths, "07-quick-outline")
+    labels = [label for label, _ in rows.values()]
+    counts = heading_counts(labels)
+    page.keyboard.press("Escape")
+    ok = all(n == 1 for n in counts.values()) and len(labels) == len(INDEX_HEADINGS)
+    return results.record("quick-outline", ok, f"Ctrl+Shift+O rows {labels}")
+
+
+def peek_references(page: Page) -> tuple[str, list[tuple[int, str]]]:
+    """The references peek: its title and its rows as (tree level, text)."""
+    title, rows = page.evaluate(
+        """() => {
+            const widget = document.querySelector('.peekview-widget');
+            if (!widget) return ['', []];
+            const head = widget.querySelector('.peekview-title');
+            const rows = [...widget.querySelectorAll('.monaco-list-row')].map((row) =>
+                [Number(row.getAttribute('aria-level') || 0), (row.innerText || '').replace(/\\s+/g, ' ').trim()]);
+            return [head ? head.innerText.replace(/\\s+/g, ' ').trim() : '', rows];
+        }"""
+    )
+    return str(title), [(int(level), str(text)) for level, text in rows]
+
+
+def check_references(page: Page, paths: Paths, results: Results, prefix: str = "") -> bool:
+    open_note(page, "index.md")
+    focus_editor(page)
+    position = text_position(page, REFERENCE_NEEDLE)
+    if position is None:
+        return results.record(
+            f"{prefix}references", False, f"no {REFERENCE_NEEDLE!r} in the editor"
+        )
+    page.mouse.click(position["x"], position["y"])
+    page.keyboard.press("Shift+F12")
+    poll(lambda: "References (" in peek_references(page)[0], timeout=20, interval=0.5)
+    time.sleep(1)
+    title, rows = peek_references(page)
+    screenshot(page, paths, f"{prefix}08-references")
+    page.keyboard.press("Escape")
+    total = re.search(r"References \((\d+)\)", title)
+    per_file = [
+        int(m.group(1)) for level, text in rows if level == 1 and (m := re.search(r"(\d+)$", text))
+    ]
+    here = [text for level, text in rows if level == 2 and REFERENCE_LINE in text]
+    ok = (
+        bool(total)
+        and len(here) == 1
+        and total is not None
+        and sum(per_file) == int(total.group(1))
+    )
+    return results.record(
+        f"{prefix}references",
+        ok,
+        f"{title.split(' - ')[-1]!r}; the line under the cursor listed {len(here)} time(s); "
+        f"files {[text for level, text in rows if level == 1]}",
+    )
+
+
+def check_workspace_symbols(page: Page, paths: Paths, results: Results) -> bool:
+    focus_editor(page)
+    page.keyboard.press("Control+T")
+    quick_input = page.locator(".quick-input-widget input")
+    quick_input.wait_for(state="visible", timeout=15_000)
+    page.keyboard.type(SYMBOL_QUERY)
+    poll(lambda: quick_pick_labels(page), timeout=15, interval=0.5)
+    time.sleep(3)  # the slower provider's answer too
+    rows = quick_pick_labels(page)
+    screenshot(page, paths, "09-workspace-symbols")
+    page.keyboard.press("Escape")
+    # memlsp's rows say "path • container": the place is the file and the heading.
+    places = [
+        (heading_text(label), description.split(" • ")[0]) for label, description in rows.values()
+    ]
+    doubled = sorted({place for place in places if places.count(place) > 1})
+    ok = bool(places) and not doubled
+    shown = [f"{label} ({description})" for label, description in rows.values()]
+    return results.record(
+        "workspace-symbols", ok, f"Ctrl+T {SYMBOL_QUERY!r}: {shown}; twice: {doubled or 'none'}"
+    )
+
+
+# --- Settings, restart and the output channel ----------------------------------------------
+
+
+def check_settings_ui(page: Page, paths: Paths, results: Results) -> bool:
+    editor = open_user_setting(page, "memlsp.pythonPath")
+
+    def listed() -> str:
+        text = editor.inner_text()
+        return text if "Python Path" in text else ""
+
+    text = poll(listed, timeout=10, interval=0.5) or editor.inner_text()
+    screenshot(page, paths, "10-settings-user")
+    ok = "Python Path" in text and "No Settings Found" not in text
+    close_settings(page, editor)
+    return results.record(
+        "settings-ui",
+        ok,
+        "User settings list memlsp.pythonPath" if ok else f"settings editor says {text[:200]!r}",
+    )
+
+
+def notification_toasts(page: Page) -> list[str]:
+    toasts = page.evaluate(
+        """() => [...document.querySelectorAll('.notifications-toasts .notification-toast')]
+            .map((toast) => (toast.innerText || '').replace(/\\s+/g, ' ').trim())"""
+    )
+    return [str(toast) for toast in toasts]
+
+
+def check_restart(page: Page, paths: Paths, results: Results, prefix: str = "") -> bool:
+    run_command(page, "memlsp: Restart Server")
+    said = poll(
+        lambda: [t for t in notification_toasts(page) if "memlsp" in t and "running" in t],
+        timeout=60,
+        interval=0.5,
+    )
+    screenshot(page, paths, f"{prefix}11-restart")
+    ready = wait_ready(page, timeout=120)
+    detail = (
+        f"message {said[0][:200]!r}" if said else f"no message; toasts {notification_toasts(page)}"
+    )
+    return results.record(
+        f"{prefix}restart", bool(said) and bool(ready), f"{detail}; status {ready}"
+    )
+
+
+def memlsp_log(paths: Paths) -> str:
+    """The memlsp output channel, as code-server writes it to disk (every restart included)."""
+    logs = sorted(paths.user_data.glob("logs/*/exthost*/memlsp.memlsp/memlsp.log"))
+    return "".join(log.read_text(encoding="utf-8", errors="replace") for log in logs)
+
+
+def check_output_clean(paths: Paths, results: Results, prefix: str = "") -> bool:
+    text = memlsp_log(paths)
+    bad = [
+        line
+        for line in text.splitlines()
+        if "[error]" in line or "Token is already registered" in line
+    ]
+    detail = f"{len(text.splitlines())} lines, " + (
+        f"bad: {bad[:3]}" if bad else "no [error], no 'Token is already registered'"
+    )
+    return results.record(f"{prefix}output-clean", bool(text) and not bad, detail)
+
+
+@contextmanager
+def browser_page(paths: Paths, results: Results, prefix: str = "") -> Iterator[Page]:
+    """A headless Chromium page; any browser error is a failed check, with a screenshot."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
         )
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.set_default_timeout(30_000)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.set_default_timeout(30_000)
-            open_workbench(page, url, paths)
-            screenshot(page, paths, "00-workbench")
-            opened = open_note(page, "index.md")
-            screenshot(page, paths, "01-index")
-            if not results.record("open", opened, f"active tab: {active_tab_title(page)!r}"):
-                return
-            check_server(page, paths, results)
-            check_hover(page, paths, results)
-            check_definition(page, paths, results)
-            check_search(page, paths, results)
+            yield page
         except Exception as error:  # any browser error is a failed run
             with suppress(Exception):
-                screenshot(page, paths, "99-error")
-            results.record("browser", False, f"{type(error).__name__}: {error}")
+                screenshot(page, paths, f"{prefix}99-error")
+            results.record(f"{prefix}browser", False, f"{type(error).__name__}: {error}")
         finally:
             browser.close()
+
+
+def open_index(page: Page, url: str, paths: Paths, results: Results, prefix: str = "") -> bool:
+    open_workbench(page, url, paths)
+    screenshot(page, paths, f"{prefix}00-workbench")
+    opened = open_note(page, "index.md")
+    screenshot(page, paths, f"{prefix}01-index")
+    return results.record(f"{prefix}open", opened, f"active tab: {active_tab_title(page)!r}")
+
+
+def run_checks(url: str, paths: Paths, results: Results) -> None:
+    with browser_page(paths, results) as page:
+        if not open_index(page, url, paths, results):
+            return
+        check_server(page, paths, results)
+        check_settings_ui(page, paths, results)
+        check_outline(page, paths, results)
+        check_quick_outline(page, paths, results)
+        check_references(page, paths, results)
+        check_workspace_symbols(page, paths, results)
+        open_note(page, "index.md")
+        check_hover(page, paths, results)
+        check_definition(page, paths, results)
+        check_search(page, paths, results)
+        page.keyboard.press("Escape")
+        check_restart(page, paths, results)
+    check_output_clean(paths, results)
+
+
+# --- The newcomer's run: no settings, memlsp only in the folder's .venv ---------------------
+
+NEWCOMER = "newcomer-"
+PACKAGE_FILES = ("pyproject.toml", "README.md", "memlsp")
+
+
+def newcomer_paths(main: Paths) -> Paths:
+    build = main.build / "newcomer"
+    build.mkdir(parents=True, exist_ok=True)
+    tools = build / "tools"
+    if not tools.exists():
+        tools.symlink_to(main.tools)
+    return Paths(build, shots=main.screenshots)
+
+
+def install_into_vault_venv(paths: Paths, python: str) -> Path:
+    """`python3 -m venv .venv && .venv/bin/pip install <checkout>` in the vault, as the README says.
+    The checkout is a copy of the package's files: building in place would write to the repository."""
+    checkout = paths.build / "memlsp-checkout"
+    if checkout.exists():
+        shutil.rmtree(checkout)
+    checkout.mkdir()
+    for name in PACKAGE_FILES:
+        source = REPO_DIR / name
+        if source.is_dir():
+            shutil.copytree(source, checkout / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, checkout / name)
+    venv = paths.vault / ".venv"
+    run([python, "-m", "venv", str(venv)])
+    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    run([str(bin_dir / "pip"), "install", "--disable-pip-version-check", "-q", str(checkout)])
+    return bin_dir / "python"
+
+
+def path_without_memlsp(path: str) -> str:
+    """PATH without the folders that hold a `memlsp` (the shell running this may have one)."""
+    kept = [d for d in path.split(os.pathsep) if d and not (Path(d) / "memlsp").exists()]
+    return os.pathsep.join(kept)
+
+
+def newcomer_env(paths: Paths) -> dict[str, str]:
+    env = node_env(paths)
+    env["PATH"] = path_without_memlsp(env["PATH"])
+    env.pop("VIRTUAL_ENV", None)
+    # No memlsp.cache_dir setting: the index goes to the per-user cache, a fresh one here.
+    env["XDG_CACHE_HOME"] = str(paths.build / "cache")
+    return env
+
+
+def login_shell_memlsp() -> str:
+    """`memlsp` on the login shell's PATH, which the extension host may take its PATH from."""
+    with suppress(OSError, subprocess.SubprocessError):
+        found = subprocess.run(
+            ["bash", "-lc", "command -v memlsp"], capture_output=True, text=True, timeout=20
+        )
+        return found.stdout.strip()
+    return ""
+
+
+def write_note(paths: Paths, number: int) -> Path:
+    note = paths.vault / "inbox" / f"newcomer-{number}.md"
+    note.write_text(
+        f"# Written outside the editor, number {number}\n\n"
+        f"A note the file watcher finds and the server indexes and embeds (run {number}).\n",
+        encoding="utf-8",
+    )
+    return note
+
+
+def notes_in_status(text: str) -> int | None:
+    found = re.search(r"Ready: ([\d,]+) notes", text)
+    return int(found.group(1).replace(",", "")) if found else None
+
+
+def check_embedding_run(page: Page, paths: Paths, results: Results, number: int) -> bool:
+    before = notes_in_status(memlsp_status_text(page)[0])
+    write_note(paths, number)
+    expect = f"Ready: {before + 1:,} notes" if before is not None else "Ready"
+    seen_busy = poll(lambda: "sync~spin" in memlsp_status_text(page)[1], timeout=10, interval=0.2)
+    ready = wait_ready(page, timeout=120, expect=expect)
+    screenshot(page, paths, f"{NEWCOMER}12-embedding-{number}")
+    detail = f"note {number} written; busy seen: {bool(seen_busy)}; status {ready or memlsp_status_text(page)}"
+    return results.record(f"{NEWCOMER}embedding-{number}", bool(ready), detail)
+
+
+def check_server_from_venv(page: Page, paths: Paths, results: Results, python: Path) -> bool:
+    ready = wait_ready(page, timeout=240)
+    screenshot(page, paths, f"{NEWCOMER}02-server-ready")
+    started = f"starting {python} -m memlsp --stdio (from .venv in the workspace folder {paths.vault.name})"
+    logged = started in memlsp_log(paths)
+    results.record(f"{NEWCOMER}ready", bool(ready), f"status {ready or memlsp_status_text(page)}")
+    lines = [line for line in memlsp_log(paths).splitlines() if "starting " in line]
+    return results.record(f"{NEWCOMER}server-from-venv", logged, f"output: {lines[:2]}")
+
+
+def open_user_setting(page: Page, name: str) -> Locator:
+    """The Settings editor on its User tab, searched for one setting; returns the editor."""
+    run_command(page, "Preferences: Open User Settings")
+    editor = page.locator(".settings-editor")
+    editor.wait_for(state="visible", timeout=15_000)
+    time.sleep(1)
+    page.keyboard.type(name)
+    return editor
+
+
+def close_settings(page: Page, editor: Locator) -> None:
+    # VS Code 1.139 shows Settings as a modal: Escape clears the search, then closes it.
+    for _ in range(4):
+        if not editor.is_visible():
+            return
+        page.keyboard.press("Escape")
+        time.sleep(0.5)
+    if editor.is_visible():
+        run_command(page, "View: Close Editor")
+
+
+def check_relative_python_path(page: Page, paths: Paths, results: Results, python: Path) -> bool:
+    """`.venv/bin/python` typed into memlsp.pythonPath on the User tab: the server restarts from it."""
+    relative = python.relative_to(paths.vault).as_posix()
+    editor = open_user_setting(page, "memlsp.pythonPath")
+    field = editor.locator(".setting-item", has_text="Python Path").locator("input").first
+    field.wait_for(state="visible", timeout=15_000)
+    field.fill(relative)
+    page.keyboard.press("Tab")
+    started = (
+        f"starting {python} -m memlsp --stdio (from the setting memlsp.pythonPath ({relative}))"
+    )
+    logged = poll(lambda: started in memlsp_log(paths), timeout=60, interval=1)
+    screenshot(page, paths, f"{NEWCOMER}13-relative-pythonPath")
+    close_settings(page, editor)
+    ready = wait_ready(page, timeout=120)
+    user_file = paths.user_data / "User" / "settings.json"
+    in_user = relative in user_file.read_text(encoding="utf-8")
+    errors = [line for line in memlsp_log(paths).splitlines() if "cannot import" in line]
+    detail = (
+        f"User settings.json has it: {in_user}; output has {started!r}: {bool(logged)}; "
+        f"status {ready}; errors {errors[:2] or 'none'}"
+    )
+    return results.record(
+        f"{NEWCOMER}relative-pythonPath", bool(logged) and bool(ready) and in_user, detail
+    )
+
+
+def run_newcomer(main: Paths, vsix: Path, python: str, port: int, results: Results) -> None:
+    paths = newcomer_paths(main)
+    reset_code_server_data(paths)
+    prepare_vault(paths)
+    started = time.monotonic()
+    venv_python = install_into_vault_venv(paths, python)
+    results.record(
+        f"{NEWCOMER}venv",
+        venv_python.exists(),
+        f"memlsp installed into {venv_python.parent.parent} in {time.monotonic() - started:.0f} s",
+    )
+    write_user_settings(paths, {})
+    install_vsix(paths, vsix)
+    env = newcomer_env(paths)
+    on_login_path = login_shell_memlsp()
+    log(f"memlsp on code-server's PATH: none; on the login shell's PATH: {on_login_path or 'none'}")
+    with (
+        code_server(paths, port or free_port(), env=env) as url,
+        browser_page(paths, results, NEWCOMER) as page,
+    ):
+        if not open_index(page, url, paths, results, NEWCOMER):
+            return
+        check_server_from_venv(page, paths, results, venv_python)
+        check_outline(page, paths, results, NEWCOMER)
+        check_references(page, paths, results, NEWCOMER)
+        focus_editor(page)
+        check_embedding_run(page, paths, results, 1)
+        check_embedding_run(page, paths, results, 2)
+        check_relative_python_path(page, paths, results, venv_python)
+        check_restart(page, paths, results, NEWCOMER)
+    check_output_clean(paths, results, NEWCOMER)
 
 
 # --- Main ----------------------------------------------------------------------------------
@@ -618,23 +1126,38 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--skip-install", action="store_true", help="do not install apt/npm/pip packages"
     )
+    parser.add_argument(
+        "--only", choices=("main", "newcomer"), help="run one of the two runs (default: both)"
+    )
     return parser.parse_args(argv)
+
+
+def run_main(paths: Paths, vsix: Path, python: str, port: int, results: Results) -> None:
+    reset_code_server_data(paths)
+    prepare_vault(paths)
+    write_user_settings(paths, main_settings(paths, python))
+    install_vsix(paths, vsix)
+    with code_server(paths, port or free_port()) as url:
+        run_checks(url, paths, results)
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     paths = Paths(args.build_dir.resolve())
     results = Results()
+    runs = {"main": run_main, "newcomer": run_newcomer}
     try:
         if not args.skip_install:
             install_all(paths)
-        vsix = build_vsix()
-        reset_code_server_data(paths)
-        prepare_vault(paths)
-        write_user_settings(paths, args.python)
-        install_vsix(paths, vsix)
-        with code_server(paths, args.port or free_port()) as url:
-            run_checks(url, paths, results)
+        vsix = build_vsix(paths)
+        if paths.screenshots.exists():
+            shutil.rmtree(paths.screenshots)
+        for name, run_one in runs.items():
+            if args.only in (None, name):
+                try:
+                    run_one(paths, vsix, args.python, args.port, results)
+                except ProofError as error:
+                    results.record(f"{name}-setup", False, str(error))
     except ProofError as error:
         results.record("setup", False, str(error))
     log(f"screenshots in {paths.screenshots}")
