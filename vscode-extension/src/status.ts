@@ -162,7 +162,7 @@ export function statusItems(status: StatusResponse): StatusItemView[] {
       {
         key: "",
         kind: "ready",
-        text: "$(circle-slash) memlsp: no vault open",
+        text: "$(circle-outline) memlsp: no vault open",
         tooltip: "memlsp: no vault is open. Open a folder with Markdown notes.",
       },
     ];

@@ -70,7 +70,7 @@ test("an older server without summary gets the same plain words from the counts"
 });
 
 test("no vault: one item that says so", () => {
-  assert.deepEqual(texts(status()), ["$(circle-slash) memlsp: no vault open"]);
+  assert.deepEqual(texts(status()), ["$(circle-outline) memlsp: no vault open"]);
   assert.match(statusLines(status())[1] ?? "", /No vault open/);
 });
 
