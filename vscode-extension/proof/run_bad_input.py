@@ -8,6 +8,9 @@ user-data dir and code-server instance (under build/bad/<check>/):
                    notification naming memlsp and what was tried; Quick Open still works
   crash-on-start   server.command /bin/false: an error notification, and after 30 s the
                    notification count stays small (bounded restarts); the editor still opens files
+  not-found        no memlsp settings, no .venv, memlsp not on PATH: one error naming each way
+                   tried with Open Settings and How to Install, which shows the real commands (a
+                   venv and pip install of a checkout); Restart Server shows the error again
   no-markdown      a folder with only a .txt file: no memlsp error within 20 s, status bar not error
   multi-root       a .code-workspace with two copies of fixtures/vault: server ready and
                    Search Vault "tantivy" lists results from both roots
@@ -113,10 +116,11 @@ def with_browser(
     body: Callable[[Page, str], tuple[bool, str]],
     main: rp.Paths,
     name: str,
+    env: dict[str, str] | None = None,
 ) -> tuple[bool, str]:
     from playwright.sync_api import sync_playwright
 
-    with rp.code_server(paths, rp.free_port()) as url, sync_playwright() as playwright:
+    with rp.code_server(paths, rp.free_port(), env) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=rp.CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
         )
@@ -165,6 +169,54 @@ def check_no_memlsp(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]
         )
 
     return with_browser(f"/?folder={paths.vault}", paths, body, main, name)
+
+
+def check_not_found(main: rp.Paths, vsix: Path, _python: str) -> tuple[bool, str]:
+    name = "not-found"
+    paths = check_paths(main, name)
+    rp.prepare_vault(paths)
+    rp.write_user_settings(paths, {})
+    rp.install_vsix(paths, vsix)
+
+    def error_toasts(page: Page) -> list[str]:
+        return [t for t in rp.notification_toasts(page) if "cannot find the memlsp" in t]
+
+    def body(page: Page, _url: str) -> tuple[bool, str]:
+        rp.open_note(page, "index.md")
+        first = rp.poll(lambda: error_toasts(page), timeout=40, interval=1) or []
+        toast = page.locator(".notifications-toasts .notification-toast", has_text="cannot find")
+        buttons = [b.strip() for b in toast.locator(".monaco-button").all_inner_texts()]
+        shot(page, main, name)
+        toast.locator(".monaco-button", has_text="How to Install").first.click()
+        dialog = page.locator(".monaco-dialog-box")
+        dialog.wait_for(state="visible", timeout=10_000)
+        steps = dialog.inner_text()
+        shot(page, main, f"{name}-how-to-install")
+        page.keyboard.press("Escape")
+        time.sleep(1)
+        rp.run_command(page, "memlsp: Restart Server")
+        again = rp.poll(lambda: error_toasts(page), timeout=40, interval=1) or []
+        shot(page, main, f"{name}-restart")
+        from_pypi = " ".join(["pip", "install", "memlsp"])
+        shows_commands = (
+            "-m venv .venv" in steps and "pip install <path of the memlsp checkout>" in steps
+        )
+        ok = (
+            len(first) == 1
+            and "Tried:" in first[0]
+            and ".venv or venv in" in first[0]
+            and buttons[:2] == ["Open Settings", "How to Install"]
+            and shows_commands
+            and from_pypi not in steps + first[0]
+            and len(again) == 1
+        )
+        return ok, (
+            f"error {first[0][:260] if first else None!r}; buttons {buttons}; How to Install shows "
+            f"the commands: {shows_commands} ({' / '.join(steps.splitlines()[:4])!r}); after Restart "
+            f"Server: {len(again)} error toast(s)"
+        )
+
+    return with_browser(f"/?folder={paths.vault}", paths, body, main, name, rp.newcomer_env(paths))
 
 
 def check_crash(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]:
@@ -309,6 +361,7 @@ def both_roots(rows: dict[int, str]) -> bool:
 
 CHECKS = {
     "no-memlsp": check_no_memlsp,
+    "not-found": check_not_found,
     "crash-on-start": check_crash,
     "no-markdown": check_no_markdown,
     "multi-root": check_multi_root,
