@@ -7,6 +7,7 @@ drives the editor with Playwright. Two runs, each in a fresh profile:
 
 main (memlsp.pythonPath in User settings only, as a remote window reads them)
   server      the memlsp status bar item reaches Ready
+  one-status-item  no second progress item (the server's $/progress) while it opens
   settings-ui the Settings editor lists memlsp.pythonPath under User (not "No Settings Found")
   outline     the Outline view lists each heading of index.md once, with no provider group
   quick-outline  Ctrl+Shift+O lists each heading once
