@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memlsp.engine import Engine
-from memlsp.model import Heading, Link, LinkStatus, Span
+from memlsp.model import Heading, Link, LinkStatus, Note, Span
 from memlsp.navigation.places import Place, target_place
-from memlsp.parse.markdown import split_lines, strip_markup
+from memlsp.parse.markdown import parse_markdown, split_lines, strip_markup
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,13 +30,24 @@ class _Open:
 
 
 def outline(engine: Engine, path: str) -> list[Section]:
-    """Nested headings; a level skipped (H1 then H3) nests the H3 under the H1."""
+    """Nested headings of an indexed note; a level skipped (H1 then H3) nests the H3 under the H1."""
     with engine.lock:
         note = engine.graph.notes.get(path)
     if note is None or not note.headings:
         return []
     text = engine.read(path)
-    lines = split_lines(text) if text is not None else []
+    return _nest(note, split_lines(text) if text is not None else [])
+
+
+def outline_of_text(path: str, text: str) -> list[Section]:
+    """The outline of an editor's buffer, parsed now: it needs no index, so a note just opened
+    (or one outside every vault, or while the vault is still opening) has its outline at once."""
+    return _nest(parse_markdown(path, text), split_lines(text))
+
+
+def _nest(note: Note, lines: list[str]) -> list[Section]:
+    if not note.headings:
+        return []
     last = max(note.line_count, len(lines)) - 1
     stack: list[_Open] = []
     top: list[Section] = []

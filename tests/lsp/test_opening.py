@@ -53,6 +53,20 @@ async def test_requests_while_the_vault_opens_are_marked_incomplete(
         assert not await raw_client.text_document_definition_async(
             types.DefinitionParams(document, types.Position(2, 12))
         )
+    # The outline comes from the buffer itself: a note opened now has it at once.
+    raw_client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(
+                uri=document.uri, language_id="markdown", version=1, text="# Alpha\n\n## Two\n"
+            )
+        )
+    )
+    symbols = await raw_client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(document)
+    )
+    assert [(s.name, [c.name for c in s.children or []]) for s in symbols or []] == [
+        ("Alpha", ["Two"])
+    ]
     told = [m.message for m in raw_client.log_messages if "answers may be incomplete" in m.message]
     assert told == ["memlsp: vault is still opening; answers may be incomplete until it is ready"]
 

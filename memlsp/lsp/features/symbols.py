@@ -9,9 +9,9 @@ from lsprotocol import types
 
 from memlsp.engine import Engine
 from memlsp.lsp import convert
-from memlsp.lsp.server import MemlspServer, Note
+from memlsp.lsp.server import MemlspServer
 from memlsp.model import SearchRequest
-from memlsp.navigation.outline import outline
+from memlsp.navigation.outline import Section, outline, outline_of_text
 from memlsp.navigation.symbols import most_linked
 
 
@@ -30,11 +30,16 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def document_symbol(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        def work(note: Note) -> list[types.DocumentSymbol]:
-            sections = outline(note.engine, note.path)
+        def symbols(sections: list[Section]) -> list[types.DocumentSymbol]:
             return [convert.document_symbol(section, server.encoding) for section in sections]
 
-        return await server.in_note(params.text_document.uri, work, [])
+        uri = params.text_document.uri
+        document = server.document(uri)
+        if document is not None:  # the buffer as it is now, whether or not it is indexed yet
+            path = convert.path_of(uri)
+            name = path.name if path is not None else uri
+            return symbols(await server.run(partial(outline_of_text, name, document.source)))
+        return await server.in_note(uri, lambda note: symbols(outline(note.engine, note.path)), [])
 
 
 def _symbols(engine: Engine, root: Path, query: str, limit: int) -> list[types.WorkspaceSymbol]:
