@@ -31,7 +31,8 @@ class Settings:
     note_suffixes: tuple[str, ...] = (".md", ".markdown")
     record_suffixes: tuple[str, ...] = (".jsonl",)
     exclude: tuple[str, ...] = ()  # folder or file names skipped anywhere, besides dot-folders
-    candidate_multiplier: int = 5
+    # How many candidates each side ranks before fusion, whatever the number of results wanted:
+    # a deeper list for a larger `limit` would change which results come first.
     max_candidates: int = 200
     expand_limit: int = 10
     symbol_limit: int = 100  # most workspace/symbol results
@@ -60,6 +61,12 @@ class Settings:
 
 DEFAULTS = Settings()
 
+# Settings of earlier releases, with why they went: a user who still sets one is told so.
+RETIRED = {
+    "candidate_multiplier": "each side ranks max_candidates candidates, so the first results do "
+    "not depend on how many are asked for",
+}
+
 # Settings a user may give, with the type each must have. The names are the same everywhere:
 # `initializationOptions`, `workspace/didChangeConfiguration` (under "memlsp"), the user config
 # file, and (all but USER_ONLY) `.memlsp.toml`.
@@ -67,7 +74,6 @@ USER_SETTINGS: dict[str, type] = {
     "max_chunk_tokens": int,
     "max_file_bytes": int,
     "exclude": list,
-    "candidate_multiplier": int,
     "max_candidates": int,
     "expand_limit": int,
     "symbol_limit": int,
@@ -114,6 +120,9 @@ def settings_from(
     for key, given in options.items():
         value: Any = given
         wanted = USER_SETTINGS.get(key)
+        if key in RETIRED:
+            problems.append(f"setting {key!r} is no longer used ({RETIRED[key]}); ignored")
+            continue
         if wanted is None:
             problems.append(f"unknown setting {key!r} ignored")
             continue

@@ -273,3 +273,12 @@ def test_a_vault_whose_own_path_is_not_utf8_gets_a_cache(tmp_path: Path) -> None
     first = cache_dir_for(vault, Settings(cache_dir=tmp_path / "cache"))
     assert first == cache_dir_for(vault, Settings(cache_dir=tmp_path / "cache"))
     assert first.parent == (tmp_path / "cache").resolve()
+
+
+def test_a_retired_setting_is_named_as_such_and_ignored() -> None:
+    settings, problems = settings_from({"candidate_multiplier": 5})
+    assert settings == Settings()
+    assert problems == [
+        "setting 'candidate_multiplier' is no longer used (each side ranks max_candidates "
+        "candidates, so the first results do not depend on how many are asked for); ignored"
+    ]

@@ -20,13 +20,14 @@ from memlsp.vault.graph import LinkGraph
 
 
 def candidate_count(request: SearchRequest, settings: Settings) -> int:
-    return min(settings.max_candidates, max(1, request.limit) * settings.candidate_multiplier)
+    """The same depth for every `limit` up to it: `--limit 1` gives the first of `--limit 10`."""
+    return max(settings.max_candidates, request.limit)
 
 
 def vector_candidates(request: SearchRequest, settings: Settings) -> int:
     """How many nearest chunks to ask the store for: a date filter drops some of them."""
     if request.start_date or request.end_date:
-        return settings.max_candidates * 4
+        return candidate_count(request, settings) * 4
     return candidate_count(request, settings)
 
 

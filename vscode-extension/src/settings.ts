@@ -8,7 +8,6 @@ export const SERVER_SETTINGS = [
   "max_chunk_tokens",
   "max_file_bytes",
   "exclude",
-  "candidate_multiplier",
   "max_candidates",
   "expand_limit",
   "symbol_limit",
