@@ -74,3 +74,58 @@ def batch_search(
         run[qid] = [str(result.get("path", "")) for result in answer.get("results", [])]
         errors.extend(f"{qid}: {w}" for w in answer.get("warnings", []))
     return seconds, run, errors
+
+
+# The evidence a dump keeps of each result: enough to replay a fusion from the two sides' ranks
+# and scores without running the search again.
+DUMP_FIELDS = (
+    "path", "start_line", "score", "keyword_score", "keyword_rank", "vector_score", "vector_rank",
+)  # fmt: skip
+
+
+def batch_results(
+    vault: Path,
+    cache: Path,
+    queries: Path,
+    mode: str,
+    limit: int,
+    embedder: str | None = None,
+) -> tuple[float, dict[str, list[dict[str, object]]], list[str]]:
+    """One `memlsp search --queries` run: (seconds, {query id: [result objects, best first]},
+    errors). With no embedder the CLI's default is used, as a user runs it."""
+    chosen = ("--embedder", embedder) if embedder else ()
+    seconds, output = memlsp(
+        "search", vault, "--queries", queries, "--json", "--limit", str(limit), "--no-expand",
+        "--mode", mode, *chosen, "--cache-dir", cache,
+    )  # fmt: skip
+    run: dict[str, list[dict[str, object]]] = {}
+    errors: list[str] = []
+    for line in output.splitlines():
+        if not line.strip():
+            continue
+        answer = json.loads(line)
+        qid = str(answer.get("id"))
+        if "error" in answer:
+            errors.append(f"{qid}: {answer['error']}")
+            continue
+        run[qid] = list(answer.get("results", []))
+        errors.extend(f"{qid}: {w}" for w in answer.get("warnings", []))
+    return seconds, run, errors
+
+
+def result_paths(run: dict[str, list[dict[str, object]]]) -> dict[str, list[str]]:
+    """{query id: [result paths, best first]}, chunks of one note repeated as they come."""
+    return {qid: [str(r.get("path", "")) for r in results] for qid, results in run.items()}
+
+
+def dump_results(results: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The results in order, each cut to the fields of `DUMP_FIELDS`."""
+    return [{name: result.get(name) for name in DUMP_FIELDS} for result in results]
+
+
+def write_dump(path: Path, records: list[dict[str, object]]) -> None:
+    """A JSON array with one query's record per line, so it reads as JSON and greps as lines."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = (json.dumps(record, ensure_ascii=False) for record in records)
+    path.write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
+    print(f"dump: {len(records)} queries written to {path}")

@@ -58,3 +58,19 @@ def evaluate(run: Run, qrels: Qrels, ndcg_k: int = 10, recall_k: int = 100) -> d
         recall += recall_at_k(ranked, qrels[qid], recall_k)
     count = len(queries)
     return {f"ndcg@{ndcg_k}": ndcg / count, f"recall@{recall_k}": recall / count, "queries": count}
+
+
+def evaluate_groups(
+    run: Run,
+    qrels: Qrels,
+    groups: Mapping[str, Sequence[str]],
+    ndcg_k: int = 10,
+    recall_k: int = 10,
+) -> dict[str, dict[str, float]]:
+    """`evaluate` over each named group of query ids (a group of no judged query scores 0)."""
+    return {
+        name: evaluate(
+            {q: run.get(q, ()) for q in ids}, {q: qrels[q] for q in ids}, ndcg_k, recall_k
+        )
+        for name, ids in groups.items()
+    }
