@@ -11,7 +11,7 @@ vault is embedded once), then ONE batch `memlsp search --queries FILE --json --l
 --no-expand --mode M` per mode. A note counts once, at the rank of its best chunk. `--dump FILE`
 writes every query's results of each mode with the evidence of both sides, for tuning the fusion
 offline. A set whose vault is absent is skipped with a message. Every judged path must exist in
-its vault, or the run stops before searching.
+its vault, or the run stops before searching (`--check` checks only that).
 """
 
 from __future__ import annotations
@@ -172,6 +172,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--embedder", help="pass --embedder E (default: memlsp's default)")
     parser.add_argument("--dump", type=Path, help="write every query's results here (JSON)")
+    parser.add_argument(
+        "--check", action="store_true", help="only check that every judged note exists, then stop"
+    )
     return parser.parse_args(argv)
 
 
@@ -189,6 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         vault = args.vaults / qset.name
         if not vault.is_dir():
             print(f"{qset.name}: vault not found ({vault}); skipped. Pass --vaults DIR.")
+            continue
+        if args.check:
+            check_relevant(vault, read_questions(qset.queries), qset.queries)
+            print(f"{qset.name}: every judged note exists")
             continue
         args.cache_dir.mkdir(parents=True, exist_ok=True)
         all_scores[qset.name] = run_set(qset, vault, args.cache_dir, args.embedder, records)
