@@ -15,6 +15,7 @@ from pathlib import Path
 import tantivy
 
 from memlsp.model import Chunk
+from memlsp.parse.stopwords import COMMON_WORDS
 from memlsp.parse.tokens import segment, separate_cjk
 
 FORMAT_VERSION = 1
@@ -114,6 +115,10 @@ class KeywordIndex:
     def __init__(self, directory: Path | None, *, writable: bool = True) -> None:
         self.analyzer = _analyzer()
         self.schema = _schema()
+        # As the analyzer leaves them: stemmed ("does" -> "doe"), Chinese words whole.
+        self.common_terms = frozenset(
+            term for word in COMMON_WORDS for term in self.analyzer.analyze(word)
+        )
         self.rebuilt_reason: str | None = None
         self.read_only = not writable
         self._index = self._open(directory)
@@ -214,6 +219,15 @@ class KeywordIndex:
         prepared = segment(text) if segment_cjk else separate_cjk(text)
         return list(dict.fromkeys(self.analyzer.analyze(prepared)))
 
+    def query_terms(self, text: str) -> list[str]:
+        """The terms of a query that decide its keyword candidates: common words left out (a
+        query made only of them keeps them all)."""
+        return self.deciding_terms(self.terms(text))
+
+    def deciding_terms(self, terms: list[str]) -> list[str]:
+        kept = [term for term in terms if term not in self.common_terms]
+        return kept or terms
+
     def search(
         self,
         terms: list[str],
@@ -222,6 +236,8 @@ class KeywordIndex:
         start_date: str | None = None,
         end_date: str | None = None,
     ) -> list[KeywordHit]:
+        """Chunks matching any of `terms` but the common words among them (`deciding_terms`)."""
+        terms = self.deciding_terms(terms)
         if not terms or limit <= 0:
             return []
         clauses = [
