@@ -90,6 +90,11 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--no-expand", action="store_true", help="leave out linked notes")
     search.add_argument("--budget-tokens", type=int, help="keep results while they fit this budget")
     search.add_argument(
+        "--sections",
+        action="store_true",
+        help="list each matching section (by default a note once, at its best section)",
+    )
+    search.add_argument(
         "--json", action="store_true", help="JSON with the evidence for each result"
     )
 
@@ -330,6 +335,7 @@ def _request(args: argparse.Namespace, query: str, overrides: dict[str, Any]) ->
         "expand": not args.no_expand,
         "budget_tokens": args.budget_tokens,
         "mode": args.mode,
+        "sections": args.sections,
     }
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
     try:

@@ -221,9 +221,21 @@ class SearchRequest:
     expand: bool = True
     budget_tokens: int | None = None
     mode: str = "hybrid"  # one of SEARCH_MODES
+    sections: bool = False  # list each matching section; by default a note once, at its best
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")
+
+
+@dataclass(frozen=True, slots=True)
+class OtherSection:
+    """Another section of a result's note that matched too, below the result's own."""
+
+    start_line: int
+    end_line: int
+    heading: str
+    breadcrumb: tuple[str, ...]
+    score: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +254,7 @@ class Hit:
     outlinks: tuple[Neighbour, ...] = ()
     inlinks: tuple[Neighbour, ...] = ()
     source: str = "hit"
+    other_sections: tuple[OtherSection, ...] = ()  # of the same note, best first
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,13 @@ from collections.abc import Hashable, Sequence
 from memlsp.config import Settings
 from memlsp.index.keyword import KeywordIndex
 from memlsp.index.vectors import VectorHit
-from memlsp.model import Chunk, Hit, SearchCounts, SearchRequest, SearchResponse
+from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, SearchResponse
 from memlsp.parse.tokens import has_cjk
 from memlsp.search.expand import expand_hits, within_budget
-from memlsp.search.fusion import fuse
+from memlsp.search.fusion import Fused, fuse
 from memlsp.vault.graph import LinkGraph
+
+OTHER_SECTIONS = 5  # most other matching sections attached to a note's result
 
 
 def candidate_count(request: SearchRequest, settings: Settings) -> int:
@@ -43,7 +45,7 @@ def search(
     count = candidate_count(request, settings)
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
-    terms = keyword.terms(request.query)
+    terms = keyword.query_terms(request.query)  # common words do not decide the candidates
     keyword_hits = []
     if use_keyword:
         keyword_hits = keyword.search(
@@ -72,9 +74,10 @@ def search(
     )
     cjk = any(map(has_cjk, terms))
     hits = []
-    for item in fused:
-        if item.score < request.min_score:
-            continue  # fused scores fall with rank: min_score drops the tail, whatever the mode
+    kept = [item for item in fused if item.score >= request.min_score]
+    # fused scores fall with rank: min_score drops the tail, whatever the mode
+    chosen, others = (kept, {}) if request.sections else _one_per_note(kept, chunks)
+    for item in chosen:
         key = str(item.key)
         ranks = dict(zip(sides, item.ranks, strict=True))
         hits.append(
@@ -89,6 +92,7 @@ def search(
                 cjk,
                 keyword,
                 graph,
+                others.get(chunks[key].path, ()),
             )
         )
         if len(hits) == request.limit:
@@ -98,6 +102,26 @@ def search(
     hits = within_budget(hits, request.budget_tokens)
     counts = SearchCounts(keyword=len(keyword_scores), vector=len(similarities), hybrid=both)
     return SearchResponse(request.query, tuple(hits), counts, request.mode, tuple(warnings))
+
+
+def _one_per_note(
+    fused: list[Fused], chunks: dict[str, Chunk]
+) -> tuple[list[Fused], dict[str, tuple[OtherSection, ...]]]:
+    """Each note once, at its best section; its other matching sections, best first, by path."""
+    best: list[Fused] = []
+    others: dict[str, list[OtherSection]] = {}
+    for item in fused:
+        chunk = chunks[str(item.key)]
+        if chunk.path not in others:
+            others[chunk.path] = []
+            best.append(item)
+        elif len(others[chunk.path]) < OTHER_SECTIONS:
+            others[chunk.path].append(
+                OtherSection(
+                    chunk.start_line, chunk.end_line, chunk.heading, chunk.breadcrumb, item.score
+                )
+            )
+    return best, {path: tuple(sections) for path, sections in others.items()}
 
 
 def _in_dates(graph: LinkGraph, path: str, request: SearchRequest) -> bool:
@@ -121,6 +145,7 @@ def _hit(
     cjk: bool,
     keyword: KeywordIndex,
     graph: LinkGraph,
+    other_sections: tuple[OtherSection, ...] = (),
 ) -> Hit:
     note = graph.notes.get(chunk.path)
     title = note.title if note else chunk.breadcrumb[0]
@@ -139,4 +164,5 @@ def _hit(
         matched_terms=tuple(term for term in terms if term in present),
         title=title,
         date=note.date if note else None,
+        other_sections=other_sections,
     )

@@ -42,6 +42,16 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "text": chunk.text,
         "outlinks": [neighbour_json(n) for n in hit.outlinks],
         "inlinks": [neighbour_json(n) for n in hit.inlinks],
+        "other_sections": [
+            {
+                "start_line": other.start_line,
+                "end_line": other.end_line,
+                "heading": other.heading,
+                "breadcrumb": list(other.breadcrumb),
+                "score": other.score,
+            }
+            for other in hit.other_sections
+        ],
     }
 
 
@@ -75,6 +85,12 @@ def hit_text(hit: Hit) -> str:
     parts = [header, " › ".join(chunk.breadcrumb), chunk.text]
     if hit.matched_terms:
         parts.append("matched: " + ", ".join(hit.matched_terms))
+    if hit.other_sections:
+        places = (
+            f"{o.start_line}-{o.end_line}" + (f" {o.heading}" if o.heading else "")
+            for o in hit.other_sections
+        )
+        parts.append("also matched: " + "; ".join(places))
     for label, neighbours in (("outlinks", hit.outlinks), ("inlinks", hit.inlinks)):
         if neighbours:
             parts.append(f"{label} ({len(neighbours)}):")

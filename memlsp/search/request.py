@@ -17,6 +17,7 @@ FIELDS = (
     "expand",
     "budget_tokens",
     "mode",
+    "sections",
 )
 
 
@@ -34,6 +35,9 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     expand = values.get("expand", True)
     if not isinstance(expand, bool):
         raise ValueError("'expand' must be true or false")
+    sections = values.get("sections", False)
+    if not isinstance(sections, bool):
+        raise ValueError("'sections' must be true or false")
     mode = values.get("mode") or "hybrid"
     if mode not in SEARCH_MODES:
         raise ValueError(f"'mode' must be one of {', '.join(SEARCH_MODES)}, not {mode!r}")
@@ -46,6 +50,7 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         expand=expand,
         budget_tokens=budget,
         mode=mode,
+        sections=sections,
     )
 
 

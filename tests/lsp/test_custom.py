@@ -40,6 +40,7 @@ RESULT_FIELDS = {
     "text",
     "outlinks",
     "inlinks",
+    "other_sections",
 }
 
 
