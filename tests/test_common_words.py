@@ -51,7 +51,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
 
 
 def ranking(engine: Engine, query: str) -> list[str]:
-    request = SearchRequest(query=query, mode="keyword", expand=False, sections=True)
+    request = SearchRequest(query=query, mode="keyword", expand=False)
     return [hit.chunk.path for hit in engine.search(request).hits]
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import tantivy
 
 from memlsp.model import Chunk
+from memlsp.parse.prose import without_blobs
 from memlsp.parse.stopwords import COMMON_WORDS
 from memlsp.parse.tokens import segment, separate_cjk
 
@@ -65,7 +66,7 @@ def prepare_documents(fields: NoteFields, chunks: list[Chunk]) -> list[ChunkDocu
     return [
         ChunkDocument(
             chunk=chunk,
-            text=segment(chunk.text),
+            text=segment(without_blobs(chunk.text)),  # nothing to find in encoded data
             title=title,
             aliases=aliases,
             headings=segment(" \n".join(h for h in chunk.breadcrumb[1:] if h != fields.title)),

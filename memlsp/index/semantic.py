@@ -24,6 +24,7 @@ from memlsp.embed.factory import build_embedder
 from memlsp.index.vector_cache import VectorCache, text_digest
 from memlsp.index.vectors import VectorHit, VectorStore, VectorStoreError
 from memlsp.model import Chunk
+from memlsp.parse.prose import is_prose, without_blobs
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,9 @@ class VectorStatus:
 
 
 def embedding_text(chunk: Chunk) -> str:
-    """What a chunk's vector is made from: its breadcrumb (where it sits) and its text."""
-    return " › ".join(chunk.breadcrumb) + "\n\n" + chunk.text
+    """What a chunk's vector is made from: its breadcrumb (where it sits) and its text, without
+    encoded data (which would use up the model's input before the words after it)."""
+    return " › ".join(chunk.breadcrumb) + "\n\n" + without_blobs(chunk.text)
 
 
 class VectorSide:
@@ -66,6 +68,9 @@ class VectorSide:
         self.problem = ""
         self._retry_at = 0.0
         self._stored: set[str] = set()
+        # Chunks found not to be prose (`parse.prose`): never embedded, never pending again. An id
+        # hashes the chunk's text, so the answer holds for as long as the id lives.
+        self._not_prose: set[str] = set()
         self._pending: dict[str, set[str]] = {}  # path -> chunk ids without a vector, by recency
         self._lock = threading.Lock()  # guards the bookkeeping; never held while embedding
         self._connecting = threading.Lock()
@@ -150,11 +155,16 @@ class VectorSide:
             for path in sorted(wanted, key=lambda p: (-recency.get(p, 0), p)):
                 ids = wanted[path]
                 live.update(ids)
-                missing = {chunk_id for chunk_id in ids if chunk_id not in self._stored}
+                missing = {
+                    chunk_id
+                    for chunk_id in ids
+                    if chunk_id not in self._stored and chunk_id not in self._not_prose
+                }
                 if missing:
                     pending[path] = missing
             self._pending = pending
             self.needs_plan = False
+            self._not_prose &= live
             stale = sorted(self._stored - live)
         try:
             for start in range(0, len(stale), 5000):
@@ -166,28 +176,23 @@ class VectorSide:
             self._stored.difference_update(stale)
 
     def step(self, fetch: Callable[[str], Sequence[Chunk]], limit: int = BATCH) -> int:
-        """Embed up to `limit` pending chunks (fetched by note path); how many were stored."""
+        """Embed up to `limit` pending chunks (fetched by note path); how many were stored.
+
+        Chunks that are not prose leave the pending set unembedded and take no room in the batch,
+        so 0 means nothing is left to embed (or the side cannot embed now)."""
         if not self.ready:
             return 0
         batch: list[Chunk] = []
-        with self._lock:
-            paths = list(islice(self._pending, limit))  # each gives at least one chunk
-        for path in paths:
-            room = limit - len(batch)
-            if room <= 0:
+        while len(batch) < limit:
+            with self._lock:
+                paths = list(islice(self._pending, limit))  # each gives at least one chunk
+            if not paths:
                 break
-            with self._lock:
-                wanted = set(self._pending.get(path, ()))
-            found = [chunk for chunk in fetch(path) if chunk.id in wanted]
-            batch.extend(found[:room])
-            with self._lock:
-                # Chunks no longer in the keyword index were replaced: their note comes back.
-                if path in self._pending:
-                    left = self._pending[path] - {chunk.id for chunk in found[:room]}
-                    if left and found:
-                        self._pending[path] = left
-                    else:
-                        del self._pending[path]
+            for path in paths:
+                room = limit - len(batch)
+                if room <= 0:
+                    break
+                batch.extend(self._take(path, fetch, room))
         if not batch:
             return 0
         try:
@@ -201,6 +206,25 @@ class VectorSide:
         if not self._blocks_full:
             self._note_blocks()
         return len(batch)
+
+    def _take(self, path: str, fetch: Callable[[str], Sequence[Chunk]], room: int) -> list[Chunk]:
+        """Up to `room` of the note's pending prose chunks, now out of the pending set (with its
+        chunks that are not prose)."""
+        with self._lock:
+            wanted = set(self._pending.get(path, ()))
+        found = [chunk for chunk in fetch(path) if chunk.id in wanted]
+        skipped = {chunk.id for chunk in found if not is_prose(chunk)}
+        taken = [chunk for chunk in found if chunk.id not in skipped][:room]
+        with self._lock:
+            self._not_prose.update(skipped)
+            # Chunks no longer in the keyword index were replaced: their note comes back.
+            if path in self._pending:
+                left = self._pending[path] - skipped - {chunk.id for chunk in taken}
+                if left and found:
+                    self._pending[path] = left
+                else:
+                    del self._pending[path]
+        return taken
 
     def _note_blocks(self) -> None:
         """Tell an embedder with blocks (the bilingual one) which of them hold vectors."""

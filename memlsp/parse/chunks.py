@@ -3,19 +3,26 @@
 A section never splits inside a code fence, math block or link unless the fence alone is over the
 cap, in which case it becomes labelled parts. A chunk's id hashes its path, breadcrumb and text (and
 its rank among identical siblings), never its line numbers, so lines shifting above a section leave
-that section's id, and its vector, unchanged.
+that section's id, and its vector, unchanged. The id also says whether the chunk is prose
+(`parse.prose`): a vector stored for a chunk before it counted as not prose is then stale, and
+deleted, rather than kept.
+
+An Excalidraw drawing keeps only its words: the drawing's data and the plugin's banner are left out,
+and every chunk is labelled as the drawing's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from itertools import islice
 
 from memlsp.model import Chunk, Note
+from memlsp.parse.excalidraw import DRAWING_HEADING, DRAWING_LABEL, is_boilerplate, is_drawing
 from memlsp.parse.mask import iter_masked
+from memlsp.parse.prose import is_prose
 from memlsp.parse.tokens import estimate_tokens
 
 _LINK = r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)"
@@ -63,6 +70,7 @@ def chunk_note(note: Note, lines: list[str], max_tokens: int) -> list[Chunk]:
     sized = _Sized(lines)
     pieces: list[tuple[tuple[str, ...], _Piece]] = []
     stack: list[tuple[int, str]] = []
+    drawing = is_drawing(lines[: note.body_start_line])
     section_headings = [h for h in note.headings if h.line >= note.body_start_line]
     starts = [note.body_start_line] + [h.line for h in section_headings]
     ends = [*starts[1:], len(lines)]
@@ -75,10 +83,20 @@ def chunk_note(note: Note, lines: list[str], max_tokens: int) -> list[Chunk]:
         # An H1 that repeats the title (the usual case) is not shown twice.
         headings = [text for level, text in stack if not (level == 1 and text == note.title)]
         breadcrumb = (note.title, *headings)
+        last = end - 1
+        if drawing:
+            if DRAWING_HEADING in headings:
+                continue
+            start, last = _trim(lines, start, last, _drawing_filler)
         pieces.extend(
-            (breadcrumb, piece) for piece in _split_section(sized, start, end - 1, max_tokens)
+            (breadcrumb, _as_drawing(piece) if drawing else piece)
+            for piece in _split_section(sized, start, last, max_tokens)
         )
     return _to_chunks(note.path, pieces)
+
+
+def _as_drawing(piece: _Piece) -> _Piece:
+    return _Piece(piece.start, piece.end, piece.text, DRAWING_LABEL)
 
 
 def chunk_jsonl(path: str, title: str, lines: list[str], max_tokens: int) -> list[Chunk]:
@@ -112,20 +130,34 @@ def _to_chunks(path: str, pieces: list[tuple[tuple[str, ...], _Piece]]) -> list[
     seen: dict[str, int] = {}
     for breadcrumb, piece in pieces:
         crumbs = (*breadcrumb, piece.label) if piece.label else breadcrumb
+        chunk = Chunk("", path, crumbs, piece.start + 1, piece.end + 1, piece.text)
         key = "\0".join((path, *crumbs, piece.text))
+        if not is_prose(chunk):
+            key += "\0not prose"
         ordinal = seen.get(key, 0)
         seen[key] = ordinal + 1
         digest = hashlib.sha1(f"{key}\0{ordinal}".encode(), usedforsecurity=False).hexdigest()[:20]
-        chunks.append(Chunk(digest, path, crumbs, piece.start + 1, piece.end + 1, piece.text))
+        chunks.append(replace(chunk, id=digest))
     return chunks
 
 
-def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
-    while start <= end and not lines[start].strip():
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+def _trim(
+    lines: list[str], start: int, end: int, skip: Callable[[str], bool] = _blank
+) -> tuple[int, int]:
+    """The range without the lines `skip` names (blank ones, by default) at either end."""
+    while start <= end and skip(lines[start]):
         start += 1
-    while end >= start and not lines[end].strip():
+    while end >= start and skip(lines[end]):
         end -= 1
     return start, end
+
+
+def _drawing_filler(line: str) -> bool:
+    return _blank(line) or is_boilerplate(line)
 
 
 def _split_section(sized: _Sized, start: int, end: int, max_tokens: int) -> Iterator[_Piece]:

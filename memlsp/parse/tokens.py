@@ -18,6 +18,11 @@ from functools import partial
 _CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 _TOKEN = re.compile(f"[{_CJK_CLASS}]|[^\\W{_CJK_CLASS}]+")
+# A word with a letter in it (numbers and list numbers alone are not words), tried only where a
+# word starts, so a long run of digits is read once.
+_WORD = re.compile(
+    f"[{_CJK_CLASS}]|(?<![^\\W{_CJK_CLASS}])[\\d_]*+[^\\W\\d_{_CJK_CLASS}][^\\W{_CJK_CLASS}]*+"
+)
 
 _segmenter: Callable[[str], Iterable[str]] | None = None
 _segmenter_lock = threading.Lock()
@@ -64,3 +69,8 @@ def estimate_tokens(text: str) -> int:
     # Counting replacements builds no list of tokens (a 3-million-character CJK text would make
     # one string per character).
     return _TOKEN.subn("", text)[1]
+
+
+def count_words(text: str) -> int:
+    """Words with a letter in them; a CJK character counts as one."""
+    return _WORD.subn("", text)[1]
