@@ -1,13 +1,15 @@
 """Search quality of memlsp on BEIR SciFact: nDCG@10 and recall@100, per embedder and mode.
 
     python benchmarks/bench_scifact.py [--data ../shared/data/scifact] [--split dev]
-        [--embedders bilingual,minilm,use] [--keep DIR]
+        [--embedders bilingual,minilm,use] [--keep DIR] [--dump FILE]
 
 Builds a vault with one note per abstract (`docs/<_id>.md`: `# <title>`, a blank line, the text),
 indexes it with `memlsp index --embedder E` (which embeds every chunk), runs the split's judged
 queries through ONE batch `memlsp search --queries FILE --json --limit 100 --no-expand --mode M` per
 mode, maps each result path back to its doc id (the first, best-ranked chunk of a doc counts), and
 scores the ranking against the qrels. Keyword-only does not depend on the embedder: it runs once.
+`--dump FILE` writes each judged query's results per mode (of the first embedder) with both sides'
+scores and ranks; relevant docs are given as their paths `docs/<id>.md`.
 Exits 0 with a message when the data folder is absent.
 """
 
@@ -20,7 +22,15 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from common import REPO_ROOT, batch_search, memlsp, work_dir
+from common import (
+    REPO_ROOT,
+    batch_results,
+    dump_results,
+    memlsp,
+    result_paths,
+    work_dir,
+    write_dump,
+)
 from metrics import evaluate
 
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "scifact"
@@ -94,7 +104,32 @@ def doc_run(run: Mapping[str, list[str]]) -> dict[str, list[str]]:
     return {qid: [d for d in map(doc_id, paths) if d is not None] for qid, paths in run.items()}
 
 
-def benchmark(data: Path, split: str, base: Path, embedders: list[str]) -> None:
+def query_texts(queries: Path) -> dict[str, str]:
+    return {str(q["_id"]): str(q["text"]) for q in read_jsonl(queries)}
+
+
+def dump_records(
+    split: str,
+    qrels: Mapping[str, Mapping[str, int]],
+    texts: Mapping[str, str],
+    runs: Mapping[str, Mapping[str, list[dict[str, object]]]],
+) -> list[dict[str, object]]:
+    """One record per judged query, as bench_vaults.py writes them."""
+    records: list[dict[str, object]] = []
+    for qid, judgements in qrels.items():
+        record: dict[str, object] = {
+            "set": f"scifact-{split}", "id": qid, "query": texts.get(qid, ""), "kind": "claim",
+            "relevant": [f"{DOC_FOLDER}/{doc}.md" for doc, grade in judgements.items() if grade > 0],
+        }  # fmt: skip
+        for mode, run in runs.items():
+            record[mode] = dump_results(run.get(qid, []))
+        records.append(record)
+    return records
+
+
+def benchmark(
+    data: Path, split: str, base: Path, embedders: list[str], dump: Path | None = None
+) -> None:
     vault, cache, queries_file = base / "vault", base / "cache", base / "queries.jsonl"
     qrels = read_qrels(data / "qrels" / f"{split}.tsv")
     docs = write_vault(data / "corpus.jsonl", vault)
@@ -104,8 +139,11 @@ def benchmark(data: Path, split: str, base: Path, embedders: list[str]) -> None:
     rows: list[tuple[str, str, dict[str, float], float]] = []
     index_seconds, summary = memlsp("index", vault, "--embedder", "none", "--cache-dir", cache)
     print(f"memlsp index (keyword): {index_seconds:.2f} s — {first_line(summary)}")
-    seconds, run, errors = batch_search(vault, cache, queries_file, "keyword", "none", LIMIT)
-    rows.append(("-", "keyword", evaluate(doc_run(run), qrels, 10, LIMIT), seconds))
+    seconds, results, errors = batch_results(vault, cache, queries_file, "keyword", LIMIT, "none")
+    dumped = {"keyword": results}
+    rows.append(
+        ("-", "keyword", evaluate(doc_run(result_paths(results)), qrels, 10, LIMIT), seconds)
+    )
     for embedder in embedders:
         index_seconds, summary = memlsp(
             "index", vault, "--embedder", embedder, "--cache-dir", cache
@@ -115,11 +153,19 @@ def benchmark(data: Path, split: str, base: Path, embedders: list[str]) -> None:
             f"memlsp index --embedder {embedder}: {index_seconds:.1f} s — {vectors[0] if vectors else '?'}"
         )
         for mode in ("vector", "hybrid"):
-            seconds, run, more = batch_search(vault, cache, queries_file, mode, embedder, LIMIT)
+            seconds, results, more = batch_results(
+                vault, cache, queries_file, mode, LIMIT, embedder
+            )
             errors.extend(more)
-            rows.append((embedder, mode, evaluate(doc_run(run), qrels, 10, LIMIT), seconds))
+            if embedder == embedders[0]:
+                dumped[mode] = results
+            run = doc_run(result_paths(results))
+            rows.append((embedder, mode, evaluate(run, qrels, 10, LIMIT), seconds))
     for error in errors[:5]:
         print(f"  query error {error}")
+    if dump is not None:
+        texts = query_texts(data / "queries.jsonl")
+        write_dump(dump, dump_records(split, qrels, texts, dumped))
 
     keyword = rows[0][2]["ndcg@10"]
     print(f"\n| embedder | mode | nDCG@10 | recall@{LIMIT} | batch of {asked} queries |")
@@ -143,6 +189,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the scifact folder")
     parser.add_argument("--split", default="dev", help="qrels/<split>.tsv (default: dev)")
     parser.add_argument("--keep", type=Path, help="build the vault and index here and keep them")
+    parser.add_argument("--dump", type=Path, help="write every query's results here (JSON)")
     parser.add_argument(
         "--embedders", default="bilingual,minilm,use", help="comma-separated; '' for keyword only"
     )
@@ -156,7 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"SciFact data not found ({absent}); nothing to measure. Pass --data DIR.")
         return 0
     with work_dir(args.keep, "memlsp-scifact-") as (base, _):
-        benchmark(args.data, args.split, base, [e for e in args.embedders.split(",") if e])
+        embedders = [e for e in args.embedders.split(",") if e]
+        benchmark(args.data, args.split, base, embedders, args.dump)
     return 0
 
 
