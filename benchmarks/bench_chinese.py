@@ -4,7 +4,7 @@
         [--queries benchmarks/data/knowledge_garden_queries.jsonl] [--embedders bilingual,use]
 
 The queries are our own: questions a user would ask, paraphrased rather than copied from titles,
-26 in Chinese and 6 in English about Chinese notes (`kind` cross-lingual), each with the notes that
+26 in Chinese and 13 in English about Chinese notes (`kind` cross-lingual), each with the notes that
 answer it. The vault is read where it is, never copied; its index goes to a temporary cache folder.
 A note counts once, at the rank of its best chunk. Exits 0 with a message when the vault is absent.
 """
