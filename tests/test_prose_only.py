@@ -229,6 +229,22 @@ def test_a_drawing_is_found_by_its_words_and_not_by_its_data(engine: Engine) -> 
     assert keyword(blob_word) == []
 
 
+def test_chunks_that_are_not_prose_are_never_pending(engine: Engine, tmp_path: Path) -> None:
+    embed_all(engine)
+    stored = engine.vector_status().stored
+    engine.close()
+    # A new process (each CLI search is one) plans from the saved records alone.
+    settings = Settings(cache_dir=tmp_path / "cache", vector_retry_seconds=0.05)
+    again = Engine.open(tmp_path / "vault", settings, FakeEmbedder())
+    try:
+        again.refresh()
+        assert again.embed_pending(limit=0) == 0
+        status = again.vector_status()
+        assert (status.pending, status.stored) == (0, stored)
+    finally:
+        again.close()
+
+
 def test_a_backfill_step_passes_over_chunks_that_are_not_prose(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     write(vault, "prose.md", "# Prose\n\nThe harbour lantern is lit at dusk by the keeper.\n")

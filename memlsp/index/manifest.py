@@ -34,7 +34,7 @@ from memlsp.model import Note
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 MAGIC = b"memlsp manifest\n"  # then the 32-byte HMAC, then the pickle
 KEY_FILE = "manifest.key"
 KEY_BYTES = 32

@@ -24,7 +24,7 @@ from memlsp.embed.factory import build_embedder
 from memlsp.index.vector_cache import VectorCache, text_digest
 from memlsp.index.vectors import VectorHit, VectorStore, VectorStoreError
 from memlsp.model import Chunk
-from memlsp.parse.prose import is_prose, without_blobs
+from memlsp.parse.prose import embeds, without_blobs
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +68,6 @@ class VectorSide:
         self.problem = ""
         self._retry_at = 0.0
         self._stored: set[str] = set()
-        # Chunks found not to be prose (`parse.prose`): never embedded, never pending again. An id
-        # hashes the chunk's text, so the answer holds for as long as the id lives.
-        self._not_prose: set[str] = set()
         self._pending: dict[str, set[str]] = {}  # path -> chunk ids without a vector, by recency
         self._lock = threading.Lock()  # guards the bookkeeping; never held while embedding
         self._connecting = threading.Lock()
@@ -153,18 +150,14 @@ class VectorSide:
             live: set[str] = set()
             pending: dict[str, set[str]] = {}
             for path in sorted(wanted, key=lambda p: (-recency.get(p, 0), p)):
-                ids = wanted[path]
+                # A chunk that is not prose (its id says so) has no vector to keep or to make.
+                ids = [chunk_id for chunk_id in wanted[path] if embeds(chunk_id)]
                 live.update(ids)
-                missing = {
-                    chunk_id
-                    for chunk_id in ids
-                    if chunk_id not in self._stored and chunk_id not in self._not_prose
-                }
+                missing = {chunk_id for chunk_id in ids if chunk_id not in self._stored}
                 if missing:
                     pending[path] = missing
             self._pending = pending
             self.needs_plan = False
-            self._not_prose &= live
             stale = sorted(self._stored - live)
         try:
             for start in range(0, len(stale), 5000):
@@ -176,23 +169,28 @@ class VectorSide:
             self._stored.difference_update(stale)
 
     def step(self, fetch: Callable[[str], Sequence[Chunk]], limit: int = BATCH) -> int:
-        """Embed up to `limit` pending chunks (fetched by note path); how many were stored.
-
-        Chunks that are not prose leave the pending set unembedded and take no room in the batch,
-        so 0 means nothing is left to embed (or the side cannot embed now)."""
+        """Embed up to `limit` pending chunks (fetched by note path); how many were stored."""
         if not self.ready:
             return 0
         batch: list[Chunk] = []
-        while len(batch) < limit:
-            with self._lock:
-                paths = list(islice(self._pending, limit))  # each gives at least one chunk
-            if not paths:
+        with self._lock:
+            paths = list(islice(self._pending, limit))  # each gives at least one chunk
+        for path in paths:
+            room = limit - len(batch)
+            if room <= 0:
                 break
-            for path in paths:
-                room = limit - len(batch)
-                if room <= 0:
-                    break
-                batch.extend(self._take(path, fetch, room))
+            with self._lock:
+                wanted = set(self._pending.get(path, ()))
+            found = [chunk for chunk in fetch(path) if chunk.id in wanted]
+            batch.extend(found[:room])
+            with self._lock:
+                # Chunks no longer in the keyword index were replaced: their note comes back.
+                if path in self._pending:
+                    left = self._pending[path] - {chunk.id for chunk in found[:room]}
+                    if left and found:
+                        self._pending[path] = left
+                    else:
+                        del self._pending[path]
         if not batch:
             return 0
         try:
@@ -206,25 +204,6 @@ class VectorSide:
         if not self._blocks_full:
             self._note_blocks()
         return len(batch)
-
-    def _take(self, path: str, fetch: Callable[[str], Sequence[Chunk]], room: int) -> list[Chunk]:
-        """Up to `room` of the note's pending prose chunks, now out of the pending set (with its
-        chunks that are not prose)."""
-        with self._lock:
-            wanted = set(self._pending.get(path, ()))
-        found = [chunk for chunk in fetch(path) if chunk.id in wanted]
-        skipped = {chunk.id for chunk in found if not is_prose(chunk)}
-        taken = [chunk for chunk in found if chunk.id not in skipped][:room]
-        with self._lock:
-            self._not_prose.update(skipped)
-            # Chunks no longer in the keyword index were replaced: their note comes back.
-            if path in self._pending:
-                left = self._pending[path] - skipped - {chunk.id for chunk in taken}
-                if left and found:
-                    self._pending[path] = left
-                else:
-                    del self._pending[path]
-        return taken
 
     def _note_blocks(self) -> None:
         """Tell an embedder with blocks (the bilingual one) which of them hold vectors."""

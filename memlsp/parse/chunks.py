@@ -3,9 +3,9 @@
 A section never splits inside a code fence, math block or link unless the fence alone is over the
 cap, in which case it becomes labelled parts. A chunk's id hashes its path, breadcrumb and text (and
 its rank among identical siblings), never its line numbers, so lines shifting above a section leave
-that section's id, and its vector, unchanged. The id also says whether the chunk is prose
-(`parse.prose`): a vector stored for a chunk before it counted as not prose is then stale, and
-deleted, rather than kept.
+that section's id, and its vector, unchanged. The id also says whether the chunk is prose, that is
+embedded (`parse.prose.chunk_id`): a vector stored for a chunk before it counted as not prose is
+then stale, and deleted, rather than kept.
 
 An Excalidraw drawing keeps only its words: the drawing's data and the plugin's banner are left out,
 and every chunk is labelled as the drawing's.
@@ -22,7 +22,7 @@ from itertools import islice
 from memlsp.model import Chunk, Note
 from memlsp.parse.excalidraw import DRAWING_HEADING, DRAWING_LABEL, is_boilerplate, is_drawing
 from memlsp.parse.mask import iter_masked
-from memlsp.parse.prose import is_prose
+from memlsp.parse.prose import chunk_id, is_prose
 from memlsp.parse.tokens import estimate_tokens
 
 _LINK = r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)"
@@ -132,12 +132,10 @@ def _to_chunks(path: str, pieces: list[tuple[tuple[str, ...], _Piece]]) -> list[
         crumbs = (*breadcrumb, piece.label) if piece.label else breadcrumb
         chunk = Chunk("", path, crumbs, piece.start + 1, piece.end + 1, piece.text)
         key = "\0".join((path, *crumbs, piece.text))
-        if not is_prose(chunk):
-            key += "\0not prose"
         ordinal = seen.get(key, 0)
         seen[key] = ordinal + 1
-        digest = hashlib.sha1(f"{key}\0{ordinal}".encode(), usedforsecurity=False).hexdigest()[:20]
-        chunks.append(replace(chunk, id=digest))
+        digest = hashlib.sha1(f"{key}\0{ordinal}".encode(), usedforsecurity=False).hexdigest()
+        chunks.append(replace(chunk, id=chunk_id(digest, is_prose(chunk))))
     return chunks
 
 

@@ -6,7 +6,7 @@ matches well (a nonsense word found a drawing first). Not prose: a drawing's wor
 addresses, tags, block ids, HTML tags and encoded data are taken out (a heading's words count:
 some are whole sentences). A Markdown link's
 label stays: a web page's title is often the words a question would use. Such chunks are still in the
-keyword index (by their words, never by encoded data).
+keyword index (by their words, never by encoded data), with ids that say so (`chunk_id`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from memlsp.parse.tokens import count_words
 # one or two words left a section is a caption, a label or a leftover ("Comment:", "- Breechblock");
 # from three on most read as a phrase.
 MIN_WORDS = 3
+# Ids are hex digests otherwise, so no prose chunk's id starts with this.
+NOT_PROSE_MARK = "np-"
 
 # Base64 and the like: a long run of its alphabet without a space (a word, a path or a hash is
 # shorter, or broken by `.`, `-` or `_`), and the `data:` prefix of a data URI.
@@ -59,6 +61,17 @@ def is_prose(chunk: Chunk) -> bool:
         if words >= MIN_WORDS:
             return True
     return False
+
+
+def chunk_id(digest: str, prose: bool) -> str:
+    """A chunk's id from the hash of what it holds: the id itself says whether it is embedded, so
+    the vector side can plan from ids alone (what a note's record keeps) in any process."""
+    return digest[:20] if prose else NOT_PROSE_MARK + digest[: 20 - len(NOT_PROSE_MARK)]
+
+
+def embeds(chunk_id: str) -> bool:
+    """Whether the chunk with this id gets a vector (`is_prose` when its id was made)."""
+    return not chunk_id.startswith(NOT_PROSE_MARK)
 
 
 def without_blobs(text: str) -> str:
