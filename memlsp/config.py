@@ -49,10 +49,9 @@ class Settings:
     embedder_model: str = ""
     embedder_api_key_env: str = ""
     chroma_url: str = ""  # a Chroma server (`chroma run`) instead of the embedded store
-    # Fusion: score = w_v/(rrf_k + vector rank) + (1 - w_v)/(rrf_k + keyword rank); w_v chosen on
-    # SciFact train judgements (benchmarks/README.md).
-    vector_weight: float = 0.3
-    rrf_k: int = 60
+    # Fusion: score = w_v * vector + (1 - w_v) * keyword, each side min-max normalised within the
+    # query (search/fusion.py); w_v chosen on development sets (benchmarks/fusion_study.py).
+    vector_weight: float = 0.6
     vector_retry_seconds: float = 30.0  # how soon an unavailable embedder or Chroma is tried again
     # The settings the user gave in the editor or on the command line: a vault's file does not
     # override them (it may override the user config file's, which sit below it).
@@ -65,6 +64,7 @@ DEFAULTS = Settings()
 RETIRED = {
     "candidate_multiplier": "each side ranks max_candidates candidates, so the first results do "
     "not depend on how many are asked for",
+    "rrf_k": "the sides are fused by their scores, not by reciprocal ranks",
 }
 
 # Settings a user may give, with the type each must have. The names are the same everywhere:
@@ -86,7 +86,6 @@ USER_SETTINGS: dict[str, type] = {
     "embedder_api_key_env": str,
     "chroma_url": str,
     "vector_weight": float,
-    "rrf_k": int,
     "vector_retry_seconds": float,
 }
 EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")

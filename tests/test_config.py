@@ -122,14 +122,14 @@ def test_precedence_defaults_user_file_vault_file_editor(
 ) -> None:
     _user_file(
         no_user_file,
-        'expand_limit = 2\nsymbol_limit = 3\nrrf_k = 10\nchroma_url = "http://mine:8000"\n',
+        'expand_limit = 2\nsymbol_limit = 3\nvector_weight = 0.4\nchroma_url = "http://mine:8000"\n',
     )
     vault = _vault_file(
         tmp_path / "vault", 'expand_limit = 4\nsymbol_limit = 5\nchroma_url = "http://theirs"\n'
     )
     editor, _ = settings_from({"symbol_limit": 6})
     settings, _ = load_vault_settings(vault, user_settings(editor)[0])
-    assert settings.rrf_k == 10  # the user file over the defaults
+    assert settings.vector_weight == 0.4  # the user file over the defaults
     assert settings.expand_limit == 4  # the vault file over the user file
     assert settings.symbol_limit == 6  # the editor over the vault file
     assert settings.chroma_url == "http://mine:8000"  # a user-only setting: never the vault's
@@ -160,7 +160,7 @@ def test_the_command_line_chooses_what_it_was_given(tmp_path: Path, no_user_file
 
 
 def test_chosen_part_keeps_only_what_the_editor_chose(no_user_file: Path) -> None:
-    _user_file(no_user_file, "rrf_k = 10\n")
+    _user_file(no_user_file, "vector_weight = 0.4\n")
     settings, _ = user_settings(settings_from({"symbol_limit": 6})[0])
     assert chosen_part(settings) == Settings(symbol_limit=6)
 

@@ -380,7 +380,7 @@ def test_first_on_every_side_scores_one_and_min_score_cuts_the_tail(
     assert first.score == pytest.approx(1.0, abs=1e-9)
     scores = [hit.score for hit in response.hits]
     assert scores == sorted(scores, reverse=True)
-    assert all(0.0 < score <= 1.0 + 1e-9 for score in scores)
+    assert all(0.0 <= score <= 1.0 + 1e-9 for score in scores)  # the weakest candidate: 0
 
     if len(scores) > 1:
         threshold = (scores[0] + scores[1]) / 2
@@ -396,8 +396,7 @@ def test_first_on_every_side_scores_one_and_min_score_cuts_the_tail(
 
 def test_ties_break_the_same_way_every_time(tmp_path: Path) -> None:
     root = tmp_path / "ties"
-    # "z-keyword" is first for the keywords (the word twice), "a-vector" first for the vectors
-    # (its "okapi" embeds as "zebra"); with equal weights their fused scores tie exactly.
+    # "z-keyword" leads the keywords, "a-vector" the vectors (its "okapi" embeds as "zebra").
     write(root, "z-keyword.md", "# Plains\n\nzebra zebra grass trees rocks river sand\n")
     write(root, "a-vector.md", "# Savanna\n\nzebra okapi okapi okapi\n")
     write(root, "m-other.md", "# Forest\n\nmoss ferns and tall pines\n")
@@ -408,12 +407,12 @@ def test_ties_break_the_same_way_every_time(tmp_path: Path) -> None:
     engine = open_vectors(root, tmp_path / "cache", embedder, vector_weight=0.5)
     try:
         embed_all(engine)
-        hybrid = ask(engine, "zebra")
-        first, second = hybrid.hits[:2]
-        assert (first.keyword_rank, first.vector_rank) == (2, 1)
-        assert (second.keyword_rank, second.vector_rank) == (1, 2)
-        assert first.score == second.score  # a true tie...
-        assert paths(hybrid)[:2] == ["a-vector.md", "z-keyword.md"]  # ...broken by path
+        # Two notes with the same words tie on both sides, hence in the fused score too...
+        twins = [
+            h for h in ask(engine, "lighthouse keeper").hits if h.chunk.path.startswith("twin")
+        ]
+        assert [h.score for h in twins] == [twins[0].score] * 2
+        assert [h.chunk.path for h in twins] == ["twin-a.md", "twin-b.md"]  # ...broken by path
         for query in ("zebra", "lighthouse keeper"):
             for mode in ("hybrid", "keyword", "vector"):
                 runs = [order(ask(engine, query, mode=mode)) for _ in range(2)]

@@ -2,7 +2,7 @@
 
 The vector side's candidates come in already found (the engine embeds the query outside its lock);
 here they are held to the same date filter as keywords, joined to their chunks through the keyword
-index (a vector whose chunk is gone is dropped), and fused with the keyword side by weighted RRF.
+index (a vector whose chunk is gone is dropped), and fused with the keyword side (search/fusion.py).
 """
 
 from __future__ import annotations
@@ -59,19 +59,18 @@ def search(
         missing = [hit.chunk_id for hit in dated if hit.chunk_id not in chunks]
         chunks.update(keyword.chunks_by_id(missing))
         similarities = {hit.chunk_id: hit.similarity for hit in dated if hit.chunk_id in chunks}
-    # name -> (ranked chunk ids, weight); a side alone has weight 1, which fusion normalises away
+    # name -> (ranked (chunk id, score), weight); a side alone has weight 1
     both = use_keyword and use_vector
-    sides: dict[str, tuple[list[str], float]] = {}
+    sides: dict[str, tuple[list[tuple[Hashable, float]], float]] = {}
     if use_keyword:
-        sides["keyword"] = (list(keyword_scores), 1.0 - settings.vector_weight if both else 1.0)
+        weight = 1.0 - settings.vector_weight if both else 1.0
+        sides["keyword"] = (list(keyword_scores.items()), weight)
     if use_vector:
-        sides["vector"] = (list(similarities), settings.vector_weight if both else 1.0)
+        sides["vector"] = (list(similarities.items()), settings.vector_weight if both else 1.0)
     ties: dict[Hashable, tuple[str, int]] = {
         key: (chunk.path, chunk.start_line) for key, chunk in chunks.items()
     }
-    fused = fuse(
-        [ids for ids, _ in sides.values()], [w for _, w in sides.values()], ties, k=settings.rrf_k
-    )
+    fused = fuse([ranked for ranked, _ in sides.values()], [w for _, w in sides.values()], ties)
     cjk = any(map(has_cjk, terms))
     hits = []
     kept = [item for item in fused if item.score >= request.min_score]

@@ -20,7 +20,6 @@ export const SERVER_SETTINGS = [
   "embedder_api_key_env",
   "chroma_url",
   "vector_weight",
-  "rrf_k",
   "vector_retry_seconds",
 ] as const;
 
