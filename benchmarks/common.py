@@ -57,22 +57,8 @@ def batch_search(
     vault: Path, cache: Path, queries: Path, mode: str, embedder: str, limit: int
 ) -> tuple[float, dict[str, list[str]], list[str]]:
     """One `memlsp search --queries` run: (seconds, {query id: [paths, best first]}, errors)."""
-    seconds, output = memlsp(
-        "search", vault, "--queries", queries, "--json", "--limit", str(limit), "--no-expand",
-        "--mode", mode, "--embedder", embedder, "--cache-dir", cache,
-    )  # fmt: skip
-    run: dict[str, list[str]] = {}
-    errors: list[str] = []
-    for line in output.splitlines():
-        if not line.strip():
-            continue
-        answer = json.loads(line)
-        qid = str(answer.get("id"))
-        if "error" in answer:
-            errors.append(f"{qid}: {answer['error']}")
-            continue
-        run[qid] = [str(result.get("path", "")) for result in answer.get("results", [])]
-        errors.extend(f"{qid}: {w}" for w in answer.get("warnings", []))
+    seconds, results, errors = batch_results(vault, cache, queries, mode, limit, embedder)
+    run = {qid: [str(r.get("path", "")) for r in found] for qid, found in results.items()}
     return seconds, run, errors
 
 
