@@ -53,6 +53,7 @@ _READ_ONLY = (
     "answering read-only from the index as it is"
 )
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LATIN_WORD = re.compile("[A-Za-z]+")
 Wait = Callable[[float], bool]  # wait this many seconds; False: stop waiting
 PARSER_VERSION = 2
 
@@ -535,9 +536,11 @@ class Engine:
                 warnings.append(f"{status.pending} chunks are still waiting for vectors")
         elif request.mode == "vector":
             warnings.append("semantic search is off (embedder = none)")
+        # Only Latin words: the model that reads Chinese has no tokenizer to ask.
+        meaningless = bool(vector_hits) and side.reads_none_of(_LATIN_WORD.findall(request.query))
         with self.lock:
             return hybrid.search(
-                request, self.keyword, self.graph, self.settings, vector_hits, warnings
+                request, self.keyword, self.graph, self.settings, vector_hits, warnings, meaningless
             )
 
     def find_note(self, reference: str) -> str | None:

@@ -23,6 +23,7 @@ class FakeEmbedder:
         self.fail = False
         self.calls = 0
         self.synonyms: dict[str, str] = {}  # word -> word it should embed as
+        self.vocabulary: set[str] | None = None  # the words it "reads"; None: it cannot tell
 
     def _vector(self, text: str) -> np.ndarray:
         row = np.zeros(self.dimension, dtype=np.float32)
@@ -42,3 +43,6 @@ class FakeEmbedder:
         if self.fail:
             raise EmbedderError("fake embedder told to fail")
         return unit_rows(self._vector(text).reshape(1, -1))
+
+    def knows_word(self, word: str) -> bool | None:
+        return None if self.vocabulary is None else word.lower() in self.vocabulary

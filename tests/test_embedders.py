@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from memlsp.config import Settings
-from memlsp.embed.base import Embedder, EmbedderError
+from memlsp.embed.base import Embedder, EmbedderError, knows_word
 from memlsp.embed.bilingual import CJK_QUERY, LATIN_QUERY, BilingualEmbedder
 from memlsp.embed.factory import MINILM_ID, build_embedder
 from memlsp.embed.onnx import bundled_minilm
@@ -704,3 +704,14 @@ def test_none_embedder_is_none() -> None:
 def test_unknown_embedder_is_an_error() -> None:
     with pytest.raises(EmbedderError, match="unknown embedder"):
         build_embedder(Settings(embedder="word2vec"))
+
+
+def test_the_default_model_tells_words_from_letter_soup() -> None:
+    """`qwzxplk` falls into many word pieces: the model has no meaning for it."""
+    embedder = build_embedder(Settings())
+    assert embedder is not None
+    for word in ("violin", "shrines", "imperial", "Obsidian"):
+        assert knows_word(embedder, word) is True, word
+    for word in ("qwzxplk", "wombatlion", "asdkjh"):
+        assert knows_word(embedder, word) is False, word
+    assert knows_word(UseEmbedder(), "violin") is None  # no tokenizer to ask

@@ -33,6 +33,15 @@ class Embedder(Protocol):
         ...
 
 
+def knows_word(embedder: Embedder, word: str) -> bool | None:
+    """Whether the model reads `word` as a word of its vocabulary (whole, or split in at most two
+    pieces); None when the embedder cannot tell. A string such as `qwzxplk` falls into many
+    one-letter pieces: the model has no meaning for it, only nearest neighbours."""
+    ask = getattr(embedder, "knows_word", None)
+    answer = None if ask is None else ask(word)
+    return None if answer is None else bool(answer)
+
+
 def vector_parts(embedder: Embedder) -> tuple[int, ...]:
     """The dimensions of the blocks an embedder's vectors are split into (see BilingualEmbedder);
     empty for an embedder whose vectors are one block."""

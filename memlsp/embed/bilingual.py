@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from memlsp.embed.base import Embedder, Vectors, unit_rows
+from memlsp.embed.base import Embedder, Vectors, knows_word, unit_rows
 
 # Query weights of the two halves. A Chinese query through MiniLM is mostly unknown word pieces, so
 # its English half counts little; an English query reads Chinese notes through USE at a discount,
@@ -93,6 +93,10 @@ class BilingualEmbedder:
         """Which blocks hold vectors at all. A query skips a model whose block is empty, so an
         English-only vault never loads USE (2.8 s, ~130 MB) just to embed queries."""
         self.active = (bool(stored[0]), bool(stored[1]))
+
+    def knows_word(self, word: str) -> bool | None:
+        """Latin words are the MiniLM model's to judge (USE has no tokenizer to ask)."""
+        return knows_word(self._latin.get(), word) if self.active[0] else None
 
     def embed_query(self, text: str) -> Vectors:
         a, b = CJK_QUERY if cjk_share(text) >= CJK_SHARE else LATIN_QUERY

@@ -91,6 +91,9 @@ class OnnxEmbedder:
     def embed_query(self, text: str) -> Vectors:
         return self._run([text])
 
+    def knows_word(self, word: str) -> bool:
+        return len(self._tokenizer.encode(word, add_special_tokens=False).ids) <= 2
+
     def _run(self, texts: Sequence[str]) -> Vectors:
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)

@@ -229,6 +229,11 @@ class KeywordIndex:
         kept = [term for term in terms if term not in self.common_terms]
         return kept or terms
 
+    def knows_any(self, terms: list[str]) -> bool:
+        """Whether any of `terms` occurs in the index at all (in any searched field)."""
+        searcher = self._searcher()
+        return any(searcher.doc_freq(field, term) for term in terms for field in FIELD_BOOSTS)
+
     def search(
         self,
         terms: list[str],

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from memlsp.config import Settings
-from memlsp.embed.base import Embedder, EmbedderError, vector_parts
+from memlsp.embed.base import Embedder, EmbedderError, knows_word, vector_parts
 from memlsp.embed.factory import build_embedder
 from memlsp.index.vector_cache import VectorCache, text_digest
 from memlsp.index.vectors import VectorHit, VectorStore, VectorStoreError
@@ -250,6 +250,17 @@ class VectorSide:
                 self._fail(EmbedderError(f"embedder {self.embedder.id} failed: {error}"))
 
     # -- searching ----------------------------------------------------------------------------
+
+    def reads_none_of(self, words: list[str]) -> bool:
+        """Whether the model has no word of its vocabulary among `words` (False when it cannot
+        tell, or when there are none)."""
+        embedder = self.embedder
+        if embedder is None or not words:
+            return False
+        try:
+            return all(knows_word(embedder, word) is False for word in words)
+        except Exception:  # a model that fails to load answers nothing here; the query says why
+            return False
 
     def query(self, text: str, limit: int) -> list[VectorHit] | None:
         """The nearest chunks to `text`, or None while the side cannot answer."""

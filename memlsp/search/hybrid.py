@@ -40,8 +40,10 @@ def search(
     settings: Settings,
     vector_hits: Sequence[VectorHit] | None = None,
     warnings: Sequence[str] = (),
+    meaningless: bool = False,
 ) -> SearchResponse:
-    """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode)."""
+    """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode).
+    `meaningless`: the embedding model reads none of the query's words as words of its own."""
     count = candidate_count(request, settings)
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
@@ -51,6 +53,12 @@ def search(
         keyword_hits = keyword.search(
             terms, count, start_date=request.start_date, end_date=request.end_date
         )
+    if vector_hits and meaningless and not keyword.knows_any(terms):
+        # Nearest neighbours always exist. For a query that neither the vault nor the model
+        # has a word for ("qwzxplk") they are not answers; similarity alone cannot tell them
+        # from real ones with the default models (benchmarks/README.md).
+        vector_hits = []
+        warnings = [*warnings, "no note and no model knows these words: nothing found"]
     chunks: dict[str, Chunk] = {hit.chunk.id: hit.chunk for hit in keyword_hits}
     keyword_scores = {hit.chunk.id: hit.score for hit in keyword_hits}
     similarities: dict[str, float] = {}
