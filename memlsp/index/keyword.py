@@ -223,11 +223,8 @@ class KeywordIndex:
     def query_terms(self, text: str) -> list[str]:
         """The terms of a query that decide its keyword candidates: common words left out (a
         query made only of them keeps them all)."""
-        return self.deciding_terms(self.terms(text))
-
-    def deciding_terms(self, terms: list[str]) -> list[str]:
-        kept = [term for term in terms if term not in self.common_terms]
-        return kept or terms
+        terms = self.terms(text)
+        return [term for term in terms if term not in self.common_terms] or terms
 
     def knows_any(self, terms: list[str]) -> bool:
         """Whether any of `terms` occurs in the index at all (in any searched field)."""
@@ -242,8 +239,7 @@ class KeywordIndex:
         start_date: str | None = None,
         end_date: str | None = None,
     ) -> list[KeywordHit]:
-        """Chunks matching any of `terms` but the common words among them (`deciding_terms`)."""
-        terms = self.deciding_terms(terms)
+        """Chunks matching any of `terms` (a query's are `query_terms`)."""
         if not terms or limit <= 0:
             return []
         clauses = [

@@ -35,7 +35,7 @@ from memlsp.live import Listener, LiveVault, notes_done, sections_done
 from memlsp.lsp import convert
 from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.model import IndexSummary
-from memlsp.vault.roots import VAULT_MARKERS, marked_root, vault_of_lone_note, vault_root
+from memlsp.vault.roots import VAULT_MARKERS, vault_of_lone_note, vault_root
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +188,8 @@ class MemlspServer(LanguageServer):
                 "workspace instead."
             )
             return
-        why = f"it has {_marker(root)}" if marked_root(root) == root else "the note's folder"
+        marker = _marker(root)
+        why = f"it has {marker}" if marker else "the note's folder"
         self.say(f"memlsp: the editor named no workspace folder; indexing {root} ({why}).")
         self.open_vault(root)
 
@@ -398,7 +399,7 @@ class _ProgressListener(Listener):
 
 
 def _marker(root: Path) -> str:
-    return " and ".join(m for m in VAULT_MARKERS if (root / m).exists()) or "no marker"
+    return " and ".join(m for m in VAULT_MARKERS if (root / m).exists())
 
 
 def _restart_key(settings: Settings) -> Settings:

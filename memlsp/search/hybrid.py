@@ -53,7 +53,8 @@ def search(
         keyword_hits = keyword.search(
             terms, count, start_date=request.start_date, end_date=request.end_date
         )
-    if vector_hits and meaningless and not keyword.knows_any(terms):
+    # A keyword hit proves the vault knows a word; only without one is the index asked.
+    if vector_hits and meaningless and not keyword_hits and not keyword.knows_any(terms):
         # Nearest neighbours always exist. For a query that neither the vault nor the model
         # has a word for ("qwzxplk") they are not answers; similarity alone cannot tell them
         # from real ones with the default models (README, "Nothing is an answer").
