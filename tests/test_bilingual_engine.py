@@ -1,4 +1,4 @@
-"""The default embedder inside the engine: each model loads only for a block that holds vectors."""
+"""The default embedder inside the engine: each language read by its model, questions across both ways."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from memlsp.model import SearchRequest
 from tests.engine_helpers import embed_all, write
 
 
-def test_an_english_vault_never_loads_use_until_a_chinese_note_comes(tmp_path: Path) -> None:
+def test_each_language_is_read_by_its_model_and_both_ways_across(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     write(vault, "laptop.md", "# Laptop\n\nKeep the notebook computer cool: clean the fans.\n")
     write(vault, "bread.md", "# Bread\n\nSourdough needs a starter and a long, slow rise.\n")
@@ -21,15 +21,18 @@ def test_an_english_vault_never_loads_use_until_a_chinese_note_comes(tmp_path: P
         assert embed_all(engine) == 2
         embedder = engine.vectors.embedder
         assert isinstance(embedder, BilingualEmbedder)
-        assert embedder.active == (True, False)
+        # MiniLM and the bridge hold the English notes; no Chinese note yet.
+        assert embedder.active == (True, False, True)
         found = engine.search(SearchRequest("my computer overheats", mode="vector", limit=1))
         assert found.hits[0].chunk.path == "laptop.md"
-        assert not embedder._cjk.loaded  # neither a note nor a query needed USE
+        # A Chinese question about an English note, through the note's bridge vector.
+        chinese = engine.search(SearchRequest("面包怎么发酵", mode="vector", limit=1))
+        assert chinese.hits[0].chunk.path == "bread.md"
 
         write(vault, "咖啡.md", "# 咖啡\n\n咖啡因让人清醒，但下午喝太多会影响睡眠。\n")
         engine.refresh()
         assert embed_all(engine) == 1
-        assert embedder.active == (True, True) and embedder._cjk.loaded
+        assert embedder.active == (True, True, True)
         chinese = engine.search(SearchRequest("喝咖啡睡不着怎么办", mode="vector", limit=1))
         assert chinese.hits[0].chunk.path == "咖啡.md"
         english = engine.search(SearchRequest("does coffee hurt my sleep", mode="vector", limit=1))

@@ -21,12 +21,13 @@ import numpy as np
 import pytest
 
 from memlsp.config import Settings
-from memlsp.embed.base import Embedder, EmbedderError, knows_word
+from memlsp.embed.base import Embedder, EmbedderError, knows_word, vector_parts
 from memlsp.embed.bilingual import CJK_QUERY, LATIN_QUERY, BilingualEmbedder
 from memlsp.embed.factory import MINILM_ID, build_embedder
 from memlsp.embed.onnx import bundled_minilm
 from memlsp.embed.remote import EndpointEmbedder
 from memlsp.embed.use import UseEmbedder
+from memlsp.index.vectors import VectorStore
 from tests.fake_embedder import FakeEmbedder
 
 MINILM_DIM = 384
@@ -222,7 +223,7 @@ def closed_port() -> int:
 ALL = [
     ("minilm", MINILM_DIM),
     ("use", USE_DIM),
-    ("bilingual", MINILM_DIM + USE_DIM),
+    ("bilingual", MINILM_DIM + 2 * USE_DIM),
     ("onnx_folder_embedder", MINILM_DIM),
     ("endpoint_embedder", 48),
 ]
@@ -358,24 +359,28 @@ def test_default_embedder_is_bilingual_over_both_models(bilingual: Embedder) -> 
     assert isinstance(bilingual, BilingualEmbedder)
     assert MINILM_ID in bilingual.id
     assert UseEmbedder.id in bilingual.id
-    assert bilingual.dimension == MINILM_DIM + USE_DIM
+    assert bilingual.dimension == MINILM_DIM + 2 * USE_DIM
 
 
-def test_bilingual_chunk_uses_the_half_of_its_script(
+# The three blocks of a bilingual vector: MiniLM, USE of a Chinese chunk, USE of a Latin one.
+LATIN = slice(0, MINILM_DIM)
+CJK = slice(MINILM_DIM, MINILM_DIM + USE_DIM)
+BRIDGE = slice(MINILM_DIM + USE_DIM, MINILM_DIM + 2 * USE_DIM)
+
+
+def test_bilingual_chunk_uses_the_blocks_of_its_script(
     bilingual: Embedder, minilm: Embedder, use: Embedder
 ) -> None:
     chinese, english = bilingual.embed_documents([ZH_NOTES[0], EN_NOTES[0]])
-    assert not chinese[:MINILM_DIM].any()
-    assert np.linalg.norm(chinese[MINILM_DIM:]) == pytest.approx(1.0, abs=1e-5)
-    assert not english[MINILM_DIM:].any()
-    assert np.linalg.norm(english[:MINILM_DIM]) == pytest.approx(1.0, abs=1e-5)
-    # Each half is that model's own vector.
-    np.testing.assert_allclose(
-        chinese[MINILM_DIM:], use.embed_documents([ZH_NOTES[0]])[0], atol=1e-5
-    )
-    np.testing.assert_allclose(
-        english[:MINILM_DIM], minilm.embed_documents([EN_NOTES[0]])[0], atol=1e-5
-    )
+    assert not chinese[LATIN].any() and not chinese[BRIDGE].any()
+    assert np.linalg.norm(chinese[CJK]) == pytest.approx(1.0, abs=1e-5)
+    assert not english[CJK].any()
+    half = np.sqrt(0.5)  # the row has unit length, shared by its two blocks
+    # Each block is that model's own vector.
+    np.testing.assert_allclose(chinese[CJK], use.embed_documents([ZH_NOTES[0]])[0], atol=1e-5)
+    latin, bridge = english[LATIN] / half, english[BRIDGE] / half
+    np.testing.assert_allclose(latin, minilm.embed_documents([EN_NOTES[0]])[0], atol=1e-5)
+    np.testing.assert_allclose(bridge, use.embed_documents([EN_NOTES[0]])[0], atol=1e-5)
 
 
 def test_bilingual_script_threshold(bilingual: Embedder) -> None:
@@ -384,8 +389,8 @@ def test_bilingual_script_threshold(bilingual: Embedder) -> None:
         "The word for cat is 猫 in Chinese, and it is written simply",  # one character: English
     ]
     mostly_chinese, mostly_english = bilingual.embed_documents(texts)
-    assert not mostly_chinese[:MINILM_DIM].any() and mostly_chinese[MINILM_DIM:].any()
-    assert not mostly_english[MINILM_DIM:].any() and mostly_english[:MINILM_DIM].any()
+    assert not mostly_chinese[LATIN].any() and mostly_chinese[CJK].any()
+    assert not mostly_english[CJK].any() and mostly_english[LATIN].any()
 
 
 def test_bilingual_mixed_batch_keeps_each_row_in_place(bilingual: Embedder) -> None:
@@ -398,13 +403,12 @@ def test_bilingual_mixed_batch_keeps_each_row_in_place(bilingual: Embedder) -> N
 @pytest.mark.parametrize(
     ("query", "weights"), [(EN_QUERIES[0], LATIN_QUERY), (ZH_QUERIES[0], CJK_QUERY)]
 )
-def test_bilingual_query_weighs_the_halves_by_its_script(
-    bilingual: Embedder, query: str, weights: tuple[float, float]
+def test_bilingual_query_weighs_the_blocks_by_its_script(
+    bilingual: Embedder, query: str, weights: tuple[float, float, float]
 ) -> None:
     vector = bilingual.embed_query(query)[0]
-    latin, cjk = np.linalg.norm(vector[:MINILM_DIM]), np.linalg.norm(vector[MINILM_DIM:])
-    assert latin > 0 and cjk > 0
-    assert cjk / latin == pytest.approx(weights[1] / weights[0], rel=1e-4)
+    norms = [float(np.linalg.norm(vector[block])) for block in (LATIN, CJK, BRIDGE)]
+    assert norms == pytest.approx([w / float(np.linalg.norm(weights)) for w in weights], rel=1e-4)
 
 
 def test_bilingual_english_question_finds_the_chinese_note(bilingual: Embedder) -> None:
@@ -419,12 +423,39 @@ def test_bilingual_english_question_finds_the_english_note(bilingual: Embedder) 
     assert nearest(bilingual, EN_QUERIES, EN_NOTES) == [0, 1, 2, 3]
 
 
-def test_bilingual_english_notes_do_not_load_use() -> None:
+def nearest_stored(
+    embedder: Embedder, queries: list[str], docs: list[str], where: Path
+) -> list[int]:
+    """As `nearest`, through the Chroma store and its blocks, as a search asks it."""
+    store = VectorStore(where, "vault", embedder.id, vector_parts(embedder))
+    ids = [str(i) for i in range(len(docs))]
+    store.upsert(ids, embedder.embed_documents(docs), ids)
+    return [int(store.query(embedder.embed_query(query)[0], 1)[0].chunk_id) for query in queries]
+
+
+def test_bilingual_chinese_question_finds_the_english_note(
+    bilingual: Embedder, tmp_path: Path
+) -> None:
+    # Through the English notes' bridge vectors: USE reads both languages.
+    assert nearest_stored(bilingual, ZH_QUERIES, EN_NOTES, tmp_path / "v") == [0, 1, 2, 3]
+
+
+def test_bilingual_stored_blocks_keep_each_language_with_its_model(
+    bilingual: Embedder, tmp_path: Path
+) -> None:
+    docs = EN_NOTES + ZH_NOTES
+    english = nearest_stored(bilingual, EN_QUERIES, docs, tmp_path / "v")
+    assert english == [0, 1, 2, 3]  # MiniLM for English notes, ahead of USE's cross-lingual
+    chinese = nearest_stored(bilingual, ZH_QUERIES, docs, tmp_path / "v")
+    assert chinese == [4, 5, 6, 7]  # a Chinese note reads its own language best
+
+
+def test_bilingual_chinese_notes_do_not_load_minilm() -> None:
     embedder = build_embedder(Settings())
     assert isinstance(embedder, BilingualEmbedder)
-    embedder.embed_documents(EN_NOTES)
-    assert embedder._latin.loaded
-    assert not embedder._cjk.loaded
+    embedder.embed_documents(ZH_NOTES)
+    assert embedder._cjk.loaded
+    assert not embedder._latin.loaded
 
 
 # --- a user's ONNX model folder -------------------------------------------------------------------

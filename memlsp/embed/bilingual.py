@@ -1,14 +1,17 @@
 """The default embedder: MiniLM for notes in English (and other Latin-script text), USE multilingual
-for notes with Chinese, in one vector space of two halves.
+for notes with Chinese, in one vector space of three blocks.
 
-A chunk's vector is `[minilm, 0]` or `[0, use]`, by its script. A query is embedded by both models
-and weighted by its own script: `[a * minilm(q), b * use(q)]`. Its cosine with an English chunk is
-then `a * minilm-cosine`, with a Chinese chunk `b * use-cosine`, so each note is compared by the
-model that reads its language, and an English question still reaches a Chinese note through USE's
-cross-lingual space. Measured on SciFact (English) MiniLM alone is far better than USE (0.64 against
-0.39 nDCG@10 dense), and on Chinese USE is the one that works; see benchmarks/README.md.
+A Chinese chunk's vector is `[0, use, 0]`. A Latin-script chunk's is `[minilm, 0, use]`: its USE
+vector sits in a block of its own, the bridge, which only a Chinese question reads. A query is
+embedded by both models and weighted by its own script: `[a * minilm(q), b * use(q), c * use(q)]`.
+The store scores a chunk by its best block (index/vectors.py), so an English question compares
+English notes by MiniLM and reaches Chinese notes through USE's cross-lingual space, and a Chinese
+question compares Chinese notes by USE and reaches English notes through their bridge vectors.
+Measured on SciFact (English) MiniLM alone is far better than USE (0.64 against 0.39 nDCG@10
+dense), which is why an English question does not read the bridge; on Chinese USE is the one that
+works; see benchmarks/README.md.
 
-Each model loads only when first needed: an English-only vault never loads USE for its notes.
+Each model loads only when first needed.
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ import numpy as np
 
 from memlsp.embed.base import Embedder, Vectors, knows_word, unit_rows
 
-# Query weights of the two halves. A Chinese query through MiniLM is mostly unknown word pieces, so
-# its English half counts little; an English query reads Chinese notes through USE at a discount,
-# since USE cosines run higher than MiniLM's for unrelated text.
-LATIN_QUERY = (1.0, 0.6)
-CJK_QUERY = (0.25, 1.0)
+# Query weights of the three blocks (MiniLM, USE of Chinese chunks, USE of Latin chunks). A Chinese
+# query through MiniLM is mostly unknown word pieces, so that block counts little; an English query
+# reads Chinese notes through USE at a discount, since USE cosines run higher than MiniLM's for
+# unrelated text, and reads English notes by MiniLM only.
+LATIN_QUERY = (1.0, 0.6, 0.0)
+CJK_QUERY = (0.25, 1.0, 1.0)
 CJK_SHARE = 0.1  # a chunk whose letters are at least 10% CJK counts as Chinese
 
 
@@ -69,12 +73,15 @@ class BilingualEmbedder:
     def __init__(self, latin: LazyEmbedder, cjk: LazyEmbedder, latin_id: str, cjk_id: str) -> None:
         self._latin = latin
         self._cjk = cjk
-        self._split = latin._dimension
-        self.dimension = latin._dimension + cjk._dimension
-        # Every vector is zero outside one of these blocks: the store keeps only that block.
-        self.parts = (latin._dimension, cjk._dimension)
-        self.active = (True, True)  # see use_parts
-        self.id = f"bilingual-{latin_id}+{cjk_id}"
+        self.parts = (latin._dimension, cjk._dimension, cjk._dimension)
+        self._starts = (0, self.parts[0], self.parts[0] + self.parts[1])
+        self.dimension = sum(self.parts)
+        self.active: tuple[bool, ...] = (True, True, True)  # see use_parts
+        # "+bridge": vectors of the two-block layout, which had none, are not these.
+        self.id = f"bilingual-{latin_id}+{cjk_id}+bridge"
+
+    def _block(self, index: int) -> slice:
+        return slice(self._starts[index], self._starts[index] + self.parts[index])
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
@@ -82,27 +89,34 @@ class BilingualEmbedder:
         chinese_set = set(chinese)
         latin = [i for i in range(len(texts)) if i not in chinese_set]
         if latin:
-            vectors = self._latin.get().embed_documents([texts[i] for i in latin])
-            out[latin, : self._split] = vectors
+            latin_texts = [texts[i] for i in latin]
+            out[latin, self._block(0)] = self._latin.get().embed_documents(latin_texts)
+            out[latin, self._block(2)] = self._cjk.get().embed_documents(latin_texts)
         if chinese:
             vectors = self._cjk.get().embed_documents([texts[i] for i in chinese])
-            out[chinese, self._split :] = vectors
-        return out
+            out[chinese, self._block(1)] = vectors
+        return unit_rows(out)
 
     def use_parts(self, stored: Sequence[bool]) -> None:
-        """Which blocks hold vectors at all. A query skips a model whose block is empty, so an
-        English-only vault never loads USE (2.8 s, ~130 MB) just to embed queries."""
-        self.active = (bool(stored[0]), bool(stored[1]))
+        """Which blocks hold vectors at all. A query skips a model whose blocks are empty: a
+        vault not embedded yet loads no model just to embed queries."""
+        self.active = tuple(bool(block) for block in stored)
 
     def knows_word(self, word: str) -> bool | None:
         """Latin words are the MiniLM model's to judge (USE has no tokenizer to ask)."""
         return knows_word(self._latin.get(), word) if self.active[0] else None
 
     def embed_query(self, text: str) -> Vectors:
-        a, b = CJK_QUERY if cjk_share(text) >= CJK_SHARE else LATIN_QUERY
+        weights = CJK_QUERY if cjk_share(text) >= CJK_SHARE else LATIN_QUERY
+        wanted = [
+            weight > 0 and active for weight, active in zip(weights, self.active, strict=True)
+        ]
         out = np.zeros((1, self.dimension), dtype=np.float32)
-        if self.active[0]:
-            out[:, : self._split] = a * self._latin.get().embed_query(text)
-        if self.active[1]:
-            out[:, self._split :] = b * self._cjk.get().embed_query(text)
+        if wanted[0]:
+            out[:, self._block(0)] = weights[0] * self._latin.get().embed_query(text)
+        if wanted[1] or wanted[2]:
+            vector = self._cjk.get().embed_query(text)
+            for index in (1, 2):
+                if wanted[index]:
+                    out[:, self._block(index)] = weights[index] * vector
         return unit_rows(out)

@@ -226,10 +226,16 @@ class KeywordIndex:
         terms = self.terms(text)
         return [term for term in terms if term not in self.common_terms] or terms
 
-    def knows_any(self, terms: list[str]) -> bool:
-        """Whether any of `terms` occurs in the index at all (in any searched field)."""
+    def known_share(self, terms: list[str]) -> float:
+        """The share of `terms` that occur in the index at all (in any searched field); 0.0 for
+        no terms."""
+        if not terms:
+            return 0.0
         searcher = self._searcher()
-        return any(searcher.doc_freq(field, term) for term in terms for field in FIELD_BOOSTS)
+        known = sum(
+            1 for term in terms if any(searcher.doc_freq(field, term) for field in FIELD_BOOSTS)
+        )
+        return known / len(terms)
 
     def search(
         self,

@@ -73,11 +73,13 @@ def _client(where: Path | str) -> Any:
 class VectorStore:
     """`where`: a folder for an embedded store, or a Chroma server's URL.
 
-    `parts` splits the embedder's vectors into blocks of these dimensions, each its own collection:
-    the bilingual embedder's vectors are `[MiniLM, 0]` or `[0, USE]`, and storing only the non-zero
-    block halves the memory Chroma holds (about 7 KB per 896-dimension vector against 2.7 KB per
-    512). A query searches every block its vector has and merges them by the similarity of the
-    whole vectors, so the ranking is the same as over whole vectors."""
+    `parts` splits the embedder's vectors into blocks of these dimensions, each its own collection,
+    and a vector is kept in every block where it is not zero. The bilingual embedder's vectors are
+    `[MiniLM, 0, USE]` for a Latin-script chunk and `[0, USE, 0]` for a Chinese one: storing only
+    the non-zero blocks keeps Chroma's memory to the parts that say something.
+    A query searches every block its vector has; a chunk's similarity is that of its best block,
+    times the query's share in that block (the block's norm over the whole query's). For vectors
+    with one non-zero block this is exactly the cosine of the whole vectors."""
 
     def __init__(
         self, where: Path | str, vault: str, embedder_id: str, parts: Sequence[int] = ()
@@ -133,15 +135,12 @@ class VectorStore:
         return found
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, paths: Sequence[str]) -> None:
-        """Each vector goes to the block where it is largest (the only non-zero one, for the
-        bilingual embedder)."""
+        """Each vector goes to every block where it is not zero."""
         if not ids:
             return
         rows = np.asarray(vectors, dtype=np.float32)
-        norms = np.stack([np.linalg.norm(rows[:, s:e], axis=1) for s, e, _ in self._blocks])
-        homes = norms.argmax(axis=0)
-        for index, (start, end, collection) in enumerate(self._blocks):
-            chosen = [i for i in range(len(ids)) if homes[i] == index]
+        for start, end, collection in self._blocks:
+            chosen = [i for i in range(len(ids)) if rows[i, start:end].any()]
             if chosen:
                 self._call(
                     "write",
@@ -157,7 +156,8 @@ class VectorStore:
                 self._call("delete", collection.delete, ids=list(ids))
 
     def count(self) -> int:
-        return sum(self.block_counts())
+        """How many chunks have a vector (a chunk kept in two blocks counts once)."""
+        return len(self.ids()) if len(self._blocks) > 1 else self.block_counts()[0]
 
     def block_counts(self) -> list[int]:
         """How many vectors each block holds (one number without blocks)."""
@@ -167,7 +167,7 @@ class VectorStore:
         """The `limit` nearest chunks, nearest first, by cosine similarity to `vector`."""
         whole = np.asarray(vector, dtype=np.float32).reshape(-1)
         scale = float(np.linalg.norm(whole)) or 1.0
-        hits: list[VectorHit] = []
+        best: dict[str, VectorHit] = {}
         for start, end, collection in self._blocks:
             block = whole[start:end]
             weight = float(np.linalg.norm(block)) / scale
@@ -181,13 +181,11 @@ class VectorStore:
                 include=["distances", "metadatas"],
             )
             ids, distances = found["ids"][0], found["distances"][0]
-            hits += [
-                VectorHit(chunk_id, str(meta.get("path", "")), weight * (1.0 - float(distance)))
-                for chunk_id, distance, meta in zip(
-                    ids, distances, found["metadatas"][0], strict=True
-                )
-            ]
-        hits.sort(key=lambda hit: -hit.similarity)
+            for chunk_id, distance, meta in zip(ids, distances, found["metadatas"][0], strict=True):
+                similarity = weight * (1.0 - float(distance))
+                if chunk_id not in best or similarity > best[chunk_id].similarity:
+                    best[chunk_id] = VectorHit(chunk_id, str(meta.get("path", "")), similarity)
+        hits = sorted(best.values(), key=lambda hit: (-hit.similarity, hit.chunk_id))
         return hits[:limit]
 
     def _call(self, what: str, function: Any, **arguments: Any) -> Any:

@@ -33,6 +33,14 @@ def vector_candidates(request: SearchRequest, settings: Settings) -> int:
     return candidate_count(request, settings)
 
 
+def query_vector_weight(base: float, known: float) -> float:
+    """The vector side's weight for one query: `base` when the vault knows every word of it, and
+    up to 1.0 as fewer of its words occur in the vault at all. A question in another language
+    than the notes' (a Chinese question over English notes) has keyword hits only on the odd word
+    they share, and those would outrank the answers found by meaning."""
+    return base + (1.0 - base) * (1.0 - known)
+
+
 def search(
     request: SearchRequest,
     keyword: KeywordIndex,
@@ -53,8 +61,9 @@ def search(
         keyword_hits = keyword.search(
             terms, count, start_date=request.start_date, end_date=request.end_date
         )
-    # A keyword hit proves the vault knows a word; only without one is the index asked.
-    if vector_hits and meaningless and not keyword_hits and not keyword.knows_any(terms):
+    both = use_keyword and use_vector
+    known = keyword.known_share(terms) if both or meaningless else 1.0
+    if vector_hits and meaningless and not keyword_hits and known == 0:
         # Nearest neighbours always exist. For a query that neither the vault nor the model
         # has a word for ("qwzxplk") they are not answers; similarity alone cannot tell them
         # from real ones with the default models (README, "Nothing is an answer").
@@ -69,13 +78,12 @@ def search(
         chunks.update(keyword.chunks_by_id(missing))
         similarities = {hit.chunk_id: hit.similarity for hit in dated if hit.chunk_id in chunks}
     # name -> (ranked (chunk id, score), weight); a side alone has weight 1
-    both = use_keyword and use_vector
+    vector_weight = query_vector_weight(settings.vector_weight, known) if both else 1.0
     sides: dict[str, tuple[list[tuple[Hashable, float]], float]] = {}
     if use_keyword:
-        weight = 1.0 - settings.vector_weight if both else 1.0
-        sides["keyword"] = (list(keyword_scores.items()), weight)
+        sides["keyword"] = (list(keyword_scores.items()), 1.0 - vector_weight if both else 1.0)
     if use_vector:
-        sides["vector"] = (list(similarities.items()), settings.vector_weight if both else 1.0)
+        sides["vector"] = (list(similarities.items()), vector_weight)
     ties: dict[Hashable, tuple[str, int]] = {
         key: (chunk.path, chunk.start_line) for key, chunk in chunks.items()
     }

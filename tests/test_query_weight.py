@@ -1,0 +1,45 @@
+"""The vector side's weight grows for a query whose words the vault does not use: a question in
+another language than the notes' has keyword hits only on the odd shared word."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memlsp.config import Settings
+from memlsp.engine import Engine
+from memlsp.model import SearchRequest
+from memlsp.search.hybrid import query_vector_weight
+from tests.engine_helpers import embed_all, write
+from tests.fake_embedder import FakeEmbedder
+
+
+def test_the_weight_rises_from_the_setting_to_one_as_fewer_words_are_known() -> None:
+    assert query_vector_weight(0.6, 1.0) == pytest.approx(0.6)
+    assert query_vector_weight(0.6, 0.5) == pytest.approx(0.8)
+    assert query_vector_weight(0.6, 0.0) == pytest.approx(1.0)
+
+
+def test_a_half_known_query_lets_its_answer_by_meaning_lead(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write(vault, "music.md", "# Music\n\nThe violin and the cello play a slow duet.\n")
+    write(vault, "hall.md", "# Hall\n\nThe concert hall was repainted in spring.\n")
+    write(vault, "garden.md", "# Garden\n\nTomatoes and basil grow in the sunny bed.\n")
+    embedder = FakeEmbedder()
+    embedder.synonyms = {"fiddle": "violin", "tune": "duet"}
+    settings = Settings(cache_dir=tmp_path / "cache")
+    engine = Engine.open(vault, settings, embedder)  # type: ignore[arg-type]
+    try:
+        engine.refresh()
+        embed_all(engine)
+        # "concert" is the vault's word, "fiddle" and "tune" are not: a third of it is known.
+        answer = engine.search(SearchRequest("fiddle tune concert", expand=False))
+        by_path = {hit.chunk.path: hit for hit in answer.hits}
+        assert answer.hits[0].chunk.path == "music.md"
+        assert by_path["music.md"].keyword_score is None  # found by meaning only
+        # First on the vector side and absent from the keyword side: its score is that weight.
+        assert by_path["music.md"].score == pytest.approx(query_vector_weight(0.6, 1 / 3))
+        assert by_path["hall.md"].keyword_rank == 1
+    finally:
+        engine.close()
