@@ -27,7 +27,8 @@ def child_env() -> dict[str, str]:
 @contextmanager
 def work_dir(keep: Path | None, prefix: str) -> Iterator[tuple[Path, bool]]:
     """A work folder (with `vault/` and `cache/` inside) and whether it is temporary; a temporary
-    one is deleted afterwards, a `--keep` one is kept."""
+    one is deleted afterwards, a `--keep` one is kept, and used again by the next run given it
+    (its index and vectors are then reused: only what changed is indexed)."""
     if keep is None:
         base = Path(tempfile.mkdtemp(prefix=prefix))
         try:
@@ -35,10 +36,12 @@ def work_dir(keep: Path | None, prefix: str) -> Iterator[tuple[Path, bool]]:
         finally:
             shutil.rmtree(base, ignore_errors=True)
         return
+    marker = keep / ".memlsp-benchmark"
     for sub in ("vault", "cache"):
-        if (keep / sub).exists() and any((keep / sub).iterdir()):
+        if not marker.exists() and (keep / sub).exists() and any((keep / sub).iterdir()):
             sys.exit(f"{keep / sub} is not empty; give --keep an empty or new folder")
     keep.mkdir(parents=True, exist_ok=True)
+    marker.touch()
     yield keep, False
 
 

@@ -83,7 +83,15 @@ def _parser() -> argparse.ArgumentParser:
         "--mode", choices=SEARCH_MODES, default="hybrid", help="both sides fused, or one alone"
     )
     search.add_argument(
-        "--min-score", type=float, default=0.0, help="0-1; 1.0 = first on every side"
+        "--min-score",
+        type=float,
+        default=0.0,
+        help="0-1: leave out results scoring less (a score is the same measure for every query)",
+    )
+    search.add_argument(
+        "--min-strength",
+        type=float,
+        help="0-1: answer nothing when the query's best evidence is weaker (default: the setting)",
     )
     search.add_argument("--start-date", help="YYYY-MM-DD, inclusive")
     search.add_argument("--end-date", help="YYYY-MM-DD, inclusive")
@@ -330,6 +338,7 @@ def _request(args: argparse.Namespace, query: str, overrides: dict[str, Any]) ->
         "query": query,
         "limit": args.limit,
         "min_score": args.min_score,
+        "min_strength": args.min_strength,
         "start_date": args.start_date,
         "end_date": args.end_date,
         "expand": not args.no_expand,

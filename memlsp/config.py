@@ -52,6 +52,10 @@ class Settings:
     # Fusion: score = w_v * vector + (1 - w_v) * keyword, each side min-max normalised within the
     # query (search/fusion.py); w_v chosen on development sets (benchmarks/fusion_study.py).
     vector_weight: float = 0.6
+    # A query whose best evidence (search/evidence.py) is below this returns nothing: no note
+    # has its rare words and none is close enough in meaning. Chosen on development sets and
+    # questions no note answers (benchmarks/calibrate.py).
+    min_strength: float = 0.1
     vector_retry_seconds: float = 30.0  # how soon an unavailable embedder or Chroma is tried again
     # The settings the user gave in the editor or on the command line: a vault's file does not
     # override them (it may override the user config file's, which sit below it).
@@ -86,6 +90,7 @@ USER_SETTINGS: dict[str, type] = {
     "embedder_api_key_env": str,
     "chroma_url": str,
     "vector_weight": float,
+    "min_strength": float,
     "vector_retry_seconds": float,
 }
 EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")
@@ -138,7 +143,7 @@ def settings_from(
         if key == "vector_retry_seconds" and value <= 0:
             problems.append(f"setting {key!r} must be more than 0, not {value}; default kept")
             continue
-        if key == "vector_weight" and not 0.0 <= value <= 1.0:
+        if key in ("vector_weight", "min_strength") and not 0.0 <= value <= 1.0:
             problems.append(f"setting {key!r} must be between 0 and 1, not {value}; default kept")
             continue
         if key == "embedder" and value not in EMBEDDERS:

@@ -538,9 +538,17 @@ class Engine:
             warnings.append("semantic search is off (embedder = none)")
         # Only Latin words: the model that reads Chinese has no tokenizer to ask.
         meaningless = bool(vector_hits) and side.reads_none_of(_LATIN_WORD.findall(request.query))
+        scales = side.scales(request.query)
         with self.lock:
             return hybrid.search(
-                request, self.keyword, self.graph, self.settings, vector_hits, warnings, meaningless
+                request,
+                self.keyword,
+                self.graph,
+                self.settings,
+                vector_hits,
+                warnings,
+                meaningless,
+                scales,
             )
 
     def find_note(self, reference: str) -> str | None:

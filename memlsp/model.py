@@ -222,6 +222,7 @@ class SearchRequest:
     budget_tokens: int | None = None
     mode: str = "hybrid"  # one of SEARCH_MODES
     sections: bool = False  # list each matching section; by default a note once, at its best
+    min_strength: float | None = None  # None: the `min_strength` setting
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")
@@ -271,6 +272,9 @@ class SearchResponse:
     counts: SearchCounts
     mode: str = "hybrid"
     warnings: tuple[str, ...] = ()  # e.g. why the vector side did not run
+    # How well the query is answered at all, 0..1, the same scale for every query
+    # (search/evidence.py); every result's score is its fused score times this.
+    strength: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memlsp.embed.base import EmbedderError, Vectors, unit_rows
+from memlsp.embed.base import PLAIN_COSINE, EmbedderError, SimilarityScale, Vectors, unit_rows
 
 _TOKEN = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]", re.IGNORECASE)
 
@@ -24,6 +24,7 @@ class FakeEmbedder:
         self.calls = 0
         self.synonyms: dict[str, str] = {}  # word -> word it should embed as
         self.vocabulary: set[str] | None = None  # the words it "reads"; None: it cannot tell
+        self.scale = PLAIN_COSINE  # what its similarities mean (embed.base.SimilarityScale)
 
     def _vector(self, text: str) -> np.ndarray:
         row = np.zeros(self.dimension, dtype=np.float32)
@@ -43,6 +44,9 @@ class FakeEmbedder:
         if self.fail:
             raise EmbedderError("fake embedder told to fail")
         return unit_rows(self._vector(text).reshape(1, -1))
+
+    def similarity_scales(self, query: str) -> tuple[SimilarityScale, ...]:
+        return (self.scale,)
 
     def knows_word(self, word: str) -> bool | None:
         return None if self.vocabulary is None else word.lower() in self.vocabulary

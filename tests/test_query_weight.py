@@ -38,8 +38,19 @@ def test_a_half_known_query_lets_its_answer_by_meaning_lead(tmp_path: Path) -> N
         by_path = {hit.chunk.path: hit for hit in answer.hits}
         assert answer.hits[0].chunk.path == "music.md"
         assert by_path["music.md"].keyword_score is None  # found by meaning only
-        # First on the vector side and absent from the keyword side: its score is that weight.
-        assert by_path["music.md"].score == pytest.approx(query_vector_weight(0.6, 1 / 3))
-        assert by_path["hall.md"].keyword_rank == 1
+        music, hall, garden = by_path["music.md"], by_path["hall.md"], by_path["garden.md"]
+        assert hall.keyword_rank == 1 and music.vector_rank == 1
+        assert music.vector_score and hall.vector_score and garden.vector_score is not None
+
+        def fused_ratio(weight: float) -> float:
+            """music.md's fused score over hall.md's, min-max over the vector candidates."""
+            low, high = garden.vector_score, music.vector_score
+            hall_vector = (hall.vector_score - low) / (high - low)
+            return weight / ((1 - weight) + weight * hall_vector)
+
+        assert fused_ratio(0.6) < 1  # the setting's weight alone puts the shared word first
+        assert music.score / hall.score == pytest.approx(
+            fused_ratio(query_vector_weight(0.6, 1 / 3))
+        )
     finally:
         engine.close()

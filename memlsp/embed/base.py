@@ -6,13 +6,60 @@ embedder (or its dimension) never mixes two vector spaces: the old vectors are s
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 Vectors = npt.NDArray[np.float32]  # shape (n, dimension), rows of unit length
+
+
+# How the best similarity of a question no note answers grows with the number of chunks searched:
+# by this share of itself per factor e. Measured by subsampling the real vaults
+# (benchmarks/calibrate.py): 0.08 to 0.12 for each language pair.
+SIZE_SLOPE = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarityScale:
+    """What an embedder's cosine similarities mean, measured on development sets
+    (benchmarks/calibrate.py): `low` is the typical best similarity of a question no note answers,
+    `high` that of a question with an exact answer, and below `floor` a chunk found only by its
+    vector is not a result. `low` and `floor` were measured among `chunks` chunks: the more there
+    are, the closer the nearest unrelated one (`for_chunks`). An embedder without a scale gets the
+    plain cosine: 0 means nothing, 1 everything, and nothing is cut."""
+
+    low: float = 0.0
+    high: float = 1.0
+    floor: float = -1.0
+    chunks: int = 0  # 0: the same for any number
+
+    def for_chunks(self, count: int) -> SimilarityScale:
+        """The scale for a search among `count` chunks."""
+        if self.chunks <= 0 or count <= 0:
+            return self
+        factor = max(0.5, 1.0 + SIZE_SLOPE * math.log(count / self.chunks))
+        low = min(self.low * factor, self.high - 0.05)
+        return replace(self, low=low, floor=self.floor * factor, chunks=count)
+
+    def evidence(self, similarity: float) -> float:
+        """0.0 at or below `low`, 1.0 at or above `high`, linear between."""
+        if similarity <= self.low:
+            return 0.0
+        return min(1.0, (similarity - self.low) / (self.high - self.low))
+
+
+PLAIN_COSINE = SimilarityScale()
+
+
+def similarity_scales(embedder: Embedder, query: str) -> tuple[SimilarityScale, ...]:
+    """What the embedder's similarities mean for this query, one scale per block of its vectors
+    (a hit's `block`): the bilingual embedder reads each language pair on a scale of its own."""
+    scales = getattr(embedder, "similarity_scales", None)
+    return tuple(scales(query)) if callable(scales) else (PLAIN_COSINE,)
 
 
 class EmbedderError(Exception):

@@ -21,15 +21,41 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from memlsp.embed.base import Embedder, Vectors, knows_word, unit_rows
+from memlsp.embed.base import (
+    PLAIN_COSINE,
+    Embedder,
+    SimilarityScale,
+    Vectors,
+    knows_word,
+    unit_rows,
+)
 
 # Query weights of the three blocks (MiniLM, USE of Chinese chunks, USE of Latin chunks). A Chinese
-# query through MiniLM is mostly unknown word pieces, so that block counts little; an English query
-# reads Chinese notes through USE at a discount, since USE cosines run higher than MiniLM's for
-# unrelated text, and reads English notes by MiniLM only.
+# query through MiniLM is mostly unknown word pieces, so that block counts little. Each language's
+# notes are read across at a discount (0.6), so that at equal similarity a question prefers notes
+# in its own language; USE cosines also run higher than MiniLM's for unrelated text. An English
+# query reads English notes by MiniLM only.
 LATIN_QUERY = (1.0, 0.6, 0.0)
-CJK_QUERY = (0.25, 1.0, 1.0)
+CJK_QUERY = (0.25, 1.0, 0.6)
 CJK_SHARE = 0.1  # a chunk whose letters are at least 10% CJK counts as Chinese
+# What similarities mean, per question script and block (the language pair it reads), measured
+# by benchmarks/calibrate.py on the real vaults (README, "What a score means"); they include the
+# query's block weights above. `floor` is `low`: a chunk less similar than the typical best match
+# of a question no note answers is not a result by meaning alone. Chinese questions reach English
+# notes through MiniLM (block 0) and the bridge (block 2) alike, so the two share a scale.
+# `chunks`: how many the block held where it was measured (vaultofknowledge's English chunks,
+# knowledge-garden's Chinese ones).
+_ZH_TO_EN = SimilarityScale(low=0.25, high=0.53, floor=0.25, chunks=6083)
+LATIN_SCALES = (
+    SimilarityScale(low=0.27, high=0.66, floor=0.27, chunks=6083),  # English notes, by MiniLM
+    SimilarityScale(low=0.14, high=0.36, floor=0.14, chunks=5225),  # Chinese notes, by USE across
+    PLAIN_COSINE,  # not read by a Latin-script question
+)
+CJK_SCALES = (
+    _ZH_TO_EN,
+    SimilarityScale(low=0.26, high=0.49, floor=0.26, chunks=5225),  # Chinese notes, by USE
+    _ZH_TO_EN,
+)
 
 
 def cjk_share(text: str) -> float:
@@ -105,6 +131,10 @@ class BilingualEmbedder:
     def knows_word(self, word: str) -> bool | None:
         """Latin words are the MiniLM model's to judge (USE has no tokenizer to ask)."""
         return knows_word(self._latin.get(), word) if self.active[0] else None
+
+    def similarity_scales(self, query: str) -> tuple[SimilarityScale, ...]:
+        """One scale per block for a question in this script (see SCALES)."""
+        return CJK_SCALES if cjk_share(query) >= CJK_SHARE else LATIN_SCALES
 
     def embed_query(self, text: str) -> Vectors:
         weights = CJK_QUERY if cjk_share(text) >= CJK_SHARE else LATIN_QUERY

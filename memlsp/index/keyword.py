@@ -8,6 +8,7 @@ tantivy does not store custom tokenizers with the index.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,6 +227,16 @@ class KeywordIndex:
         terms = self.terms(text)
         return [term for term in terms if term not in self.common_terms] or terms
 
+    def term_weights(self, terms: list[str]) -> dict[str, float]:
+        """Each term's idf over chunks, from its most frequent field (a term no chunk has gets
+        the largest)."""
+        searcher = self._searcher()
+        documents = int(searcher.num_docs)
+        return {
+            term: _idf(max(searcher.doc_freq(field, term) for field in FIELD_BOOSTS), documents)
+            for term in terms
+        }
+
     def known_share(self, terms: list[str]) -> float:
         """The share of `terms` that occur in the index at all (in any searched field); 0.0 for
         no terms."""
@@ -304,6 +315,13 @@ class KeywordIndex:
 
     def chunk_count(self) -> int:
         return int(self._searcher().num_docs)
+
+
+def _idf(document_frequency: int, documents: int) -> float:
+    """BM25's inverse document frequency. Deleted chunks still count in a term's frequency until
+    their segment is merged, so it may exceed the live count: never below zero."""
+    frequency = min(document_frequency, documents)
+    return math.log(1.0 + (documents - frequency + 0.5) / (frequency + 0.5))
 
 
 def _chunk(doc: tantivy.Document) -> Chunk:

@@ -19,7 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from memlsp.config import Settings
-from memlsp.embed.base import Embedder, EmbedderError, knows_word, vector_parts
+from memlsp.embed.base import (
+    Embedder,
+    EmbedderError,
+    SimilarityScale,
+    knows_word,
+    similarity_scales,
+    vector_parts,
+)
 from memlsp.embed.factory import build_embedder
 from memlsp.index.vector_cache import VectorCache, text_digest
 from memlsp.index.vectors import VectorHit, VectorStore, VectorStoreError
@@ -72,7 +79,7 @@ class VectorSide:
         self._lock = threading.Lock()  # guards the bookkeeping; never held while embedding
         self._connecting = threading.Lock()
         self.needs_plan = True  # set on (re)connect: the store's contents must be compared again
-        self._blocks_full = False  # every block of the embedder's vectors holds some
+        self._block_counts: tuple[int, ...] = ()  # vectors per block, as last counted
 
     @property
     def enabled(self) -> bool:
@@ -201,24 +208,25 @@ class VectorSide:
                     self._pending.setdefault(chunk.path, set()).add(chunk.id)
             self._fail(error)
             return 0
-        if not self._blocks_full:
-            self._note_blocks()
+        self._note_blocks()
         return len(batch)
 
     def _note_blocks(self) -> None:
-        """Tell an embedder with blocks (the bilingual one) which of them hold vectors."""
-        use_parts = getattr(self.embedder, "use_parts", None)
+        """Count the vectors each block holds: an embedder with blocks (the bilingual one) skips
+        the empty ones, and a block's similarity scale depends on its size."""
         store = self.store
-        if use_parts is None or store is None:
-            self._blocks_full = True
+        if store is None:
             return
         try:
-            stored = [count > 0 for count in store.block_counts()]
+            counts = store.block_counts()
         except VectorStoreError as error:
             self._fail(error)
             return
-        use_parts(stored)
-        self._blocks_full = all(stored)
+        with self._lock:
+            self._block_counts = tuple(counts)
+        use_parts = getattr(self.embedder, "use_parts", None)
+        if use_parts is not None:
+            use_parts([count > 0 for count in counts])
 
     def _store_vectors(self, chunks: list[Chunk]) -> None:
         assert self.embedder is not None and self.store is not None and self.cache is not None
@@ -250,6 +258,18 @@ class VectorSide:
                 self._fail(EmbedderError(f"embedder {self.embedder.id} failed: {error}"))
 
     # -- searching ----------------------------------------------------------------------------
+
+    def scales(self, query: str) -> tuple[SimilarityScale, ...]:
+        """What similarities mean for this query, per block, for the blocks' sizes now."""
+        embedder = self.embedder
+        if embedder is None:
+            return ()
+        with self._lock:
+            counts = self._block_counts
+        scales = similarity_scales(embedder, query)
+        return tuple(
+            scale.for_chunks(counts[i] if i < len(counts) else 0) for i, scale in enumerate(scales)
+        )
 
     def reads_none_of(self, words: list[str]) -> bool:
         """Whether the model has no word of its vocabulary among `words` (False when it cannot

@@ -35,6 +35,7 @@ class VectorHit:
     chunk_id: str
     path: str
     similarity: float  # cosine similarity, -1..1
+    block: int = 0  # which of the embedder's blocks it was found in (see VectorStore)
 
 
 def _readable(text: str, size: int) -> str:
@@ -168,7 +169,7 @@ class VectorStore:
         whole = np.asarray(vector, dtype=np.float32).reshape(-1)
         scale = float(np.linalg.norm(whole)) or 1.0
         best: dict[str, VectorHit] = {}
-        for start, end, collection in self._blocks:
+        for index, (start, end, collection) in enumerate(self._blocks):
             block = whole[start:end]
             weight = float(np.linalg.norm(block)) / scale
             if weight == 0 or limit <= 0:
@@ -184,7 +185,8 @@ class VectorStore:
             for chunk_id, distance, meta in zip(ids, distances, found["metadatas"][0], strict=True):
                 similarity = weight * (1.0 - float(distance))
                 if chunk_id not in best or similarity > best[chunk_id].similarity:
-                    best[chunk_id] = VectorHit(chunk_id, str(meta.get("path", "")), similarity)
+                    path = str(meta.get("path", ""))
+                    best[chunk_id] = VectorHit(chunk_id, path, similarity, index)
         hits = sorted(best.values(), key=lambda hit: (-hit.similarity, hit.chunk_id))
         return hits[:limit]
 

@@ -404,7 +404,7 @@ def _marker(root: Path) -> str:
 
 def _restart_key(settings: Settings) -> Settings:
     """The settings with those a request reads each time blanked out: what needs a restart."""
-    return replace(settings, symbol_limit=0, vector_weight=0.0)
+    return replace(settings, symbol_limit=0, vector_weight=0.0, min_strength=0.0)
 
 
 def _options(value: Any) -> dict[str, Any]:

@@ -8,12 +8,15 @@ index (a vector whose chunk is gone is dropped), and fused with the keyword side
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import replace
 
 from memlsp.config import Settings
+from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
 from memlsp.index.keyword import KeywordIndex
 from memlsp.index.vectors import VectorHit
 from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, SearchResponse
 from memlsp.parse.tokens import has_cjk
+from memlsp.search.evidence import STRENGTH_DEPTH, coverage, strength
 from memlsp.search.expand import expand_hits, within_budget
 from memlsp.search.fusion import Fused, fuse
 from memlsp.vault.graph import LinkGraph
@@ -33,6 +36,11 @@ def vector_candidates(request: SearchRequest, settings: Settings) -> int:
     return candidate_count(request, settings)
 
 
+def scale_of(hit: VectorHit, scales: Sequence[SimilarityScale]) -> SimilarityScale:
+    """The scale of the block a hit was found in; plain cosine when the embedder has none."""
+    return scales[min(hit.block, len(scales) - 1)] if scales else PLAIN_COSINE
+
+
 def query_vector_weight(base: float, known: float) -> float:
     """The vector side's weight for one query: `base` when the vault knows every word of it, and
     up to 1.0 as fewer of its words occur in the vault at all. A question in another language
@@ -49,9 +57,11 @@ def search(
     vector_hits: Sequence[VectorHit] | None = None,
     warnings: Sequence[str] = (),
     meaningless: bool = False,
+    scales: Sequence[SimilarityScale] = (),
 ) -> SearchResponse:
     """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode).
-    `meaningless`: the embedding model reads none of the query's words as words of its own."""
+    `meaningless`: the embedding model reads none of the query's words as words of its own.
+    `scales`: what the embedder's similarities mean, per block (search/evidence.py)."""
     count = candidate_count(request, settings)
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
@@ -72,11 +82,23 @@ def search(
     chunks: dict[str, Chunk] = {hit.chunk.id: hit.chunk for hit in keyword_hits}
     keyword_scores = {hit.chunk.id: hit.score for hit in keyword_hits}
     similarities: dict[str, float] = {}
+    meanings: list[float] = []  # the vector side's evidence, best candidates first
     if vector_hits is not None and use_vector:
         dated = [hit for hit in vector_hits if _in_dates(graph, hit.path, request)][:count]
+        # Below the floor, only a keyword match makes a chunk a candidate.
+        dated = [
+            hit
+            for hit in dated
+            if hit.similarity >= scale_of(hit, scales).floor or hit.chunk_id in keyword_scores
+        ]
         missing = [hit.chunk_id for hit in dated if hit.chunk_id not in chunks]
         chunks.update(keyword.chunks_by_id(missing))
         similarities = {hit.chunk_id: hit.similarity for hit in dated if hit.chunk_id in chunks}
+        meanings = [
+            scale_of(hit, scales).evidence(hit.similarity)
+            for hit in dated[:STRENGTH_DEPTH]
+            if hit.chunk_id in chunks
+        ]
     # name -> (ranked (chunk id, score), weight); a side alone has weight 1
     vector_weight = query_vector_weight(settings.vector_weight, known) if both else 1.0
     sides: dict[str, tuple[list[tuple[Hashable, float]], float]] = {}
@@ -88,11 +110,24 @@ def search(
         key: (chunk.path, chunk.start_line) for key, chunk in chunks.items()
     }
     fused = fuse([ranked for ranked, _ in sides.values()], [w for _, w in sides.values()], ties)
-    cjk = any(map(has_cjk, terms))
-    hits = []
-    kept = [item for item in fused if item.score >= request.min_score]
-    # fused scores fall with rank: min_score drops the tail, whatever the mode
+    matches = _Matches(keyword, graph, any(map(has_cjk, terms)))
+    weights = keyword.term_weights(terms)
+    keyword_evidence = [
+        coverage(matches.of(chunks[hit.chunk.id]), weights) for hit in keyword_hits[:STRENGTH_DEPTH]
+    ]
+    found = round(strength(keyword_evidence, meanings), 6)
+    # Keyword hits contain the query's words; nearest neighbours always exist, and only their
+    # evidence says whether they answer.
+    wanted = settings.min_strength if request.min_strength is None else request.min_strength
+    weak = use_vector and found < wanted
+    if (fused or vector_hits) and (weak or (not keyword_hits and found == 0)):
+        fused = []
+        warnings = [*warnings, f"nothing in the vault answers this closely (evidence {found:.2f})"]
+    scored = [replace(item, score=round(item.score * found, 12)) for item in fused]
+    # scores fall with rank: min_score drops the tail, whatever the mode
+    kept = [item for item in scored if item.score >= request.min_score]
     chosen, others = (kept, {}) if request.sections else _one_per_note(kept, chunks)
+    hits = []
     for item in chosen:
         key = str(item.key)
         ranks = dict(zip(sides, item.ranks, strict=True))
@@ -104,9 +139,7 @@ def search(
                 ranks.get("keyword"),
                 similarities.get(key),
                 ranks.get("vector"),
-                terms,
-                cjk,
-                keyword,
+                [term for term in terms if term in matches.of(chunks[key])],
                 graph,
                 others.get(chunks[key].path, ()),
             )
@@ -117,7 +150,30 @@ def search(
         hits = expand_hits(graph, hits, settings.expand_limit)
     hits = within_budget(hits, request.budget_tokens)
     counts = SearchCounts(keyword=len(keyword_scores), vector=len(similarities), hybrid=both)
-    return SearchResponse(request.query, tuple(hits), counts, request.mode, tuple(warnings))
+    return SearchResponse(request.query, tuple(hits), counts, request.mode, tuple(warnings), found)
+
+
+class _Matches:
+    """The index terms of a chunk with its note's title, headings and aliases, each chunk
+    analysed once per query: what a hit matched, and the keyword side's evidence."""
+
+    def __init__(self, keyword: KeywordIndex, graph: LinkGraph, segment_cjk: bool) -> None:
+        self._keyword = keyword
+        self._graph = graph
+        # Only a query with Chinese terms needs the hit's Chinese segmented to find them.
+        self._segment_cjk = segment_cjk
+        self._seen: dict[str, frozenset[str]] = {}
+
+    def of(self, chunk: Chunk) -> frozenset[str]:
+        if chunk.id not in self._seen:
+            note = self._graph.notes.get(chunk.path)
+            title = note.title if note else chunk.breadcrumb[0]
+            searched = " ".join(
+                (chunk.text, title, " ".join(chunk.breadcrumb), *(note.aliases if note else ()))
+            )
+            terms = self._keyword.terms(searched, segment_cjk=self._segment_cjk)
+            self._seen[chunk.id] = frozenset(terms)
+        return self._seen[chunk.id]
 
 
 def _one_per_note(
@@ -157,19 +213,11 @@ def _hit(
     keyword_rank: int | None,
     similarity: float | None,
     vector_rank: int | None,
-    terms: list[str],
-    cjk: bool,
-    keyword: KeywordIndex,
+    matched_terms: list[str],
     graph: LinkGraph,
     other_sections: tuple[OtherSection, ...] = (),
 ) -> Hit:
     note = graph.notes.get(chunk.path)
-    title = note.title if note else chunk.breadcrumb[0]
-    searched = " ".join(
-        (chunk.text, title, " ".join(chunk.breadcrumb), *(note.aliases if note else ()))
-    )
-    # Only a query with Chinese terms needs the hit's Chinese segmented to show what matched.
-    present = set(keyword.terms(searched, segment_cjk=cjk))
     return Hit(
         chunk=chunk,
         score=score,
@@ -177,8 +225,8 @@ def _hit(
         keyword_rank=keyword_rank,
         vector_score=similarity,
         vector_rank=vector_rank,
-        matched_terms=tuple(term for term in terms if term in present),
-        title=title,
+        matched_terms=tuple(matched_terms),
+        title=note.title if note else chunk.breadcrumb[0],
         date=note.date if note else None,
         other_sections=other_sections,
     )

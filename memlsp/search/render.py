@@ -60,6 +60,7 @@ def response_json(response: SearchResponse) -> dict[str, Any]:
         "query": response.query,
         "mode": response.mode,
         "warnings": list(response.warnings),
+        "strength": response.strength,
         "counts": {
             "keyword": response.counts.keyword,
             "vector": response.counts.vector,

@@ -18,6 +18,7 @@ FIELDS = (
     "budget_tokens",
     "mode",
     "sections",
+    "min_strength",
 )
 
 
@@ -38,6 +39,11 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     sections = values.get("sections", False)
     if not isinstance(sections, bool):
         raise ValueError("'sections' must be true or false")
+    min_strength = values.get("min_strength")
+    if min_strength is not None:
+        min_strength = _number(values, "min_strength", float, 0.0)
+        if not 0.0 <= min_strength <= 1.0:
+            raise ValueError("'min_strength' must be between 0 and 1")
     mode = values.get("mode") or "hybrid"
     if mode not in SEARCH_MODES:
         raise ValueError(f"'mode' must be one of {', '.join(SEARCH_MODES)}, not {mode!r}")
@@ -51,6 +57,7 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         budget_tokens=budget,
         mode=mode,
         sections=sections,
+        min_strength=min_strength,
     )
 
 

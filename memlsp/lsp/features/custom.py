@@ -28,6 +28,7 @@ def register(server: MemlspServer) -> None:
         results: list[dict[str, Any]] = []
         counts = {"keyword": 0, "vector": 0, "hybrid": False}
         warnings: list[str] = []
+        strength = 0.0
         for vault in list(server.vaults.values()):
             if why := vault.incomplete():
                 warnings.append(why)
@@ -42,12 +43,14 @@ def register(server: MemlspServer) -> None:
             counts["keyword"] += answer["counts"]["keyword"]
             counts["vector"] += answer["counts"]["vector"]
             counts["hybrid"] = counts["hybrid"] or answer["counts"]["hybrid"]
+            strength = max(strength, answer["strength"])
             warnings += [f"{vault.root.name}: {w}" for w in answer["warnings"]]
         results.sort(key=lambda r: (-r["score"], r["path"], r["start_line"]))
         return {
             "query": request.query,
             "mode": request.mode,
             "warnings": warnings,
+            "strength": strength,
             "counts": counts,
             "results": results[: request.limit],
         }

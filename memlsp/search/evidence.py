@@ -1,0 +1,39 @@
+"""How strongly a query is answered at all, on a scale that means the same for every query.
+
+The fused score (search/fusion.py) orders one query's candidates, but it is relative: the first
+result always scores 1.0, whether it answers the question or is only the least bad neighbour.
+Each side has an absolute measure too:
+- keyword: the share of the query's words a chunk contains, each word weighted by its rarity in
+  the vault (idf), so matching "the" and "how" is nothing and matching every rare word is 1.0. A
+  word the vault never uses counts at full rarity: a question about something the notes never
+  mention cannot be well matched by the words they do share with it;
+- vector: cosine similarity placed between the embedder's `SimilarityScale` ends, measured on
+  development sets (benchmarks/calibrate.py): `low` is the typical best similarity of questions
+  no note answers, `high` that of questions with an exact answer. Below the scale's `floor`,
+  lower still, a chunk found only by meaning is not a result at all.
+A query's strength is the best evidence among its first candidates, and every result's score is
+its fused score times that strength: the order is the fusion's, and `--min-score` cuts the same
+amount of doubt from every query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+STRENGTH_DEPTH = 10  # candidates per side whose evidence can make the query's strength
+KEYWORD_POWER = 3  # partial overlap with common-ish words is weak evidence (calibrate.py)
+
+
+def coverage(matched: Iterable[str], weights: Mapping[str, float]) -> float:
+    """The idf-weighted share of the query's words (`weights`) found among `matched`."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(weights.get(term, 0.0) for term in set(matched)) / total
+
+
+def strength(keyword_coverages: Iterable[float], meanings: Iterable[float]) -> float:
+    """The query's best evidence on either side, in [0, 1]: the keyword side's best coverage
+    (raised to KEYWORD_POWER) or the vector side's best `SimilarityScale.evidence`."""
+    best_keyword = max(keyword_coverages, default=0.0) ** KEYWORD_POWER
+    return max(best_keyword, max(meanings, default=0.0))
