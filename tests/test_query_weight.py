@@ -17,7 +17,7 @@ from tests.fake_embedder import FakeEmbedder
 
 def test_the_weight_rises_from_the_setting_to_one_as_fewer_words_are_known() -> None:
     assert query_vector_weight(0.6, 1.0) == pytest.approx(0.6)
-    assert query_vector_weight(0.6, 0.5) == pytest.approx(0.8)
+    assert query_vector_weight(0.6, 0.5) == pytest.approx(0.7)
     assert query_vector_weight(0.6, 0.0) == pytest.approx(1.0)
 
 

@@ -45,8 +45,9 @@ def query_vector_weight(base: float, known: float) -> float:
     """The vector side's weight for one query: `base` when the vault knows every word of it, and
     up to 1.0 as fewer of its words occur in the vault at all. A question in another language
     than the notes' (a Chinese question over English notes) has keyword hits only on the odd word
-    they share, and those would outrank the answers found by meaning."""
-    return base + (1.0 - base) * (1.0 - known)
+    they share, and those would outrank the answers found by meaning. Squared, so that a query
+    with one word the vault lacks keeps nearly the setting's weight (benchmarks/fusion_study.py)."""
+    return base + (1.0 - base) * (1.0 - known) ** 2
 
 
 def search(
