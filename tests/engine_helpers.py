@@ -8,6 +8,7 @@ from pathlib import Path
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest
+from tests.fake_embedder import FakeEmbedder
 
 
 def write(vault: Path, path: str, text: str) -> Path:
@@ -38,6 +39,20 @@ def embed_all(engine: Engine) -> int:
         if done == 0 and engine.vector_status().pending == 0:
             return total
     raise AssertionError(f"backfill did not finish: {engine.vector_status()}")
+
+
+def embedded_vault(
+    root: Path, notes: dict[str, str], embedder: FakeEmbedder, **settings: object
+) -> Engine:
+    """An engine over a vault of these notes (path -> text), indexed and every chunk embedded by
+    the deterministic embedder; the cache sits beside the vault."""
+    for path, text in notes.items():
+        write(root / "vault", path, text)
+    chosen = Settings(cache_dir=root / "cache", **settings)  # type: ignore[arg-type]
+    engine = Engine.open(root / "vault", chosen, embedder)  # type: ignore[arg-type]
+    engine.refresh()
+    embed_all(engine)
+    return engine
 
 
 def paths_found(engine: Engine, query: str, **request: object) -> list[str]:

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
 from memlsp.model import SearchRequest
 from memlsp.search.hybrid import query_vector_weight
-from tests.engine_helpers import embed_all, write
+from tests.engine_helpers import embedded_vault
 from tests.fake_embedder import FakeEmbedder
 
 
@@ -22,17 +20,15 @@ def test_the_weight_rises_from_the_setting_to_one_as_fewer_words_are_known() -> 
 
 
 def test_a_half_known_query_lets_its_answer_by_meaning_lead(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    write(vault, "music.md", "# Music\n\nThe violin and the cello play a slow duet.\n")
-    write(vault, "hall.md", "# Hall\n\nThe concert hall was repainted in spring.\n")
-    write(vault, "garden.md", "# Garden\n\nTomatoes and basil grow in the sunny bed.\n")
     embedder = FakeEmbedder()
     embedder.synonyms = {"fiddle": "violin", "tune": "duet"}
-    settings = Settings(cache_dir=tmp_path / "cache")
-    engine = Engine.open(vault, settings, embedder)  # type: ignore[arg-type]
+    notes = {
+        "music.md": "# Music\n\nThe violin and the cello play a slow duet.\n",
+        "hall.md": "# Hall\n\nThe concert hall was repainted in spring.\n",
+        "garden.md": "# Garden\n\nTomatoes and basil grow in the sunny bed.\n",
+    }
+    engine = embedded_vault(tmp_path, notes, embedder)
     try:
-        engine.refresh()
-        embed_all(engine)
         # "concert" is the vault's word, "fiddle" and "tune" are not: a third of it is known.
         answer = engine.search(SearchRequest("fiddle tune concert", expand=False))
         by_path = {hit.chunk.path: hit for hit in answer.hits}

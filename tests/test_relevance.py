@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
 from memlsp.embed.base import SimilarityScale
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest, SearchResponse
 from memlsp.search.evidence import coverage, strength
-from tests.engine_helpers import embed_all, write
+from tests.engine_helpers import embedded_vault
 from tests.fake_embedder import FakeEmbedder
 
 # The fake's similarities (shared words over all words): up to 0.2 is what questions without
@@ -23,17 +22,15 @@ SCALE = SimilarityScale(low=0.2, high=0.6, floor=0.1)
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Engine:
-    vault = tmp_path / "vault"
-    write(vault, "music.md", "# Music\n\nThe violin and the cello play a slow duet tonight.\n")
-    write(vault, "garden.md", "# Garden\n\nTomatoes and basil grow in the sunny bed.\n")
-    write(vault, "kitchen.md", "# Kitchen\n\nBasil pesto with pine nuts and garlic.\n")
     embedder = FakeEmbedder()
     embedder.scale = SCALE
     embedder.synonyms = {"fiddle": "violin", "tune": "duet", "herb": "basil"}
-    engine = Engine.open(vault, Settings(cache_dir=tmp_path / "cache"), embedder)  # type: ignore[arg-type]
-    engine.refresh()
-    embed_all(engine)
-    return engine
+    notes = {
+        "music.md": "# Music\n\nThe violin and the cello play a slow duet tonight.\n",
+        "garden.md": "# Garden\n\nTomatoes and basil grow in the sunny bed.\n",
+        "kitchen.md": "# Kitchen\n\nBasil pesto with pine nuts and garlic.\n",
+    }
+    return embedded_vault(tmp_path, notes, embedder)
 
 
 def ask(engine: Engine, query: str, **fields: object) -> SearchResponse:
