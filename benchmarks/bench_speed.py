@@ -12,7 +12,7 @@ Then, with the default embedder (bilingual, offline models from wheels), unless 
 embedding the whole vault (`memlsp index` into a second cache folder: wall time, the time spent
 embedding, chunks embedded, chunks/s, peak memory); hybrid search latency through the engine API,
 query embedding included, after one warm-up query, and the query embedding alone; and keyword
-search latency while a backfill (`Engine.embed_pending` in a loop on another thread) fills the
+search latency while a backfill (`memlsp.backfill.Backfill` on another thread) fills the
 keyword-only cache with vectors, against the idle keyword figure.
 
 Prints a table with the bars from the issue; always exits 0 once the figures are printed.
@@ -531,29 +531,29 @@ def hybrid_rows(vault: Path, cache: Path, queries: Sequence[str]) -> tuple[list[
     return rows, notes
 
 
-class Backfill:
-    """`engine.embed_pending()` in a loop on its own thread, as the language server runs it,
-    until stopped or until nothing is left to embed."""
+class BackgroundBackfill:
+    """memlsp's own backfill (`memlsp.backfill.Backfill`, as the language server runs it) on a
+    thread of its own, until stopped or until nothing is left to embed."""
 
     def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.embedded = 0
+        from memlsp.backfill import Backfill
+
+        self.backfill = Backfill(engine)
         self.running = threading.Event()  # the first vectors are stored: the models are loaded
         self.done = threading.Event()  # the loop has ended
         self.failure: BaseException | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="backfill", daemon=True)
 
+    @property
+    def embedded(self) -> int:
+        return self.backfill.embedded
+
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                step = self.engine.embed_pending()
-                if step:
-                    self.embedded += step
-                    self.running.set()
-                    continue
-                status = self.engine.vector_status()
-                if status.state == "ready" and not status.pending:
+                last = self.backfill.run(self._stop, progress=lambda _: self.running.set())
+                if last.done:
                     return
                 self._stop.wait(0.05)  # still connecting, or unavailable until its retry
         except BaseException as error:  # reported by the caller; never left unseen
@@ -571,7 +571,7 @@ class Backfill:
         return True
 
     def stop(self) -> None:
-        """Ask the loop to end and wait for the batch in hand (at most one `embed_pending`)."""
+        """Ask the loop to end and wait for the batch in hand (at most one step)."""
         self._stop.set()
         if self._thread.ident is not None:  # it was started
             self._thread.join()
@@ -588,7 +588,7 @@ def backfill_rows(
     from memlsp.engine import Engine
 
     engine = Engine.open(vault, Settings(cache_dir=cache))  # the default embedder
-    backfill = Backfill(engine)
+    backfill = BackgroundBackfill(engine)
     try:
         engine.refresh()
         search_latency(engine, [WARM_QUERY])  # warm-up, as the idle figure had before it

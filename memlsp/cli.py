@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from memlsp import __version__
+from memlsp.backfill import Backfill
 from memlsp.config import (
     EMBEDDERS,
     Settings,
@@ -203,19 +204,15 @@ class Embedded:
 def _embed(engine: Engine, limit: int | None) -> Embedded:
     """Give chunks their vectors: all of them, or none when more than `limit` are missing."""
     started = time.perf_counter()
-    if not engine.vectors.enabled or not engine.vectors.connect():
-        return Embedded()
-    engine.embed_pending(limit=0)  # plans the work without embedding anything
-    total = engine.vector_status().pending
-    if not total or (limit is not None and total > limit):
+    backfill = Backfill(engine)
+    planned = backfill.plan()
+    total = planned.pending
+    if planned.state != "ready" or not total or (limit is not None and total > limit):
         return Embedded()
     show = _progress_bar(sys.stderr, "embedding")
-    done = 0
-    while step := engine.embed_pending():
-        done += step
-        if show is not None:
-            show(min(done, total), total)
-    return Embedded(done, time.perf_counter() - started)
+    progress = None if show is None else lambda _: show(min(backfill.embedded, total), total)
+    backfill.run(progress=progress)
+    return Embedded(backfill.embedded, time.perf_counter() - started)
 
 
 def _progress_bar(stream: TextIO, label: str) -> Any:

@@ -482,13 +482,12 @@ class Engine:
             self.graph.add_file(path)
         return known != current
 
-    def embed_pending(self, limit: int = 16) -> int:
-        """Give up to `limit` chunks that lack one a vector; returns how many got one (0 when
-        nothing is pending or the vector side is unavailable). Never holds the engine's lock
-        while embedding, so indexing and requests go on meanwhile."""
+    def plan_vectors(self) -> bool:
+        """Connect the vector side and plan which chunks lack a vector (when the vault changed
+        since the last plan); False when the side cannot run now. memlsp.backfill drives this."""
         side = self.vectors
         if self.keyword.read_only or not side.connect():
-            return 0
+            return False
         with self.lock:
             plan = None
             if self._planned_revision != self.revision or side.needs_plan:
@@ -496,7 +495,22 @@ class Engine:
                 self._planned_revision = self.revision
         if plan is not None:
             side.reconcile(*plan)
-        return side.step(self.keyword.chunks_of, limit)
+        return side.ready
+
+    def embed_step(self, limit: int) -> int:
+        """Plan if needed, then give up to `limit` chunks that lack one a vector; how many got
+        one. Never holds the engine's lock while embedding, so indexing and requests go on."""
+        if not self.plan_vectors() or limit <= 0:
+            return 0
+        return self.vectors.step(self.keyword.chunks_of, limit)
+
+    def forget_unused_vectors(self) -> int:
+        """Drop cached vectors of texts no chunk of the vault has now; how many went."""
+        with self.lock:
+            paths = [path for path, record in self.manifest.records.items() if record.chunk_ids]
+        return self.vectors.prune_cache(
+            chunk for path in paths for chunk in self.keyword.chunks_of(path)
+        )
 
     def _vector_plan(self) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
         """Every note's chunk ids, and how recently it changed (an open buffer counts as now)."""

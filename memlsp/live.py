@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from memlsp.backfill import Backfill
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
@@ -341,6 +342,7 @@ class LiveVault:
         busy = False
         reported = 0.0
         said = ("", "")  # the last unavailable state reported, so each is told once
+        backfill: Backfill | None = None
         while not self._stopping.is_set():
             engine = self.engine  # a new one after taking over from another process
             assert engine is not None
@@ -358,7 +360,9 @@ class LiveVault:
                         self._wake_embedder.wait(self.settings.vector_retry_seconds)
                         self._wake_embedder.clear()
                         continue
-                done = engine.embed_pending()
+                if backfill is None or backfill.engine is not engine:
+                    backfill = Backfill(engine)
+                done = backfill.step().embedded
             except Exception:  # never let the thread die: keyword search goes on regardless
                 log.exception("embedding %s failed", self.root)
                 done = 0

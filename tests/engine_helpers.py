@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memlsp.backfill import Backfill
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest
@@ -31,14 +32,12 @@ def open_engine(vault: Path, cache: Path, **settings: object) -> Engine:
 
 
 def embed_all(engine: Engine) -> int:
-    """Embed until nothing is pending; how many chunks were stored."""
-    total = 0
-    for _ in range(100):
-        done = engine.embed_pending(limit=100)
-        total += done
-        if done == 0 and engine.vector_status().pending == 0:
-            return total
-    raise AssertionError(f"backfill did not finish: {engine.vector_status()}")
+    """Embed until nothing is pending, as the server does; how many chunks were stored."""
+    backfill = Backfill(engine, batch=100)
+    last = backfill.run()
+    if not last.done:
+        raise AssertionError(f"backfill did not finish: {last}")
+    return backfill.embedded
 
 
 def embedded_vault(

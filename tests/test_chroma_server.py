@@ -146,11 +146,11 @@ def test_remote_store_degrades_when_the_server_stops_and_recovers(
         assert any("unavailable" in warning for warning in response.warnings)
         status = engine.vector_status()
         assert status.state == "unavailable" and status.problem
-        assert engine.embed_pending() == 0  # does not raise either
+        assert engine.embed_step(16) == 0  # does not raise either
 
         server.start()
         time.sleep(RETRY + 0.1)
-        assert engine.embed_pending() == 0  # reconnected; the server kept every vector
+        assert engine.embed_step(16) == 0  # reconnected; the server kept every vector
         status = engine.vector_status()
         assert status.state == "ready" and status.stored == 3 and status.pending == 0
         response = ask(engine, "tomatoes garden")

@@ -22,6 +22,7 @@ LAYERS = {
     "engine": 4,
     "navigation": 5,
     "live": 5,
+    "backfill": 5,
     "cli": 6,
     "lsp": 6,
     "__main__": 7,

@@ -238,7 +238,7 @@ def test_chunks_that_are_not_prose_are_never_pending(engine: Engine, tmp_path: P
     again = Engine.open(tmp_path / "vault", settings, FakeEmbedder())
     try:
         again.refresh()
-        assert again.embed_pending(limit=0) == 0
+        assert again.plan_vectors()
         status = again.vector_status()
         assert (status.pending, status.stored) == (0, stored)
     finally:
@@ -255,8 +255,8 @@ def test_a_backfill_step_passes_over_chunks_that_are_not_prose(tmp_path: Path) -
     try:
         engine.refresh()
         # A step that met only images would say 0, and a caller stops at 0 with prose left.
-        assert engine.embed_pending(limit=2) == 1
+        assert engine.embed_step(2) == 1
         assert engine.vector_status().pending == 0
-        assert engine.embed_pending(limit=2) == 0
+        assert engine.embed_step(2) == 0
     finally:
         engine.close()

@@ -52,7 +52,7 @@ def open_vectors(vault: Path, cache: Path, embedder: FakeEmbedder, **settings: o
 
 def plan(engine: Engine) -> None:
     """Connect and compare the store with the index, embedding nothing."""
-    assert engine.embed_pending(limit=0) == 0
+    assert engine.plan_vectors()
 
 
 def ask(engine: Engine, query: str, **request: object) -> SearchResponse:
@@ -229,7 +229,7 @@ def test_backfill_resumes_after_a_restart(vault: Path, tmp_path: Path) -> None:
     plan(engine)
     total = engine.vector_status().pending
     assert total == engine.keyword.chunk_count() == 6
-    assert engine.embed_pending(limit=2) == 2
+    assert engine.embed_step(2) == 2
     assert first.calls == 2
     engine.close()
 
@@ -255,7 +255,7 @@ def test_failing_embedder_degrades_to_keywords_then_recovers(
     engine: Engine, embedder: FakeEmbedder
 ) -> None:
     embedder.fail = True
-    assert engine.embed_pending() == 0  # raised inside, caught: nothing stored
+    assert engine.embed_step(16) == 0  # raised inside, caught: nothing stored
     assert engine.vector_status().state == "unavailable"
     for mode in ("hybrid", "vector"):
         response = ask(engine, "tomatoes garden", mode=mode)
@@ -284,7 +284,7 @@ def test_embedder_failing_at_query_time_degrades(ready: Engine, embedder: FakeEm
     assert ready.vector_status().state == "unavailable"
     embedder.fail = False
     time.sleep(0.1)
-    assert ready.embed_pending() == 0  # reconnects; everything was already stored
+    assert ready.embed_step(16) == 0  # reconnects; everything was already stored
     assert ready.vector_status().state == "ready"
     assert ask(ready, "tomatoes garden").counts.hybrid is True
 
@@ -446,9 +446,9 @@ def test_most_recently_changed_note_is_embedded_first(ready: Engine, vault: Path
     fresh_old = {c.id for c in ready.keyword.chunks_of("garden.md")} - store.ids()
     assert len(fresh_new) == 1 and len(fresh_old) == 1
 
-    assert ready.embed_pending(limit=1) == 1
+    assert ready.embed_step(1) == 1
     stored = store.ids()
     assert fresh_new <= stored and not fresh_old & stored
     assert ready.vector_status().pending == 1
-    assert ready.embed_pending(limit=1) == 1
+    assert ready.embed_step(1) == 1
     assert fresh_old <= store.ids()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -248,6 +248,17 @@ class VectorSide:
         self.store.upsert([c.id for c in chunks], vectors, [c.path for c in chunks])
         with self._lock:
             self._stored.update(chunk.id for chunk in chunks)
+
+    def prune_cache(self, chunks: Iterable[Chunk]) -> int:
+        """Keep in the content cache only this embedder's vectors of these chunks' texts."""
+        embedder, cache = self.embedder, self.cache
+        if embedder is None or cache is None:
+            return 0
+        keep = {text_digest(embedding_text(chunk)) for chunk in chunks if embeds(chunk.id)}
+        gone = cache.keep_only(embedder.id, keep)
+        if gone:
+            log.info("vector cache: %d vectors of texts no longer in the vault dropped", gone)
+        return gone
 
     def warm_up(self) -> None:
         """Load the models now, so the first query does not wait for them."""

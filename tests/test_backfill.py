@@ -1,0 +1,85 @@
+"""The one embedding loop (memlsp.backfill): what each step says, and the content cache it keeps to
+the vault's texts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memlsp.backfill import Backfill
+from memlsp.config import Settings
+from memlsp.engine import Engine
+from tests.engine_helpers import embedded_vault, write
+from tests.fake_embedder import FakeEmbedder
+
+NOTES = {
+    "a.md": "# A\n\nThe harbour lantern is lit at dusk.\n",
+    "b.md": "# B\n\nTomatoes ripen in the greenhouse.\n",
+    "c.md": "# C\n\nThe violin and the cello play a duet.\n",
+}
+
+
+def cached(engine: Engine) -> int:
+    cache, embedder = engine.vectors.cache, engine.vectors.embedder
+    assert cache is not None and embedder is not None
+    return len(cache.get(embedder.id, _all_digests(engine)))
+
+
+def _all_digests(engine: Engine) -> list[str]:
+    assert engine.vectors.cache is not None
+    rows = engine.vectors.cache._db.execute("SELECT digest FROM vectors")
+    return [row[0] for row in rows]
+
+
+def test_steps_say_what_happened_until_done(tmp_path: Path) -> None:
+    for path, text in NOTES.items():
+        write(tmp_path / "vault", path, text)
+    settings = Settings(cache_dir=tmp_path / "cache")
+    engine = Engine.open(tmp_path / "vault", settings, FakeEmbedder())  # type: ignore[arg-type]
+    try:
+        engine.refresh()
+        backfill = Backfill(engine, batch=2)
+        planned = backfill.plan()
+        assert (planned.embedded, planned.pending, planned.state) == (0, 3, "ready")
+        assert not planned.done and not planned.blocked
+        first = backfill.step()
+        assert (first.embedded, first.pending) == (2, 1)
+        seen: list[int] = []
+        last = backfill.run(progress=lambda step: seen.append(step.pending))
+        assert last.done and last.embedded == 0 and seen == [0]
+        assert backfill.embedded == 3
+    finally:
+        engine.close()
+
+
+def test_a_failing_model_blocks_and_the_next_run_goes_on(tmp_path: Path) -> None:
+    embedder = FakeEmbedder()
+    for path, text in NOTES.items():
+        write(tmp_path / "vault", path, text)
+    settings = Settings(cache_dir=tmp_path / "cache", vector_retry_seconds=0.01)
+    engine = Engine.open(tmp_path / "vault", settings, embedder)  # type: ignore[arg-type]
+    try:
+        engine.refresh()
+        embedder.fail = True
+        stuck = Backfill(engine).run()
+        assert stuck.blocked and not stuck.done and stuck.state == "unavailable"
+        assert "fail" in stuck.problem
+        embedder.fail = False
+        engine.vectors._retry_at = 0.0  # the retry time has passed
+        assert Backfill(engine).run().done
+    finally:
+        engine.close()
+
+
+def test_a_finished_backfill_drops_cached_vectors_of_texts_that_are_gone(tmp_path: Path) -> None:
+    engine = embedded_vault(tmp_path, NOTES, FakeEmbedder())
+    try:
+        assert cached(engine) == 3
+        (tmp_path / "vault" / "b.md").unlink()
+        write(tmp_path / "vault", "a.md", "# A\n\nThe harbour lantern is lit at midnight.\n")
+        engine.refresh()
+        backfill = Backfill(engine)
+        assert backfill.run().done and backfill.embedded == 1
+        # Left: c.md's text and a.md's new one; b.md's and a.md's old text are gone.
+        assert cached(engine) == 2
+    finally:
+        engine.close()
