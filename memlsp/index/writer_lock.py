@@ -19,10 +19,6 @@ class WriterLock:
         self.path = path
         self._handle: IO[bytes] | None = None
 
-    @property
-    def held(self) -> bool:
-        return self._handle is not None
-
     def acquire(self) -> bool:
         """Take the lock if no other process (or other `WriterLock` on it) holds it; never waits."""
         if self._handle is not None:

@@ -113,10 +113,6 @@ class Session:
         """How many `memlsp/changed` notifications have arrived so far."""
         return len(self.events.get(CHANGED, []))
 
-    async def changed_since(self, mark: int, count: int = 1, timeout: float = 10.0) -> Any:
-        """Wait for the `count`-th `memlsp/changed` after `mark`; its params."""
-        return (await self.wait_for(CHANGED, mark + count, timeout))[mark + count - 1]
-
     async def until(self, check: Callable[[], Awaitable[T]], timeout: float = 10.0) -> T:
         """Ask `check` again after each `memlsp/changed` until it answers something truthy."""
         loop = asyncio.get_running_loop()
@@ -296,15 +292,6 @@ async def finish(client: LanguageClient) -> None:
     if server.returncode is None:
         server.kill()
         await server.wait()
-
-
-@pytest_asyncio.fixture(params=sorted(CLIENTS))
-async def lsp(
-    raw_client: LanguageClient, request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[Session]:
-    session = await start_session(raw_client, tmp_path, request.param)
-    yield session
-    await raw_client.shutdown_session()
 
 
 @contextlib.asynccontextmanager

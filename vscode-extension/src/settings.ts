@@ -20,6 +20,7 @@ export const SERVER_SETTINGS = [
   "embedder_api_key_env",
   "chroma_url",
   "vector_weight",
+  "min_strength",
   "vector_retry_seconds",
 ] as const;
 
