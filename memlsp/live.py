@@ -32,6 +32,7 @@ from memlsp.sync.queue import (
     Rescan,
 )
 from memlsp.sync.watcher import VaultWatcher
+from memlsp.vault.rules import VaultRules
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +182,7 @@ class LiveVault:
     def ignores(self, path: str) -> bool:
         """A path the vault never indexes, as its scan and watcher skip it: inside a dot-folder
         (`.obsidian/`, `.trash/`) or under an excluded name. Editors report those too."""
-        return any(p.startswith(".") or p in self.settings.exclude for p in path.split("/"))
+        return VaultRules.of(self.settings).ignored(path)
 
     def buffer_changed(self, path: str, text: str) -> None:
         if not self.ignores(path):

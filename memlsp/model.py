@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
 
+from memlsp.text import stem as path_stem
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -121,8 +123,7 @@ class Note:
 
     @property
     def stem(self) -> str:
-        name = self.path.rsplit("/", 1)[-1]
-        return name.rsplit(".", 1)[0] if "." in name else name
+        return path_stem(self.path)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,19 +8,21 @@ from pathlib import Path
 from memlsp.model import Link, Note, ResolvedLink
 from memlsp.parse.markdown import parse_markdown
 from memlsp.vault.graph import LinkGraph
+from memlsp.vault.rules import DEFAULT_RULES, VaultRules
 
 FIXTURE_VAULT = Path(__file__).resolve().parent.parent / "fixtures" / "vault"
 
 
-def read_vault(root: Path) -> tuple[dict[str, Note], list[str]]:
-    """Every Markdown file parsed (by vault-relative path) and every other file's path."""
+def read_vault(root: Path, rules: VaultRules = DEFAULT_RULES) -> tuple[dict[str, Note], list[str]]:
+    """Every Markdown note parsed (by vault-relative path) and every other file's path, skipping
+    what the vault ignores; the rules see the path inside the vault only, as the scan does."""
     notes: dict[str, Note] = {}
     files: list[str] = []
     for path in sorted(root.rglob("*")):
-        if not path.is_file() or any(part.startswith(".") for part in path.parts):
-            continue
         rel = path.relative_to(root).as_posix()
-        if rel.endswith(".md"):
+        if not path.is_file() or rules.ignored(rel):
+            continue
+        if rules.is_note(rel):
             notes[rel] = parse_markdown(rel, path.read_text(encoding="utf-8"))
         else:
             files.append(rel)

@@ -29,6 +29,7 @@ from memlsp.embed.base import (
     knows_word,
     unit_rows,
 )
+from memlsp.text import cjk_letters
 
 # Query weights of the three blocks (MiniLM, USE of Chinese chunks, USE of Latin chunks). A Chinese
 # query through MiniLM is mostly unknown word pieces, so that block counts little. Each language's
@@ -59,17 +60,8 @@ CJK_SCALES = (
 
 
 def cjk_share(text: str) -> float:
-    letters = cjk = 0
-    for char in text:
-        if char.isalpha():
-            letters += 1
-            if (
-                "\u3040" <= char <= "\u9fff"
-                or "\uac00" <= char <= "\ud7af"
-                or "\uf900" <= char <= "\ufaff"
-            ):
-                cjk += 1
-    return cjk / letters if letters else 0.0
+    letters = sum(map(str.isalpha, text))
+    return cjk_letters(text) / letters if letters else 0.0
 
 
 class LazyEmbedder:

@@ -14,6 +14,7 @@ from memlsp.navigation.places import FILE_START, Place, anchor_line, link_at, ta
 from memlsp.parse.frontmatter import split_frontmatter
 from memlsp.parse.markdown import split_lines, strip_markup
 from memlsp.search.expand import inlink_neighbours, outlink_neighbours
+from memlsp.text import basename
 from memlsp.vault.anchors import find_heading
 from memlsp.vault.names import name_key
 
@@ -75,7 +76,7 @@ def _preview(engine: Engine, resolved: ResolvedLink, target: str, uri_of: UriOf)
     note = engine.graph.notes.get(target)
     if note is None:  # an attachment: nothing to read as text
         return [
-            f"### {markdown_link(_file_name(target), uri_of(place))}",
+            f"### {markdown_link(basename(target), uri_of(place))}",
             f"Attachment {code_span(target)}",
         ]
     crumbs = " › ".join([note.title, *_heading_path(note, resolved)])
@@ -288,10 +289,6 @@ def _tag_item(engine: Engine, path: str, span: Span, uri_of: UriOf) -> str:
 
 
 # -- text --------------------------------------------------------------------------------------
-
-
-def _file_name(path: str) -> str:
-    return path.rsplit("/", 1)[-1]
 
 
 def _file_link(path: str, uri_of: UriOf) -> str:

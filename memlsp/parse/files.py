@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from memlsp.model import Chunk, Note
 from memlsp.parse.chunks import chunk_jsonl, chunk_note
 from memlsp.parse.markdown import parse_markdown, split_lines
+from memlsp.text import stem as path_stem
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +20,7 @@ def parse_file(path: str, text: str, max_chunk_tokens: int, *, records: bool = F
     """A Markdown note, or with `records` a file of records (`.jsonl`) chunked by size."""
     lines = split_lines(text)
     if records:
-        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        stem = path_stem(path)
         note = Note(
             path=path,
             title=stem,

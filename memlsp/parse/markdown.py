@@ -37,6 +37,7 @@ from memlsp.parse.limits import (
 )
 from memlsp.parse.links import find_block_id, find_links, find_tags
 from memlsp.parse.mask import iter_masked
+from memlsp.text import stem as path_stem
 
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 # List markers need a space after them: `**bold** text` and `*em*` lines are paragraphs.
@@ -200,7 +201,7 @@ def parse_markdown(path: str, text: str) -> Note:
                 first_paragraph = f"{first_paragraph} {strip_markup(original)}"
                 first_paragraph_line = line_no
 
-    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    stem = path_stem(path)
     title_values = as_strings(meta.get("title"), 1)
     first_h1 = next((h.text for h in headings if h.level == 1), None)
     title = title_values[0] if title_values else (strip_markup(first_h1) if first_h1 else stem)

@@ -15,8 +15,10 @@ import threading
 from collections.abc import Callable, Iterable
 from functools import partial
 
-_CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+from memlsp.text import CJK_CLASS as _CJK_CLASS
+from memlsp.text import CJK_RUN as _CJK_RUN
+from memlsp.text import has_cjk as has_cjk
+
 _TOKEN = re.compile(f"[{_CJK_CLASS}]|[^\\W{_CJK_CLASS}]+")
 # A word with a letter in it (numbers and list numbers alone are not words), tried only where a
 # word starts, so a long run of digits is read once.
@@ -40,10 +42,6 @@ def _jieba_cut() -> Callable[[str], Iterable[str]]:
             # into single characters the same way in notes and in queries, so it still matches.
             _segmenter = partial(jieba.cut_for_search, HMM=False)
         return _segmenter
-
-
-def has_cjk(text: str) -> bool:
-    return _CJK_RUN.search(text) is not None
 
 
 def warm_up() -> None:

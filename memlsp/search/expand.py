@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from memlsp.model import Hit, LinkStatus, Neighbour
 from memlsp.parse.tokens import estimate_tokens
+from memlsp.text import basename
 from memlsp.vault.graph import LinkGraph
 
 
@@ -46,7 +47,7 @@ def inlink_neighbours(graph: LinkGraph, path: str) -> Iterator[Neighbour]:
 def _neighbour(graph: LinkGraph, path: str, anchors: tuple[str, ...]) -> Neighbour:
     note = graph.notes.get(path)
     if note is None:  # an attachment
-        return Neighbour(path, path.rsplit("/", 1)[-1], "", anchors)
+        return Neighbour(path, basename(path), "", anchors)
     return Neighbour(path, note.title, note.description, anchors)
 
 

@@ -20,6 +20,7 @@ from memlsp.index.keyword import ChunkDocument, NoteFields, prepare_documents
 from memlsp.model import Note, printable
 from memlsp.parse.files import parse_file
 from memlsp.sync.scan import FileStat, read_text, text_digest
+from memlsp.vault.rules import VaultRules
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def prepare_text(
     if digest is None:
         digest = text_digest(text.encode())
     try:
-        records = stat.path.lower().endswith(settings.record_suffixes)
+        records = VaultRules.of(settings).is_records(stat.path)
         parsed = parse_file(stat.path, text, settings.max_chunk_tokens, records=records)
         note = parsed.note
         fields = NoteFields(note.title, note.aliases, note.date)

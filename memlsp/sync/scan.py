@@ -1,8 +1,8 @@
 """Walk a vault safely and read its files (DESIGN §7: bad files are skipped, never fatal).
 
-Dot-folders (`.obsidian`, `.trash`, `.git`) and configured names are skipped; symlinks are followed
-only while they stay inside the vault, each real folder once (so loops end); FIFOs and other
-special files are never opened; nothing outside the vault is read. `name_problem` decides which
+Dot-folders (`.obsidian`, `.trash`, `.git`) and configured names are skipped (`VaultRules`);
+symlinks are followed only while they stay inside the vault, each real folder once (so loops
+end); FIFOs and other special files are never opened; nothing outside the vault is read. `name_problem` decides which
 names can be indexed, for the scan, for `stat_path` (single paths the watcher or an editor
 reports) and for the watcher itself.
 """
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from memlsp.config import Settings
 from memlsp.model import Skipped
+from memlsp.vault.rules import VaultRules
 
 _BINARY_PROBE = 8192
 # What resolving or stat'ing a path can raise besides OSError: RuntimeError for a symlink loop
@@ -60,7 +61,7 @@ class FileText:
 
 
 def is_indexable(name: str, settings: Settings) -> bool:
-    return name.lower().endswith(settings.note_suffixes + settings.record_suffixes)
+    return VaultRules.of(settings).indexable(name)
 
 
 def name_problem(path: str) -> str | None:
@@ -97,6 +98,7 @@ def stat_path(root: Path, path: str, settings: Settings) -> FileStat | None:
 
 def scan_vault(root: Path, settings: Settings, avoid: tuple[Path, ...] = ()) -> VaultScan:
     scan = VaultScan()
+    rules = VaultRules.of(settings)
     real_root = root.resolve()
     avoided = {path.resolve() for path in avoid}
     seen_dirs: set[tuple[int, int]] = set()
@@ -122,13 +124,13 @@ def scan_vault(root: Path, settings: Settings, avoid: tuple[Path, ...] = ()) -> 
             continue
         for entry in entries:
             rel = f"{prefix}{entry.name}"
-            if entry.name.startswith(".") or entry.name in settings.exclude:
+            if rules.ignored(entry.name):
                 continue
             problem = name_problem(entry.name)
             if problem is not None:
                 scan.skipped.append(Skipped(rel, problem))
                 continue
-            _visit(entry, rel, real_root, avoided, settings, scan, stack)
+            _visit(entry, rel, real_root, avoided, rules, scan, stack)
     scan.files.sort()
     return scan
 
@@ -138,7 +140,7 @@ def _visit(
     rel: str,
     real_root: Path,
     avoided: set[Path],
-    settings: Settings,
+    rules: VaultRules,
     scan: VaultScan,
     stack: list[tuple[Path, str]],
 ) -> None:
@@ -155,7 +157,7 @@ def _visit(
         if not entry.is_file():
             scan.skipped.append(Skipped(rel, "not a regular file"))
             return
-        if is_indexable(entry.name, settings):
+        if rules.indexable(entry.name):
             stat = entry.stat()
             scan.indexable[rel] = FileStat(rel, stat.st_mtime_ns, stat.st_size)
             if entry.is_symlink():

@@ -23,6 +23,7 @@ import watchfiles
 from memlsp.config import Settings
 from memlsp.model import printable
 from memlsp.sync.scan import name_problem
+from memlsp.vault.rules import VaultRules
 
 log = logging.getLogger(__name__)
 
@@ -79,10 +80,9 @@ class VaultWatcher:
             return None
         if any(Path(path).is_relative_to(avoided) for avoided in self.avoid):
             return None
-        parts = relative.parts
-        if not parts or any(p.startswith(".") or p in self.settings.exclude for p in parts):
-            return None
         posix = relative.as_posix()
+        if not relative.parts or VaultRules.of(self.settings).ignored(posix):
+            return None
         return None if name_problem(posix) else posix
 
     def _run(self) -> None:
@@ -231,7 +231,7 @@ class VaultWatcher:
     def _worth_watching(self, entry: os.DirEntry[str]) -> bool:
         """A folder the scan would enter: not hidden or excluded, a good name, in the vault."""
         name = entry.name
-        if name.startswith(".") or name in self.settings.exclude or name_problem(name):
+        if VaultRules.of(self.settings).ignored(name) or name_problem(name):
             return False
         try:
             if not entry.is_dir():

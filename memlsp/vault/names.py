@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import posixpath
 import unicodedata
 from collections import defaultdict
 
-NOTE_SUFFIXES = (".md", ".markdown")
+from memlsp.text import basename as basename
+from memlsp.vault.rules import DEFAULT_RULES
+
+# Link resolution knows notes by the default suffixes: `note_suffixes` is not a setting a user or
+# a vault can change (config.USER_SETTINGS), so the table needs no settings.
 
 
 def name_key(text: str) -> str:
@@ -16,18 +19,14 @@ def name_key(text: str) -> str:
 
 def strip_note_suffix(path: str) -> str:
     lowered = path.lower()
-    for suffix in NOTE_SUFFIXES:
+    for suffix in DEFAULT_RULES.note_suffixes:
         if lowered.endswith(suffix):
             return path[: -len(suffix)]
     return path
 
 
 def is_note_path(path: str) -> bool:
-    return path.lower().endswith(NOTE_SUFFIXES)
-
-
-def basename(path: str) -> str:
-    return posixpath.basename(path)
+    return DEFAULT_RULES.is_note(path)
 
 
 class NameTable:

@@ -11,6 +11,7 @@ from memlsp.lsp import convert
 from memlsp.lsp.server import Cursor, MemlspServer, Note
 from memlsp.navigation.calls import incoming, outgoing
 from memlsp.navigation.definition import definition
+from memlsp.text import basename
 
 
 def register(server: MemlspServer) -> None:
@@ -56,5 +57,5 @@ def register(server: MemlspServer) -> None:
 
 def _item(engine: Engine, root: Path, path: str) -> types.CallHierarchyItem:
     note = engine.graph.notes.get(path)
-    name = note.title if note is not None else path.rsplit("/", 1)[-1]
+    name = note.title if note is not None else basename(path)
     return convert.call_item(root, path, name, path)

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from memlsp.lsp import convert
 from memlsp.lsp.server import MemlspServer, apply_settings, watch_parent
+from memlsp.vault.rules import VaultRules
 
 
 def register(server: MemlspServer) -> None:
@@ -66,7 +67,7 @@ async def _watch_files_on_client(server: MemlspServer) -> None:
     if not (watched and watched.dynamic_registration):
         return
     options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern="**/*.{md,markdown,jsonl}")]
+        watchers=[types.FileSystemWatcher(glob_pattern=VaultRules.of(server.settings).watch_glob())]
     )
     registration = types.Registration(
         id="memlsp-watch",
