@@ -575,11 +575,15 @@ def settle(server: StdioServer) -> None:
         server.sentinels += 1
         token = f"sentinelmark{server.sentinels}"
         (server.vault / SENTINEL).write_text(f"# Sentinel\n\n{token}\n", encoding="utf-8")
-        server.until(lambda token=token: server.finds(token, SENTINEL), f"{token} indexed")
+
+        def indexed(token: str = token) -> bool:
+            return server.finds(token, SENTINEL)
+
+        server.until(indexed, f"{token} indexed")
 
     def quiet() -> bool:
         status = server.status()
-        return status["state"] == "ready" and status["pending_changes"] == 0
+        return bool(status["state"] == "ready" and status["pending_changes"] == 0)
 
     server.until(quiet, "the vault is ready with nothing pending")
 

@@ -48,7 +48,7 @@ def embedded_vault(
     for path, text in notes.items():
         write(root / "vault", path, text)
     chosen = Settings(cache_dir=root / "cache", **settings)  # type: ignore[arg-type]
-    engine = Engine.open(root / "vault", chosen, embedder)  # type: ignore[arg-type]
+    engine = Engine.open(root / "vault", chosen, embedder)
     engine.refresh()
     embed_all(engine)
     return engine

@@ -34,7 +34,7 @@ def test_steps_say_what_happened_until_done(tmp_path: Path) -> None:
     for path, text in NOTES.items():
         write(tmp_path / "vault", path, text)
     settings = Settings(cache_dir=tmp_path / "cache")
-    engine = Engine.open(tmp_path / "vault", settings, FakeEmbedder())  # type: ignore[arg-type]
+    engine = Engine.open(tmp_path / "vault", settings, FakeEmbedder())
     try:
         engine.refresh()
         backfill = Backfill(engine, batch=2)
@@ -56,7 +56,7 @@ def test_a_failing_model_blocks_and_the_next_run_goes_on(tmp_path: Path) -> None
     for path, text in NOTES.items():
         write(tmp_path / "vault", path, text)
     settings = Settings(cache_dir=tmp_path / "cache", vector_retry_seconds=0.01)
-    engine = Engine.open(tmp_path / "vault", settings, embedder)  # type: ignore[arg-type]
+    engine = Engine.open(tmp_path / "vault", settings, embedder)
     try:
         engine.refresh()
         embedder.fail = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from tests.engine_helpers import open_engine, paths_found, snapshot, write
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Engine, IndexSummary, Path]:
+def indexed(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Engine, IndexSummary, Path]]:
     tmp_path = tmp_path_factory.mktemp("bad-input")
     vault = tmp_path / "vault"
     outside = tmp_path / "outside"

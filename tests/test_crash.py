@@ -297,7 +297,7 @@ def test_after_kill_during_a_first_index_the_index_is_the_disk(
 
         def far_enough() -> bool:
             status = server.status()
-            return status["state"] == "ready" or status["indexed_files"] >= threshold
+            return bool(status["state"] == "ready" or status["indexed_files"] >= threshold)
 
         server.until(far_enough, f"{threshold} files indexed")
         reached = server.status()
@@ -356,7 +356,7 @@ def test_after_kill_during_a_big_reindex_the_index_is_the_disk(tmp_path: Path) -
 
         def first_part_published() -> bool:
             status = server.status()
-            return status["state"] == "ready" or status["revision"] >= 1
+            return bool(status["state"] == "ready" or status["revision"] >= 1)
 
         server.until(first_part_published, "a part of the re-index searchable")
         reached = server.status()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def engine(vault: Path, tmp_path: Path) -> Engine:
+def engine(vault: Path, tmp_path: Path) -> Iterator[Engine]:
     engine = open_engine(vault, tmp_path / "cache")
     engine.refresh()
     yield engine
@@ -307,7 +308,8 @@ def test_open_buffer_wins_over_disk_until_it_closes(engine: Engine, vault: Path)
     engine.refresh_paths(["tools/oven.md"])  # a watcher event while the buffer is open
     engine.refresh()
     assert paths_found(engine, "rotisserie") == ["tools/oven.md"]
-    assert engine.read("tools/oven.md") is not None and "rotisserie" in engine.read("tools/oven.md")
+    text = engine.read("tools/oven.md")
+    assert text is not None and "rotisserie" in text
 
     engine.release_text("tools/oven.md")
     assert paths_found(engine, "rotisserie") == []

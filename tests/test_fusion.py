@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from memlsp.search.fusion import fuse, normalised
 
-TIES = {key: (key, 0) for key in "abcdefghij"}
+TIES: dict[Hashable, tuple[str, int]] = {key: (key, 0) for key in "abcdefghij"}
 
 
 def test_scores_are_min_max_normalised_per_side() -> None:

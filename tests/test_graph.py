@@ -11,6 +11,7 @@ import memlsp.vault.graph
 from memlsp.model import LinkStatus, Note
 from memlsp.parse.markdown import parse_markdown
 from memlsp.vault.graph import LinkGraph
+from memlsp.vault.resolve import resolve
 from tests.helpers_vault import graph_of, outlink
 
 
@@ -29,7 +30,7 @@ def statuses(graph: LinkGraph, source: str) -> list[tuple[str, LinkStatus, tuple
 def resolve_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every call the graph makes to `resolve`, as the source path it resolved for."""
     calls: list[str] = []
-    real: Callable[..., Any] = memlsp.vault.graph.resolve
+    real: Callable[..., Any] = resolve  # the one memlsp.vault.graph imports
 
     def counting(link: Any, source: str, table: Any) -> Any:
         calls.append(source)

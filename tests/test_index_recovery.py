@@ -123,6 +123,7 @@ def test_a_bad_buffer_does_not_lose_the_other_changes_of_its_batch(tmp_path: Pat
                 break
             changed.wait(0.05)
         assert found == {"aftersurrogatetoken": ["after.md"], "diskchangetoken": ["disk.md"]}
+        assert engine is not None
         assert paths_found(engine, "surrogatetoken") == ["surrogate.md"]
     finally:
         live.stop()

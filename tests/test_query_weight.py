@@ -41,6 +41,7 @@ def test_a_half_known_query_lets_its_answer_by_meaning_lead(tmp_path: Path) -> N
         def fused_ratio(weight: float) -> float:
             """music.md's fused score over hall.md's, min-max over the vector candidates."""
             low, high = garden.vector_score, music.vector_score
+            assert low is not None and high is not None and hall.vector_score is not None
             hall_vector = (hall.vector_score - low) / (high - low)
             return weight / ((1 - weight) + weight * hall_vector)
 

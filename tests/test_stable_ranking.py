@@ -49,7 +49,7 @@ def test_each_limit_gives_a_prefix_of_the_longest_ranking(tmp_path: Path) -> Non
         body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12)))
         write(vault, f"n{number:02}.md", f"# Note {number}\n\n{body}\n")
     settings = Settings(cache_dir=tmp_path / "cache", vector_retry_seconds=0.05)
-    engine = Engine.open(vault, settings, FakeEmbedder())  # type: ignore[arg-type]
+    engine = Engine.open(vault, settings, FakeEmbedder())
     engine.refresh()
     embed_all(engine)
 

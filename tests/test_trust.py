@@ -210,7 +210,7 @@ async def test_hostile_vault_sends_nothing_from_the_server(
         assert listener.requests == []
     finally:
         await finish(client)
-        await client.stop()  # type: ignore[no-untyped-call]
+        await client.stop()
 
 
 # -- S4: the cache never lands in the vault ------------------------------------------------------

@@ -24,7 +24,7 @@ def engine(tmp_path: Path) -> Engine:
     embedder.vocabulary = {"fiddle", "violin", "cello", "garden", "tomatoes"}
     embedder.synonyms = {"qwzxplk": "violin", "fiddle": "violin"}  # neighbours exist either way
     settings = Settings(cache_dir=tmp_path / "cache", vector_retry_seconds=0.05)
-    engine = Engine.open(vault, settings, embedder)  # type: ignore[arg-type]
+    engine = Engine.open(vault, settings, embedder)
     engine.refresh()
     embed_all(engine)
     return engine

@@ -5,14 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from memlsp.index.vectors import VectorStore
 
 
-def unit(rows: list[list[float]]) -> np.ndarray:
+def unit(rows: list[list[float]]) -> npt.NDArray[np.float32]:
     matrix = np.array(rows, dtype=np.float32)
-    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    normed: npt.NDArray[np.float32] = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    return normed
 
 
 DOCS = unit(

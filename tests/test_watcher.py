@@ -222,7 +222,9 @@ def test_an_unreadable_folder_is_said_once_and_everything_else_is_watched() -> N
     outcome = _as_unprivileged(_locked_folder_scenario)
     assert outcome["elsewhere"] == [True, True, True]
     assert outcome["fresh"] == [True, True]
-    [warning] = outcome["warnings"]  # type: ignore[misc]
+    said = outcome["warnings"]
+    assert isinstance(said, list)
+    [warning] = said
     assert "locked" in warning and "permission denied" in warning
     assert outcome["unlocked"] and outcome["after"]
 

@@ -178,7 +178,9 @@ class Session:
 
     # -- the editor requests, answers as plain values ----------------------------------------
 
-    async def definition(self, path: str, position: types.Position) -> list[tuple]:
+    async def definition(
+        self, path: str, position: types.Position
+    ) -> list[tuple[str, int, int, int, int]]:
         found = await self.client.text_document_definition_async(
             types.DefinitionParams(self.doc(path), position)
         )
@@ -187,7 +189,7 @@ class Session:
 
     async def references(
         self, path: str, position: types.Position, declaration: bool = False
-    ) -> list[tuple]:
+    ) -> list[tuple[str, int, int, int, int]]:
         found = await self.client.text_document_references_async(
             types.ReferenceParams(
                 text_document=self.doc(path),
@@ -300,6 +302,7 @@ async def served(
 ) -> AsyncIterator[Session]:
     """A server process of its own for a longer-lived fixture; shut down and gone after."""
     client = await SERVER.start()
+    assert isinstance(client, LanguageClient)  # the default client factory makes one
     try:
         yield await start_session(client, tmp_path, client_name, options)
     finally:

@@ -9,10 +9,12 @@ Neovim 0.11.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pytest_lsp import LanguageClient
 
 from tests.lsp.conftest import SERVER, Session, finish, start_session
 
@@ -227,7 +229,7 @@ HYBRID_LINKS = [
 ]
 
 
-def spans(session: Session, links: list[tuple[str, str]]) -> list[tuple]:
+def spans(session: Session, links: list[tuple[str, str]]) -> list[tuple[str, int, int, int, int]]:
     return sorted(
         (path, *numbers) for path, link in links for numbers in [_numbers(session.span(path, link))]
     )
@@ -426,6 +428,7 @@ async def test_a_hover_on_a_hostile_note_runs_nothing(tmp_path: Path) -> None:
         "asks.md": "See [[hostile]].\n",
     }
     client = await SERVER.start()
+    assert isinstance(client, LanguageClient)  # the default client factory makes one
     try:
         session = await start_session(client, tmp_path, "vscode", files=files)
         text = await session.hover("asks.md", session.find("asks.md", "[[hostile]]", 3))
@@ -476,7 +479,7 @@ async def test_document_links_cover_every_link_with_its_target(shared: Session) 
 # -- textDocument/documentSymbol ----------------------------------------------------------------
 
 
-def tree(symbols: list[types.DocumentSymbol] | None) -> list:
+def tree(symbols: Sequence[types.DocumentSymbol] | None) -> list[object]:
     return [(s.name, tree(s.children)) if s.children else s.name for s in symbols or []]
 
 
@@ -530,7 +533,9 @@ async def test_document_symbols_of_setext_headings(shared: Session) -> None:
 # -- call hierarchy -----------------------------------------------------------------------------
 
 
-async def prepare(session: Session, path: str, position: types.Position) -> list:
+async def prepare(
+    session: Session, path: str, position: types.Position
+) -> list[types.CallHierarchyItem]:
     found = await session.client.text_document_prepare_call_hierarchy_async(
         types.CallHierarchyPrepareParams(session.doc(path), position)
     )
@@ -568,7 +573,7 @@ async def test_call_hierarchy_over_the_link_graph(shared: Session) -> None:
     )
     assert incoming is not None
     calls = {shared.relative(c.from_.uri): sorted(map(_numbers, c.from_ranges)) for c in incoming}
-    expected: dict[str, list] = {}
+    expected: dict[str, list[tuple[int, int, int, int]]] = {}
     for path, link in BM25_LINKS:
         expected.setdefault(path, []).append(_numbers(shared.span(path, link)))
     assert calls == {path: sorted(ranges) for path, ranges in expected.items()}

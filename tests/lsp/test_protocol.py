@@ -515,7 +515,7 @@ def test_requests_before_initialize_are_refused_then_initialize_works(
     wire.notify("workspace/didChangeConfiguration", {"settings": {"embedder": "none"}})
     answers(wire, [])
     # An `initialize` with bad params is refused and can be sent again.
-    bad = [None, [], {"capabilities": 5}, {"capabilities": {}, "processId": "me"}]
+    bad: list[Any] = [None, [], {"capabilities": 5}, {"capabilities": {}, "processId": "me"}]
     assert (
         wrong(call_all(wire, [(types.INITIALIZE, params) for params in bad]), INVALID_PARAMS) == []
     )

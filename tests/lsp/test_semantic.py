@@ -10,7 +10,7 @@ import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias, cast
 
 import pytest
 import pytest_asyncio
@@ -19,6 +19,10 @@ from lsprotocol import types
 from tests.lsp.conftest import Session, served
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+WorkDoneProgress: TypeAlias = (
+    types.WorkDoneProgressBegin | types.WorkDoneProgressReport | types.WorkDoneProgressEnd
+)
 
 # Shares no word with travel/kyoto-2023.md (checked below), so only the vector side can find it.
 MEANING_ONLY = "visiting shrines of former imperial capitals"
@@ -149,8 +153,9 @@ async def test_each_embedding_run_has_a_progress_token_of_its_own(semantic: Sess
         seen = len(semantic.events["memlsp/vectors"])
         semantic.write(f"inbox/later-{number}.md", f"# Later {number}\n\nQuantum gardening.\n")
         await semantic.wait_for("memlsp/vectors", seen + 1, timeout=60)
+    # pytest-lsp annotates the reports as ProgressParams; it stores the structured values.
     runs = {
-        token: values
+        token: cast(list[WorkDoneProgress], values)
         for token, values in semantic.client.progress_reports.items()
         if str(token).startswith("memlsp-vectors")
     }

@@ -67,7 +67,9 @@ async def _definition(client: LanguageClient, note: Path) -> list[str]:
                 types.TextDocumentIdentifier(uri=note.as_uri()), types.Position(2, 7)
             )
         )
-        return [location.uri for location in answer or [] if isinstance(answer, list)]
+        if not isinstance(answer, list):
+            return []
+        return [location.uri for location in answer if isinstance(location, types.Location)]
 
     result: list[str] = await _eventually(found)
     return result
