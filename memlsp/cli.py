@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from memlsp import __version__
+from memlsp import __version__, wire
 from memlsp.backfill import Backfill
 from memlsp.config import (
     EMBEDDERS,
@@ -32,7 +32,7 @@ from memlsp.model import (
     SearchRequest,
     printable,
 )
-from memlsp.search.render import link_json, response_json, response_text
+from memlsp.search.render import response_text
 from memlsp.search.request import FIELDS, build_request
 
 
@@ -270,33 +270,13 @@ def _print_summary(
 ) -> None:
     """`seconds` is the whole command's wall time; indexing and embedding have their own."""
     if as_json:
-        data = {
-            key: getattr(summary, key)
-            for key in (
-                "notes",
-                "chunks",
-                "links",
-                "unresolved",
-                "ambiguous",
-                "added",
-                "modified",
-                "deleted",
-                "seconds",
-                "read_only",
-            )
-        }
-        data["seconds"] = round(wall, 3)
-        data["index_seconds"] = round(summary.seconds, 3)
-        data["embedding"] = {"chunks": embedded.chunks, "seconds": round(embedded.seconds, 3)}
-        data["skipped"] = [{"path": s.path, "reason": s.reason} for s in summary.skipped]
-        data["problems"] = [{"path": s.path, "reason": s.reason} for s in summary.problems]
-        data["vectors"] = {
-            "state": vectors.state,
-            "embedder": vectors.embedder,
-            "stored": vectors.stored,
-            "pending": vectors.pending,
-            "problem": vectors.problem,
-        }
+        data = wire.index_summary_json(
+            summary,
+            vectors,
+            embedded_chunks=embedded.chunks,
+            embedding_seconds=embedded.seconds,
+            seconds=wall,
+        )
         print(_json_text(data))
         return
     print(
@@ -359,7 +339,7 @@ def _search(engine: Engine, args: argparse.Namespace) -> None:
             raise UsageError("give a QUERY or --queries FILE.jsonl")
         response = engine.search(_request(args, args.query, {}))
         if args.json:
-            print(json.dumps(response_json(response), ensure_ascii=False, indent=2))
+            print(json.dumps(wire.search_answer_json(response), ensure_ascii=False, indent=2))
         else:
             print(response_text(response))
         return
@@ -372,9 +352,11 @@ def _search(engine: Engine, args: argparse.Namespace) -> None:
             if not isinstance(query, str):
                 raise UsageError("'query' must be a string")
             response = engine.search(_request(args, query, entry))
-            answer = {"id": query_id, **response_json(response)}
+            answer: wire.QueryAnswerJson | wire.QueryErrorJson = wire.query_answer_json(
+                query_id, response
+            )
         except (KeyError, UsageError, ValueError, TypeError) as error:
-            answer = {"id": query_id, "error": f"line {number}: {error}"}
+            answer = wire.query_error_json(query_id, f"line {number}: {error}")
         print(json.dumps(answer, ensure_ascii=False))
 
 
@@ -390,11 +372,6 @@ def _query_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, entry if isinstance(entry, dict) else {"error": "not a JSON object"}
 
 
-def _link_json(item: ResolvedLink) -> dict[str, Any]:
-    span = item.link.span
-    return {**link_json(item), "line": span.line + 1, "column": span.start + 1}
-
-
 def _links(engine: Engine, args: argparse.Namespace) -> None:
     path = engine.find_note(args.note)
     if path is None:
@@ -407,8 +384,7 @@ def _links(engine: Engine, args: argparse.Namespace) -> None:
         "ambiguous": links.ambiguous,
     }
     if args.json:
-        data = {"path": path, **{k: [_link_json(i) for i in v] for k, v in groups.items()}}
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(json.dumps(wire.links_json(links), ensure_ascii=False, indent=2))
         return
     print(printable(path))
     for label, items in groups.items():

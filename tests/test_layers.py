@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "memlsp"
 LAYERS = {
     "model": 0,
     "config": 0,
+    "text": 0,
     "parse": 1,
     "embed": 1,
     "vault": 2,
@@ -22,6 +23,7 @@ LAYERS = {
     "engine": 4,
     "navigation": 5,
     "live": 5,
+    "wire": 5,
     "backfill": 5,
     "cli": 6,
     "lsp": 6,

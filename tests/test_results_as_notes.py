@@ -10,8 +10,9 @@ import pytest
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest
-from memlsp.search.render import hit_json, hit_text
+from memlsp.search.render import hit_text
 from memlsp.search.request import build_request
+from memlsp.wire import search_result_json
 from tests.engine_helpers import write
 
 LONG = (
@@ -40,7 +41,7 @@ def test_a_note_is_one_result_with_its_other_sections(engine: Engine) -> None:
     assert first.chunk.heading not in [heading for heading, _ in others]
     scores = [o.score for o in first.other_sections]
     assert scores == sorted(scores, reverse=True) and scores[0] <= first.score
-    assert hit_json(first)["other_sections"][0]["heading"] == others[0][0]
+    assert search_result_json(first)["other_sections"][0]["heading"] == others[0][0]
     assert "also matched: " in hit_text(first)
     assert hits[1].other_sections == ()
 

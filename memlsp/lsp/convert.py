@@ -11,13 +11,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cattrs import Converter
 from lsprotocol import types
-from pygls.protocol import default_converter
-from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.uris import from_fs_path, to_fs_path
 
-from memlsp.index.semantic import VectorStatus
+from memlsp import wire
 from memlsp.model import Hit, Span
 from memlsp.navigation.outline import Section
 from memlsp.navigation.places import Place
@@ -50,36 +47,16 @@ def _uri(path: str) -> str:
 
 
 class AsJson(list[Any]):
-    """A result already in JSON form, sent as it is (see `converter`).
+    """A result already in JSON form: plain dictionaries, which pygls's converter only copies.
 
     lsprotocol's validated classes cost ~7 µs each to build and as much to unstructure: a hub's
     5,000 references took 55 ms that way, against 10 ms as plain dictionaries.
     """
 
 
-def converter() -> Converter:
-    """pygls's converter, plus: responses whose result is `AsJson` skip unstructuring."""
-    base: Converter = default_converter()  # type: ignore[no-untyped-call]
-
-    def response(message: JsonRPCResponseMessage) -> dict[str, Any]:
-        result = message.result
-        plain = result if isinstance(result, AsJson) else base.unstructure(result)
-        return {"id": message.id, "jsonrpc": message.jsonrpc, "result": plain}
-
-    base.register_unstructure_hook(JsonRPCResponseMessage, response)
-    return base
-
-
 def location_json(root: Path, place: Place, encoding: str) -> dict[str, Any]:
-    start, end = place.span.columns(encoding)
-    line = place.span.line
-    return {
-        "uri": note_uri(root, place.path),
-        "range": {
-            "start": {"line": line, "character": start},
-            "end": {"line": line, "character": end},
-        },
-    }
+    """An LSP `Location` as JSON (see `AsJson`)."""
+    return {"uri": note_uri(root, place.path), "range": wire.range_json(place.span, encoding)}
 
 
 def path_of(uri: str) -> Path | None:
@@ -112,10 +89,6 @@ def line_range(first: int, last: int | None = None) -> types.Range:
     if last is None:
         return types.Range(types.Position(first, 0), types.Position(first, 0))
     return types.Range(types.Position(first, 0), types.Position(last + 1, 0))
-
-
-def location(root: Path, place: Place, encoding: str) -> types.Location:
-    return types.Location(note_uri(root, place.path), span_range(place.span, encoding))
 
 
 def place_uri(root: Path, place: Place) -> str:
@@ -167,18 +140,3 @@ def call_item(root: Path, path: str, name: str, detail: str) -> types.CallHierar
 def markdown(text: str) -> types.Hover:
     """`text` is sent as it is: note text in it must be made safe first (markdown_safe)."""
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
-
-
-def vector_status_json(status: VectorStatus | None) -> dict[str, Any]:
-    """The vector side of a vault, as `memlsp/status` and `memlsp/vectors` show it."""
-    if status is None:
-        return {"vectors": None}
-    return {
-        "vectors": {
-            "state": status.state,
-            "embedder": status.embedder,
-            "embedded": status.stored,
-            "pending": status.pending,
-            "problem": status.problem,
-        }
-    }

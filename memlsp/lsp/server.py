@@ -21,7 +21,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
-from memlsp import __version__
+from memlsp import __version__, wire
 from memlsp.config import (
     Settings,
     chosen_part,
@@ -356,16 +356,7 @@ class _ProgressListener(Listener):
         )
         for text in summary.messages:
             self.server.tell(f"memlsp: {text}", types.MessageType.Warning)
-        params = {
-            "root": convert.uri_of(vault.root),
-            "notes": summary.notes,
-            "chunks": summary.chunks,
-            "links": summary.links,
-            "unresolved": summary.unresolved,
-            "ambiguous": summary.ambiguous,
-            "skipped": len(summary.skipped),
-            "seconds": round(summary.seconds, 3),
-        }
+        params = wire.indexed_json(convert.uri_of(vault.root), summary)
         self.server.from_thread(lambda: self.server.protocol.notify("memlsp/indexed", params))
 
     def vectors_progress(self, vault: LiveVault, status: VectorStatus, done: bool) -> None:
@@ -388,13 +379,13 @@ class _ProgressListener(Listener):
                 f"memlsp: semantic search unavailable, keyword search only: {status.problem}",
                 types.MessageType.Warning,
             )
-        params = {"root": convert.uri_of(vault.root), **convert.vector_status_json(status)}
+        params = wire.vectors_notice_json(convert.uri_of(vault.root), status)
         self.server.from_thread(lambda: self.server.protocol.notify("memlsp/vectors", params))
 
     def changed(self, vault: LiveVault) -> None:
         engine = vault.engine
         revision = engine.revision if engine is not None else 0
-        params = {"root": convert.uri_of(vault.root), "revision": revision}
+        params = wire.changed_json(convert.uri_of(vault.root), revision)
         self.server.from_thread(lambda: self.server.protocol.notify("memlsp/changed", params))
 
 

@@ -1,73 +1,12 @@
-"""Search results as text (the seed's form) and as JSON-ready dictionaries."""
+"""Search results as text for a terminal (the JSON form is `memlsp.wire`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from memlsp.model import Hit, Neighbour, ResolvedLink, SearchResponse, printable_lines
+from memlsp.model import Hit, Neighbour, SearchResponse, printable_lines
 
 
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
-
-
-def neighbour_json(neighbour: Neighbour) -> dict[str, Any]:
-    return {
-        "path": neighbour.path,
-        "name": neighbour.name,
-        "description": neighbour.description,
-        "anchors": list(neighbour.anchors),
-        "source": "link",
-    }
-
-
-def hit_json(hit: Hit) -> dict[str, Any]:
-    chunk = hit.chunk
-    return {
-        "path": chunk.path,
-        "start_line": chunk.start_line,
-        "end_line": chunk.end_line,
-        "title": hit.title,
-        "heading": chunk.heading,
-        "breadcrumb": list(chunk.breadcrumb),
-        "date": hit.date,
-        "score": hit.score,
-        "keyword_score": hit.keyword_score,
-        "keyword_rank": hit.keyword_rank,
-        "vector_score": hit.vector_score,
-        "vector_rank": hit.vector_rank,
-        "matched_terms": list(hit.matched_terms),
-        "source": hit.source,
-        "chunk_id": chunk.id,
-        "text": chunk.text,
-        "outlinks": [neighbour_json(n) for n in hit.outlinks],
-        "inlinks": [neighbour_json(n) for n in hit.inlinks],
-        "other_sections": [
-            {
-                "start_line": other.start_line,
-                "end_line": other.end_line,
-                "heading": other.heading,
-                "breadcrumb": list(other.breadcrumb),
-                "score": other.score,
-            }
-            for other in hit.other_sections
-        ],
-    }
-
-
-def response_json(response: SearchResponse) -> dict[str, Any]:
-    return {
-        "query": response.query,
-        "mode": response.mode,
-        "warnings": list(response.warnings),
-        "strength": response.strength,
-        "counts": {
-            "keyword": response.counts.keyword,
-            "vector": response.counts.vector,
-            "hybrid": response.counts.hybrid,
-        },
-        "results": [hit_json(hit) for hit in response.hits],
-    }
 
 
 def _neighbour_line(neighbour: Neighbour) -> str:
@@ -105,18 +44,3 @@ def response_text(response: SearchResponse) -> str:
     if not response.hits:
         return printable_lines("\n".join([*notes, f"no results for {response.query!r}"]))
     return printable_lines("\n\n".join([*notes, *(hit_text(hit) for hit in response.hits)]))
-
-
-def link_json(item: ResolvedLink) -> dict[str, Any]:
-    """A link and where it goes; the CLI adds its line and column, the server its range."""
-    link = item.link
-    return {
-        "source": item.source,
-        "target": link.target,
-        "anchor": link.anchor,
-        "kind": link.kind.value,
-        "embed": link.embed,
-        "status": item.resolution.status.value,
-        "targets": list(item.resolution.targets),
-        "candidates": list(item.resolution.candidates),
-    }

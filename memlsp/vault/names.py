@@ -72,9 +72,6 @@ class NameTable:
         for alias in self._aliases.pop(path, ()):
             _discard(self._by_alias, name_key(alias), path)
 
-    def aliases_of(self, path: str) -> tuple[str, ...]:
-        return self._aliases.get(path, ())
-
     def exists(self, path: str) -> bool:
         return path in self.notes or path in self.files
 

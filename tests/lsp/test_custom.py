@@ -6,13 +6,17 @@ Read-only: each client shares one server (the `shared` fixture) with the navigat
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, TypeAlias, cast
 
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.lsp.conftest import Session
+
+WorkDoneProgress: TypeAlias = (
+    types.WorkDoneProgressBegin | types.WorkDoneProgressReport | types.WorkDoneProgressEnd
+)
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="package"),
@@ -289,14 +293,19 @@ async def test_indexed_notification(shared: Session) -> None:
     assert indexed.root == shared.vault.as_uri()
     assert (indexed.notes, indexed.links, indexed.unresolved, indexed.ambiguous) == (24, 92, 8, 3)
     assert indexed.chunks > indexed.notes
-    assert indexed.skipped == 0
+    assert indexed.skipped_count == 0
     assert 0 <= indexed.seconds < 30
 
 
 async def test_progress_while_indexing(shared: Session) -> None:
     reports = shared.client.progress_reports
     # The first run (a rescan once the watcher is up may make a second, with a token of its own).
-    runs = {t: v for t, v in reports.items() if str(t).startswith("memlsp-index")}
+    # pytest-lsp annotates the reports as ProgressParams; it stores the structured values.
+    runs = {
+        t: cast(list[WorkDoneProgress], v)
+        for t, v in reports.items()
+        if str(t).startswith("memlsp-index")
+    }
     values = runs[min(runs, key=lambda token: int(str(token).rsplit("-", 1)[1]))]
     kinds = [value.kind for value in values]
     assert kinds[0] == "begin" and kinds[-1] == "end"
@@ -305,7 +314,10 @@ async def test_progress_while_indexing(shared: Session) -> None:
     assert isinstance(begin, types.WorkDoneProgressBegin)
     assert begin.title == "Indexing vault"
     assert [value.message for value in middle][-1] == "24 of 24 notes"
-    percentages = [value.percentage for value in middle]
+    assert all(isinstance(value, types.WorkDoneProgressReport) for value in middle)
+    percentages = [
+        value.percentage or 0 for value in middle if isinstance(value, types.WorkDoneProgressReport)
+    ]
     assert percentages == sorted(percentages) and percentages[-1] == 100
     assert isinstance(end, types.WorkDoneProgressEnd)
     assert end.message == "24 notes, 92 links (8 to notes not written yet, 3 ambiguous)"

@@ -9,10 +9,11 @@ import * as os from "node:os";
 import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, LanguageClient, LanguageClientOptions, State } from "vscode-languageclient/node";
 import { NoWorkDoneProgress, middleware } from "./builtinMarkdown";
-import { LinksResponse, PickItem, SearchResponse, Target, linkItems, searchItem } from "./picker";
+import { PickItem, Target, linkItems, searchItem } from "./picker";
 import { ServerNotFound, discoverServer, installSteps, serverExecutable } from "./serverCommand";
 import { CLIENT_SETTINGS, ServerSettingName, serverOptions } from "./settings";
-import { StatusItemView, StatusResponse, anyBusy, statusItems, statusLines } from "./status";
+import { StatusItemView, anyBusy, statusItems, statusLines } from "./status";
+import { Messages } from "./wire";
 
 const SECTION = "memlsp";
 const SEARCH_DEBOUNCE_MS = 150;
@@ -324,7 +325,7 @@ async function searchVault(): Promise<void> {
     }
     pick.busy = true;
     try {
-      const answer = await lsp.sendRequest<SearchResponse>(
+      const answer = await lsp.sendRequest<Messages["memlsp/search"]>(
         "memlsp/search",
         { query, limit: SEARCH_LIMIT },
         source.token,
@@ -383,7 +384,7 @@ async function showLinks(): Promise<void> {
     return;
   }
   const uri = editor.document.uri.toString();
-  const answer = await lsp.sendRequest<LinksResponse | null>("memlsp/links", { uri });
+  const answer = await lsp.sendRequest<Messages["memlsp/links"]>("memlsp/links", { uri });
   if (!answer) {
     void vscode.window.showInformationMessage("memlsp: this note is not in an open vault.");
     return;
@@ -419,12 +420,12 @@ async function reindex(): Promise<void> {
   }
 }
 
-async function fetchStatus(): Promise<StatusResponse | undefined> {
+async function fetchStatus(): Promise<Messages["memlsp/status"] | undefined> {
   if (!client?.isRunning()) {
     return undefined;
   }
   try {
-    return await client.sendRequest<StatusResponse>("memlsp/status", {});
+    return await client.sendRequest<Messages["memlsp/status"]>("memlsp/status", {});
   } catch (error) {
     output.appendLine(`memlsp: status: ${errorText(error)}`);
     return undefined;

@@ -1,57 +1,7 @@
-// Pure mapping of the server's JSON answers (memlsp/search, memlsp/links, memlsp/status) into
-// what the UI shows. No `vscode` import, so the node:test unit tests run without an editor.
+// Pure mapping of the server's JSON answers (memlsp/search, memlsp/links) into what the UI
+// shows. No `vscode` import, so the node:test unit tests run without an editor.
 
-/** One `memlsp/search` result (memlsp/search/render.py hit_json, plus `uri` and `root`). */
-export interface SearchResult {
-  path: string;
-  uri: string;
-  start_line: number; // 1-based, inclusive
-  end_line: number; // 1-based, inclusive
-  title: string;
-  heading: string | null;
-  breadcrumb: string[];
-  score: number;
-  keyword_rank: number | null;
-  vector_rank: number | null;
-  matched_terms: string[];
-  text: string;
-}
-
-export interface SearchResponse {
-  query: string;
-  mode: string;
-  warnings: string[];
-  counts: { keyword: number; vector: number; hybrid: boolean };
-  results: SearchResult[];
-}
-
-export interface LspRange {
-  start: { line: number; character: number };
-  end: { line: number; character: number };
-}
-
-/** One link of `memlsp/links` (render.py link_json, plus the source note's `uri` and `range`). */
-export interface LinkItem {
-  source: string;
-  target: string;
-  anchor: string | null;
-  kind: string;
-  embed: boolean;
-  status: string;
-  targets: string[];
-  candidates: string[];
-  uri: string;
-  range: LspRange;
-}
-
-export interface LinksResponse {
-  uri: string;
-  path: string;
-  outlinks: LinkItem[];
-  inlinks: LinkItem[];
-  unresolved: LinkItem[];
-  ambiguous: LinkItem[];
-}
+import { LinksAnswerJson, VaultLinkJson, VaultSearchResultJson } from "./wire";
 
 /** Where opening an item goes: a note and 0-based lines to reveal and select. */
 export interface Target {
@@ -83,15 +33,15 @@ export function withoutHeadingLine(text: string): string {
 }
 
 /** `vault` names the result's workspace folder, given when there are several (multi-root). */
-export function searchItem(result: SearchResult, vault?: string): PickItem {
+export function searchItem(result: VaultSearchResultJson, vault?: string): PickItem {
   const heading = result.heading && result.heading !== result.title ? result.heading : "";
   const label = heading ? `${result.title} › ${heading}` : result.title || result.path;
   // Which side found it: the user can tell a keyword match from a semantic neighbour.
   const badges: string[] = [];
-  if (result.keyword_rank !== null && result.keyword_rank !== undefined) {
+  if (result.keyword_rank !== null) {
     badges.push("$(search) keyword");
   }
-  if (result.vector_rank !== null && result.vector_rank !== undefined) {
+  if (result.vector_rank !== null) {
     badges.push("$(sparkle) semantic");
   }
   const where = `${vault ? `${vault}/` : ""}${result.path}:${result.start_line}-${result.end_line}`;
@@ -121,13 +71,13 @@ function encodePath(path: string): string {
   return path.split("/").map(encodeURIComponent).join("/");
 }
 
-function linkText(link: LinkItem): string {
+function linkText(link: VaultLinkJson): string {
   const anchor = link.anchor ? `#${link.anchor}` : "";
   return `${link.embed ? "!" : ""}[[${link.target}${anchor}]]`;
 }
 
 /** An outlink opens the note it points to (its first target); the server gives no line there. */
-export function outlinkItem(link: LinkItem, root: string): PickItem | undefined {
+export function outlinkItem(link: VaultLinkJson, root: string): PickItem | undefined {
   const target = link.targets[0];
   if (target === undefined) {
     return undefined;
@@ -142,7 +92,7 @@ export function outlinkItem(link: LinkItem, root: string): PickItem | undefined 
 }
 
 /** An inlink opens the linking note at the link itself. */
-export function inlinkItem(link: LinkItem): PickItem {
+export function inlinkItem(link: VaultLinkJson): PickItem {
   const line = link.range.start.line;
   return {
     label: `$(arrow-left) ${link.source}`,
@@ -158,7 +108,7 @@ export interface LinkSections {
   inlinks: PickItem[];
 }
 
-export function linkItems(response: LinksResponse): LinkSections {
+export function linkItems(response: LinksAnswerJson): LinkSections {
   const root = rootUri(response.uri, response.path);
   const outlinks: PickItem[] = [];
   // Ambiguous links point to several notes: each candidate is offered, like a resolved target.

@@ -2,36 +2,7 @@
 // The server words each vault's state itself (`summary`); an older server without it gets the
 // same kind of sentence built here from the counts.
 
-export interface VectorsJson {
-  state: string; // "off", "connecting", "ready", "unavailable" (memlsp/index/semantic.py)
-  embedder: string;
-  embedded: number;
-  pending: number;
-  problem: string; // "" when there is none
-}
-
-export interface VaultStatus {
-  root: string;
-  /** The vault folder's name; absent from older servers. */
-  name?: string;
-  /** One line in plain words ("Indexing 2,000 of 3,177 notes"); absent from older servers. */
-  summary?: string;
-  /** Opening, indexing or embedding is moving; absent from older servers. */
-  busy?: boolean;
-  state: string; // "opening", "indexing", "ready", "failed", "stopped" (memlsp/live.py)
-  notes: number;
-  chunks: number;
-  indexed_files: number;
-  files_to_index: number;
-  message: string | null;
-  read_only?: boolean;
-  vectors: VectorsJson | null;
-}
-
-export interface StatusResponse {
-  version: string;
-  vaults: VaultStatus[];
-}
+import { StatusAnswerJson, VaultStatusJson } from "./wire";
 
 export type StatusKind = "busy" | "ready" | "keyword-only" | "failed";
 
@@ -57,7 +28,7 @@ function plural(n: number, one: string, many: string): string {
   return `${count(n)} ${n === 1 ? one : many}`;
 }
 
-export function vaultName(vault: VaultStatus): string {
+export function vaultName(vault: VaultStatusJson): string {
   if (vault.name) {
     return vault.name;
   }
@@ -65,7 +36,7 @@ export function vaultName(vault: VaultStatus): string {
   return decodeURIComponent(parts[parts.length - 1] ?? vault.root);
 }
 
-function embedding(vault: VaultStatus): boolean {
+function embedding(vault: VaultStatusJson): boolean {
   const vectors = vault.vectors;
   return (
     !vault.read_only &&
@@ -75,12 +46,12 @@ function embedding(vault: VaultStatus): boolean {
   );
 }
 
-export function isBusy(vault: VaultStatus): boolean {
+export function isBusy(vault: VaultStatusJson): boolean {
   return vault.busy ?? (vault.state === "opening" || vault.state === "indexing" || embedding(vault));
 }
 
 /** The server's summary, or the same kind of sentence from the counts. */
-export function summary(vault: VaultStatus): string {
+export function summary(vault: VaultStatusJson): string {
   if (vault.summary) {
     return vault.summary;
   }
@@ -110,7 +81,7 @@ export function summary(vault: VaultStatus): string {
   return ready;
 }
 
-export function statusKind(vault: VaultStatus): StatusKind {
+export function statusKind(vault: VaultStatusJson): StatusKind {
   if (isBusy(vault)) {
     return "busy";
   }
@@ -120,7 +91,7 @@ export function statusKind(vault: VaultStatus): StatusKind {
   return vault.vectors?.state === "unavailable" ? "keyword-only" : "ready";
 }
 
-function semanticLine(vault: VaultStatus): string {
+function semanticLine(vault: VaultStatusJson): string {
   const vectors = vault.vectors;
   if (vectors === null || vectors.state === "off") {
     return "Semantic search: off (keyword search only).";
@@ -134,7 +105,7 @@ function semanticLine(vault: VaultStatus): string {
 }
 
 /** The tooltip: what the vault is, its size and the semantic side. */
-export function vaultTooltip(vault: VaultStatus): string {
+export function vaultTooltip(vault: VaultStatusJson): string {
   const lines = [
     `memlsp vault ${vaultName(vault)}: ${summary(vault)}`,
     `Folder: ${displayPath(vault.root)}`,
@@ -156,7 +127,7 @@ function displayPath(root: string): string {
 }
 
 /** The status bar: one item per vault, prefixed with its name when there are several. */
-export function statusItems(status: StatusResponse): StatusItemView[] {
+export function statusItems(status: StatusAnswerJson): StatusItemView[] {
   if (status.vaults.length === 0) {
     return [
       {
@@ -176,7 +147,7 @@ export function statusItems(status: StatusResponse): StatusItemView[] {
 }
 
 /** "Show Status": the server's version, then one line per vault. */
-export function statusLines(status: StatusResponse): string[] {
+export function statusLines(status: StatusAnswerJson): string[] {
   const lines = [`memlsp ${status.version}`];
   if (status.vaults.length === 0) {
     lines.push("No vault open (open a folder with Markdown notes).");
@@ -192,6 +163,6 @@ export function statusLines(status: StatusResponse): string[] {
 }
 
 /** Whether to ask again soon: something is moving (an unavailable embedder waits for its retry). */
-export function anyBusy(status: StatusResponse): boolean {
+export function anyBusy(status: StatusAnswerJson): boolean {
   return status.vaults.some(isBusy);
 }

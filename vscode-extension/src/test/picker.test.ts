@@ -1,21 +1,31 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LinkItem, LinksResponse, SearchResult, linkItems, rootUri, searchItem, snippet } from "../picker";
+import { linkItems, rootUri, searchItem, snippet } from "../picker";
+import { LinksAnswerJson, VaultLinkJson, VaultSearchResultJson } from "../wire";
 
-function result(overrides: Partial<SearchResult> = {}): SearchResult {
+function result(overrides: Partial<VaultSearchResultJson> = {}): VaultSearchResultJson {
   return {
     path: "search/tantivy.md",
     uri: "file:///vault/search/tantivy.md",
+    root: "file:///vault",
     start_line: 5,
     end_line: 12,
     title: "Tantivy",
     heading: "From Python",
     breadcrumb: ["Tantivy", "From Python"],
+    date: null,
     score: 0.031,
+    keyword_score: 9.1,
     keyword_rank: 1,
+    vector_score: null,
     vector_rank: null,
     matched_terms: ["tantivy"],
+    source: "hit",
+    chunk_id: "c0ffee",
     text: "Tantivy  is a\n\nfull-text search engine\tlibrary.",
+    outlinks: [],
+    inlinks: [],
+    other_sections: [],
     ...overrides,
   };
 }
@@ -41,7 +51,7 @@ test("badges: semantic only, both, none", () => {
 test("a chunk without its own heading is labelled by the title (or the path)", () => {
   assert.equal(searchItem(result({ heading: "" })).label, "Tantivy");
   assert.equal(searchItem(result({ heading: "Tantivy" })).label, "Tantivy");
-  assert.equal(searchItem(result({ heading: null, title: "" })).label, "search/tantivy.md");
+  assert.equal(searchItem(result({ heading: "", title: "" })).label, "search/tantivy.md");
 });
 
 test("detail leaves out the chunk's heading line, which the label shows", () => {
@@ -63,11 +73,11 @@ test("a range at line 1 stays at 0", () => {
   assert.deepEqual(searchItem(result({ start_line: 1, end_line: 1 })).target, { uri: "file:///vault/search/tantivy.md", startLine: 0, endLine: 0 });
 });
 
-function link(overrides: Partial<LinkItem>): LinkItem {
+function link(overrides: Partial<VaultLinkJson>): VaultLinkJson {
   return {
     source: "search/hybrid.md",
     target: "bm25",
-    anchor: null,
+    anchor: "",
     kind: "wiki",
     embed: false,
     status: "resolved",
@@ -85,7 +95,7 @@ test("rootUri strips the note's vault-relative path", () => {
 });
 
 test("links: outlinks open their target, inlinks open the linking note at the link", () => {
-  const response: LinksResponse = {
+  const response: LinksAnswerJson = {
     uri: "file:///vault/search/hybrid.md",
     path: "search/hybrid.md",
     outlinks: [link({ anchor: "k1 default" }), link({ targets: [], status: "missing" })],

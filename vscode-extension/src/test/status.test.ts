@@ -1,24 +1,27 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { StatusResponse, VaultStatus, anyBusy, statusItems, statusLines } from "../status";
+import { anyBusy, statusItems, statusLines } from "../status";
+import { StatusAnswerJson, VaultStatusJson } from "../wire";
 
 /** A vault as an older server reports it: no name, summary or busy. */
-function vault(overrides: Partial<VaultStatus> = {}): VaultStatus {
+function vault(overrides: Partial<VaultStatusJson> = {}): VaultStatusJson {
   return {
     root: "file:///home/me/My%20Vault",
     state: "ready",
     notes: 3177,
     chunks: 7181,
+    revision: 3,
     indexed_files: 3177,
     files_to_index: 3177,
-    message: null,
+    pending_changes: 0,
+    message: "",
     vectors: { state: "ready", embedder: "bilingual", embedded: 7181, pending: 0, problem: "" },
     ...overrides,
   };
 }
 
-const status = (...vaults: VaultStatus[]): StatusResponse => ({ version: "0.1.0", vaults });
-const texts = (s: StatusResponse): string[] => statusItems(s).map((item) => item.text);
+const status = (...vaults: VaultStatusJson[]): StatusAnswerJson => ({ version: "0.1.0", vaults });
+const texts = (s: StatusAnswerJson): string[] => statusItems(s).map((item) => item.text);
 
 test("one vault: one item with the server's summary, a spinner while busy", () => {
   const indexing = vault({ state: "indexing", name: "kg", summary: "Indexing 2,000 of 3,177 notes", busy: true });

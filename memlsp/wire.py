@@ -1,0 +1,583 @@
+"""Every JSON shape memlsp writes of its own: the `memlsp/*` requests and notifications of the
+language server and the command line's `--json` output.
+
+Each shape is a `TypedDict` with one builder from the domain values, so a name is chosen once for
+the server and the command line alike. `vscode-extension/src/wire.ts` declares the shapes a client
+reads under the same names, and `tests/test_wire_schema.py` fails when the two differ.
+
+Nothing here knows LSP types: URIs come in as strings, or as a function naming a note's URI, and
+columns are counted in the unit the client negotiated (`Span.columns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
+
+from memlsp.engine import NoteLinks
+from memlsp.index.semantic import VectorStatus
+from memlsp.model import (
+    Hit,
+    IndexSummary,
+    Neighbour,
+    OtherSection,
+    ResolvedLink,
+    SearchRequest,
+    SearchResponse,
+    Skipped,
+    Span,
+)
+
+if TYPE_CHECKING:  # the command line has no live vault: it need not load the watcher
+    from memlsp.live import VaultStatus
+
+# The values `VaultStatus.state` and `VectorStatus.state` take (memlsp/live.py,
+# memlsp/index/semantic.py); a client switches on them, so they are spelled out.
+VaultState = Literal["opening", "indexing", "ready", "failed", "stopped"]
+VectorState = Literal["off", "connecting", "ready", "unavailable"]
+
+# -- search ------------------------------------------------------------------------------------
+
+
+class NeighbourJson(TypedDict):
+    """A linked note, as listed under a result's outlinks and inlinks."""
+
+    path: str
+    name: str
+    description: str
+    anchors: list[str]
+    source: str  # always "link"
+
+
+class OtherSectionJson(TypedDict):
+    """Another matching section of a result's note ("also matched:" in the text form)."""
+
+    start_line: int
+    end_line: int
+    heading: str
+    breadcrumb: list[str]
+    score: float
+
+
+class SearchResultJson(TypedDict):
+    """One result of `memlsp search --json`: a note at its best section, with the evidence."""
+
+    path: str
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    title: str
+    heading: str  # "" for the text before a note's first heading
+    breadcrumb: list[str]
+    date: str | None
+    score: float
+    keyword_score: float | None
+    keyword_rank: int | None
+    vector_score: float | None
+    vector_rank: int | None
+    matched_terms: list[str]
+    source: str  # "hit"
+    chunk_id: str
+    text: str
+    outlinks: list[NeighbourJson]
+    inlinks: list[NeighbourJson]
+    other_sections: list[OtherSectionJson]
+
+
+class SearchCountsJson(TypedDict):
+    keyword: int  # candidates from each side
+    vector: int
+    hybrid: bool  # both sides ran
+
+
+class SearchAnswerJson(TypedDict):
+    """`memlsp search --json`: one vault's answer."""
+
+    query: str
+    mode: str
+    warnings: list[str]
+    strength: float
+    counts: SearchCountsJson
+    results: list[SearchResultJson]
+
+
+class QueryAnswerJson(SearchAnswerJson):
+    """One line of `memlsp search --queries FILE --json`: the answer under the line's id."""
+
+    id: object  # whatever the line gave (its number when it gave none)
+
+
+class QueryErrorJson(TypedDict):
+    """A line of `--queries` that could not be answered."""
+
+    id: object
+    error: str
+
+
+class VaultSearchResultJson(SearchResultJson):
+    """A `memlsp/search` result: a result of the command line, plus where its note is."""
+
+    uri: str  # the note
+    root: str  # the vault holding it
+
+
+class VaultSearchAnswerJson(TypedDict):
+    """`memlsp/search`: the answers of every open vault as one, best results first."""
+
+    query: str
+    mode: str
+    warnings: list[str]
+    strength: float
+    counts: SearchCountsJson
+    results: list[VaultSearchResultJson]
+
+
+def neighbour_json(neighbour: Neighbour) -> NeighbourJson:
+    return {
+        "path": neighbour.path,
+        "name": neighbour.name,
+        "description": neighbour.description,
+        "anchors": list(neighbour.anchors),
+        "source": "link",
+    }
+
+
+def other_section_json(other: OtherSection) -> OtherSectionJson:
+    return {
+        "start_line": other.start_line,
+        "end_line": other.end_line,
+        "heading": other.heading,
+        "breadcrumb": list(other.breadcrumb),
+        "score": other.score,
+    }
+
+
+def search_result_json(hit: Hit) -> SearchResultJson:
+    chunk = hit.chunk
+    return {
+        "path": chunk.path,
+        "start_line": chunk.start_line,
+        "end_line": chunk.end_line,
+        "title": hit.title,
+        "heading": chunk.heading,
+        "breadcrumb": list(chunk.breadcrumb),
+        "date": hit.date,
+        "score": hit.score,
+        "keyword_score": hit.keyword_score,
+        "keyword_rank": hit.keyword_rank,
+        "vector_score": hit.vector_score,
+        "vector_rank": hit.vector_rank,
+        "matched_terms": list(hit.matched_terms),
+        "source": hit.source,
+        "chunk_id": chunk.id,
+        "text": chunk.text,
+        "outlinks": [neighbour_json(n) for n in hit.outlinks],
+        "inlinks": [neighbour_json(n) for n in hit.inlinks],
+        "other_sections": [other_section_json(other) for other in hit.other_sections],
+    }
+
+
+def search_counts_json(keyword: int, vector: int, hybrid: bool) -> SearchCountsJson:
+    return {"keyword": keyword, "vector": vector, "hybrid": hybrid}
+
+
+def search_answer_json(response: SearchResponse) -> SearchAnswerJson:
+    counts = response.counts
+    return {
+        "query": response.query,
+        "mode": response.mode,
+        "warnings": list(response.warnings),
+        "strength": response.strength,
+        "counts": search_counts_json(counts.keyword, counts.vector, counts.hybrid),
+        "results": [search_result_json(hit) for hit in response.hits],
+    }
+
+
+def query_answer_json(query_id: object, response: SearchResponse) -> QueryAnswerJson:
+    return {"id": query_id, **search_answer_json(response)}
+
+
+def query_error_json(query_id: object, error: str) -> QueryErrorJson:
+    return {"id": query_id, "error": error}
+
+
+@dataclass(frozen=True, slots=True)
+class VaultAnswer:
+    """One vault's part of a `memlsp/search`: its answer (None before its index is open), why it
+    may miss notes ("" once indexed), and how its notes are named on the wire."""
+
+    name: str
+    root: str  # the vault's URI
+    note_uri: Callable[[str], str]  # vault-relative path -> URI
+    response: SearchResponse | None
+    incomplete: str = ""
+
+
+def vault_search_answer_json(
+    request: SearchRequest, vaults: Sequence[VaultAnswer]
+) -> VaultSearchAnswerJson:
+    """Every vault's answer merged: results ranked by score across vaults (a score means the
+    same in every vault), cut at the request's limit; counts summed, the strongest evidence."""
+    results: list[VaultSearchResultJson] = []
+    warnings: list[str] = []
+    keyword = vector = 0
+    hybrid = False
+    strength = 0.0
+    for vault in vaults:
+        if vault.incomplete:
+            warnings.append(vault.incomplete)
+        response = vault.response
+        if response is None:
+            continue
+        results += (
+            {**search_result_json(hit), "uri": vault.note_uri(hit.chunk.path), "root": vault.root}
+            for hit in response.hits
+        )
+        keyword += response.counts.keyword
+        vector += response.counts.vector
+        hybrid = hybrid or response.counts.hybrid
+        strength = max(strength, response.strength)
+        warnings += (f"{vault.name}: {warning}" for warning in response.warnings)
+    results.sort(key=lambda r: (-r["score"], r["path"], r["start_line"]))
+    return {
+        "query": request.query,
+        "mode": request.mode,
+        "warnings": warnings,
+        "strength": strength,
+        "counts": search_counts_json(keyword, vector, hybrid),
+        "results": results[: request.limit],
+    }
+
+
+# -- links -------------------------------------------------------------------------------------
+
+
+class PositionJson(TypedDict):
+    line: int  # 0-based
+    character: int  # in the unit the client negotiated
+
+
+class RangeJson(TypedDict):
+    start: PositionJson
+    end: PositionJson
+
+
+class LinkJson(TypedDict):
+    """A link and where it goes."""
+
+    source: str  # the linking note
+    target: str  # as written ("" for a link inside the note)
+    anchor: str  # heading path or ^block, "" for none
+    kind: str  # "wiki" or "markdown"
+    embed: bool
+    status: str  # "resolved", "ambiguous", "unresolved" or "outside"
+    targets: list[str]
+    candidates: list[str]
+
+
+class VaultLinkJson(LinkJson):
+    """A link of `memlsp/links`: where it is written, for an editor."""
+
+    uri: str  # the linking note
+    range: RangeJson
+
+
+class LinksAnswerJson(TypedDict):
+    """`memlsp/links`: every link out of a note and into it."""
+
+    uri: str
+    path: str
+    outlinks: list[VaultLinkJson]
+    inlinks: list[VaultLinkJson]
+    unresolved: list[VaultLinkJson]
+    ambiguous: list[VaultLinkJson]
+
+
+class LinkLineJson(LinkJson):
+    """A link of `memlsp links --json`: where it is written, for a person."""
+
+    line: int  # 1-based
+    column: int  # 1-based, in code points
+
+
+class LinksJson(TypedDict):
+    """`memlsp links --json`."""
+
+    path: str
+    outlinks: list[LinkLineJson]
+    inlinks: list[LinkLineJson]
+    unresolved: list[LinkLineJson]
+    ambiguous: list[LinkLineJson]
+
+
+def range_json(span: Span, encoding: str) -> RangeJson:
+    start, end = span.columns(encoding)
+    return {
+        "start": {"line": span.line, "character": start},
+        "end": {"line": span.line, "character": end},
+    }
+
+
+def link_json(item: ResolvedLink) -> LinkJson:
+    link = item.link
+    return {
+        "source": item.source,
+        "target": link.target,
+        "anchor": link.anchor,
+        "kind": link.kind.value,
+        "embed": link.embed,
+        "status": item.resolution.status.value,
+        "targets": list(item.resolution.targets),
+        "candidates": list(item.resolution.candidates),
+    }
+
+
+def vault_link_json(item: ResolvedLink, source_uri: str, encoding: str) -> VaultLinkJson:
+    return {**link_json(item), "uri": source_uri, "range": range_json(item.link.span, encoding)}
+
+
+def links_answer_json(
+    uri: str, links: NoteLinks, note_uri: Callable[[str], str], encoding: str
+) -> LinksAnswerJson:
+    def one(item: ResolvedLink) -> VaultLinkJson:
+        return vault_link_json(item, note_uri(item.source), encoding)
+
+    return {
+        "uri": uri,
+        "path": links.path,
+        "outlinks": [one(item) for item in links.outlinks],
+        "inlinks": [one(item) for item in links.inlinks],
+        "unresolved": [one(item) for item in links.unresolved],
+        "ambiguous": [one(item) for item in links.ambiguous],
+    }
+
+
+def link_line_json(item: ResolvedLink) -> LinkLineJson:
+    span = item.link.span
+    return {**link_json(item), "line": span.line + 1, "column": span.start + 1}
+
+
+def links_json(links: NoteLinks) -> LinksJson:
+    return {
+        "path": links.path,
+        "outlinks": [link_line_json(item) for item in links.outlinks],
+        "inlinks": [link_line_json(item) for item in links.inlinks],
+        "unresolved": [link_line_json(item) for item in links.unresolved],
+        "ambiguous": [link_line_json(item) for item in links.ambiguous],
+    }
+
+
+# -- status and notifications ------------------------------------------------------------------
+
+
+class VectorsJson(TypedDict):
+    """The vector side of a vault."""
+
+    state: VectorState
+    embedder: str
+    embedded: int  # chunks with their vector
+    pending: int  # chunks still waiting for one
+    problem: str  # why it is unavailable, "" when it is not
+
+
+class VaultStatusJson(TypedDict):
+    """One vault of `memlsp/status`."""
+
+    root: str
+    name: str
+    summary: str  # one line in plain words
+    busy: bool
+    state: VaultState
+    notes: int
+    chunks: int
+    revision: int
+    indexed_files: int
+    files_to_index: int
+    pending_changes: int  # edits and file events not indexed yet
+    message: str
+    read_only: bool
+    vectors: VectorsJson | None  # None before the index is open
+
+
+class StatusAnswerJson(TypedDict):
+    """`memlsp/status`."""
+
+    version: str
+    vaults: list[VaultStatusJson]
+
+
+class ReindexAnswerJson(TypedDict):
+    """`memlsp/reindex`: the vaults being scanned again."""
+
+    vaults: list[str]
+
+
+class IndexedJson(TypedDict):
+    """`memlsp/indexed`, each time a vault's indexing finished."""
+
+    root: str
+    notes: int
+    chunks: int
+    links: int
+    unresolved: int
+    ambiguous: int
+    skipped_count: int  # files left out (their list is in `memlsp index --json`'s `skipped`)
+    seconds: float
+
+
+class VectorsNoticeJson(TypedDict):
+    """`memlsp/vectors`, when embedding caught up or cannot go on."""
+
+    root: str
+    vectors: VectorsJson
+
+
+class ChangedJson(TypedDict):
+    """`memlsp/changed`, after an update of the index."""
+
+    root: str
+    revision: int
+
+
+def vectors_json(status: VectorStatus) -> VectorsJson:
+    return {
+        "state": cast(VectorState, status.state),
+        "embedder": status.embedder,
+        "embedded": status.stored,
+        "pending": status.pending,
+        "problem": status.problem,
+    }
+
+
+def vault_status_json(root: str, status: VaultStatus) -> VaultStatusJson:
+    return {
+        "root": root,
+        "name": status.name,
+        "summary": status.summary,
+        "busy": status.busy,
+        "state": cast(VaultState, status.state),
+        "notes": status.notes,
+        "chunks": status.chunks,
+        "revision": status.revision,
+        "indexed_files": status.files_done,
+        "files_to_index": status.files_total,
+        "pending_changes": status.pending,
+        "message": status.message,
+        "read_only": status.read_only,
+        "vectors": None if status.vectors is None else vectors_json(status.vectors),
+    }
+
+
+def status_answer_json(version: str, vaults: Sequence[VaultStatusJson]) -> StatusAnswerJson:
+    return {"version": version, "vaults": list(vaults)}
+
+
+def reindex_answer_json(roots: Sequence[str]) -> ReindexAnswerJson:
+    return {"vaults": list(roots)}
+
+
+def indexed_json(root: str, summary: IndexSummary) -> IndexedJson:
+    return {
+        "root": root,
+        "notes": summary.notes,
+        "chunks": summary.chunks,
+        "links": summary.links,
+        "unresolved": summary.unresolved,
+        "ambiguous": summary.ambiguous,
+        "skipped_count": len(summary.skipped),
+        "seconds": round(summary.seconds, 3),
+    }
+
+
+def vectors_notice_json(root: str, status: VectorStatus) -> VectorsNoticeJson:
+    return {"root": root, "vectors": vectors_json(status)}
+
+
+def changed_json(root: str, revision: int) -> ChangedJson:
+    return {"root": root, "revision": revision}
+
+
+# -- memlsp index --json -----------------------------------------------------------------------
+
+
+class SkippedJson(TypedDict):
+    path: str
+    reason: str
+
+
+class EmbeddingJson(TypedDict):
+    chunks: int  # embedded by this command
+    seconds: float  # loading the models included
+
+
+class IndexSummaryJson(TypedDict):
+    """`memlsp index --json`; `seconds` is the whole command's, indexing has its own."""
+
+    notes: int
+    chunks: int
+    links: int
+    unresolved: int
+    ambiguous: int
+    added: int
+    modified: int
+    deleted: int
+    seconds: float
+    read_only: bool
+    index_seconds: float
+    embedding: EmbeddingJson
+    skipped: list[SkippedJson]  # files left out
+    problems: list[SkippedJson]  # files indexed despite a problem (invalid frontmatter)
+    vectors: VectorsJson
+
+
+def skipped_json(item: Skipped) -> SkippedJson:
+    return {"path": item.path, "reason": item.reason}
+
+
+def index_summary_json(
+    summary: IndexSummary,
+    vectors: VectorStatus,
+    *,
+    embedded_chunks: int,
+    embedding_seconds: float,
+    seconds: float,
+) -> IndexSummaryJson:
+    return {
+        "notes": summary.notes,
+        "chunks": summary.chunks,
+        "links": summary.links,
+        "unresolved": summary.unresolved,
+        "ambiguous": summary.ambiguous,
+        "added": summary.added,
+        "modified": summary.modified,
+        "deleted": summary.deleted,
+        "seconds": round(seconds, 3),
+        "read_only": summary.read_only,
+        "index_seconds": round(summary.seconds, 3),
+        "embedding": {"chunks": embedded_chunks, "seconds": round(embedding_seconds, 3)},
+        "skipped": [skipped_json(item) for item in summary.skipped],
+        "problems": [skipped_json(item) for item in summary.problems],
+        "vectors": vectors_json(vectors),
+    }
+
+
+# -- which message carries which shape ---------------------------------------------------------
+
+# The result or params of each custom message of the language server.
+MESSAGES: dict[str, object] = {
+    "memlsp/search": VaultSearchAnswerJson,
+    "memlsp/links": LinksAnswerJson | None,  # None: the note is in no open vault
+    "memlsp/reindex": ReindexAnswerJson,
+    "memlsp/status": StatusAnswerJson,
+    "memlsp/indexed": IndexedJson,
+    "memlsp/vectors": VectorsNoticeJson,
+    "memlsp/changed": ChangedJson,
+}
+
+# What the command line prints with --json.
+COMMAND_LINE: dict[str, object] = {
+    "index": IndexSummaryJson,
+    "search": SearchAnswerJson,
+    "search --queries": QueryAnswerJson | QueryErrorJson,  # one a line
+    "links": LinksJson,
+}

@@ -1,0 +1,346 @@
+"""memlsp's own JSON has one schema (memlsp/wire.py): the extension's copy of it
+(vscode-extension/src/wire.ts) names the same fields with the same types, and every builder writes
+exactly the keys of its shape, checked on real answers over the fixture vault."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
+
+import pytest
+
+from memlsp import wire
+from memlsp.engine import Engine
+from memlsp.index.semantic import VectorStatus
+from memlsp.live import VaultStatus
+from memlsp.model import SearchRequest
+from tests.engine_helpers import open_engine
+from tests.helpers_vault import FIXTURE_VAULT
+
+WIRE_TS = Path(__file__).resolve().parent.parent / "vscode-extension" / "src" / "wire.ts"
+
+# Fields the extension treats as optional because servers before them did not send them.
+OLDER_SERVERS = {
+    ("VaultStatusJson", "name"),
+    ("VaultStatusJson", "summary"),
+    ("VaultStatusJson", "busy"),
+    ("VaultStatusJson", "read_only"),
+}
+
+# -- the TypeScript side ---------------------------------------------------------------------------
+
+
+def _without_comments(text: str) -> str:
+    return re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL))
+
+
+_INTERFACE = re.compile(
+    r"^export interface (\w+)(?: extends ([\w, ]+))? \{\n(.*?)^\}", re.MULTILINE | re.DOTALL
+)
+_FIELD = re.compile(r'^\s*"?([\w/]+)"?(\??):\s*(.+?);\s*$')
+_ALIAS = re.compile(r"^export type (\w+) = ([^;]+);", re.MULTILINE)
+
+
+def _ts_interfaces() -> dict[str, dict[str, tuple[bool, str]]]:
+    """Each interface of wire.ts: field -> (optional, type), with the fields it extends."""
+    text = _without_comments(WIRE_TS.read_text(encoding="utf-8"))
+    own: dict[str, tuple[list[str], dict[str, tuple[bool, str]]]] = {}
+    for name, bases, body in _INTERFACE.findall(text):
+        fields = {}
+        for line in body.splitlines():
+            if not line.strip():
+                continue
+            match = _FIELD.match(line)
+            assert match, f"wire.ts {name}: cannot read {line!r}"
+            fields[match[1]] = (match[2] == "?", match[3])
+        own[name] = ([b.strip() for b in bases.split(",") if b.strip()], fields)
+
+    def flat(name: str) -> dict[str, tuple[bool, str]]:
+        bases, fields = own[name]
+        merged: dict[str, tuple[bool, str]] = {}
+        for base in bases:
+            merged |= flat(base)
+        return merged | fields
+
+    return {name: flat(name) for name in own}
+
+
+def _ts_aliases() -> dict[str, str]:
+    text = _without_comments(WIRE_TS.read_text(encoding="utf-8"))
+    return dict(_ALIAS.findall(text))
+
+
+def _members(ts_type: str) -> frozenset[str]:
+    """A TypeScript type as its union's members, so that order and spacing do not matter."""
+    return frozenset(part.strip() for part in ts_type.split("|"))
+
+
+# -- the Python side -------------------------------------------------------------------------------
+
+LITERALS = {value: name for name, value in vars(wire).items() if get_origin(value) is Literal}
+SHAPES = {name: value for name, value in vars(wire).items() if is_typeddict(value)}
+
+
+def _ts(hint: Any) -> str:
+    """A Python annotation of wire.py as TypeScript writes it."""
+    if hint in LITERALS:
+        return LITERALS[hint]
+    if is_typeddict(hint):
+        return str(hint.__name__)
+    simple = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+    if hint in simple:
+        return simple[hint]
+    origin = get_origin(hint)
+    if origin is list:
+        return _ts(get_args(hint)[0]) + "[]"
+    if origin in (Union, types.UnionType):
+        return " | ".join(_ts(arg) for arg in get_args(hint))
+    if origin is Literal:
+        return " | ".join(json.dumps(arg) for arg in get_args(hint))
+    raise AssertionError(f"no TypeScript for {hint!r}")
+
+
+def _hints(shape: type) -> dict[str, Any]:
+    return get_type_hints(shape, vars(wire))
+
+
+def _reachable(hint: Any) -> Iterator[type]:
+    """The shapes a message's JSON is made of."""
+    if is_typeddict(hint):
+        yield hint
+        for field in _hints(hint).values():
+            yield from _reachable(field)
+    for arg in get_args(hint):
+        yield from _reachable(arg)
+
+
+CLIENT_SHAPES = sorted(
+    {shape.__name__ for hint in wire.MESSAGES.values() for shape in _reachable(hint)}
+)
+
+
+# -- drift -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", CLIENT_SHAPES)
+def test_every_shape_a_client_reads_is_in_wire_ts(name: str) -> None:
+    assert name in _ts_interfaces(), f"{name} is sent to clients but not declared in wire.ts"
+
+
+@pytest.mark.parametrize("name", sorted(_ts_interfaces()))
+def test_a_wire_ts_interface_has_the_fields_of_its_typeddict(name: str) -> None:
+    if name == "Messages":
+        return  # the table of methods, checked below
+    assert name in SHAPES, f"wire.ts declares {name}, which memlsp/wire.py does not define"
+    shape = SHAPES[name]
+    ts_fields = _ts_interfaces()[name]
+    python_fields = _hints(shape)
+    assert sorted(set(python_fields) - set(ts_fields)) == [], f"{name}: missing in wire.ts"
+    assert sorted(set(ts_fields) - set(python_fields)) == [], f"{name}: not sent by the server"
+    for field, hint in python_fields.items():
+        optional, ts_type = ts_fields[field]
+        assert _members(ts_type) == _members(_ts(hint)), f"{name}.{field}: {ts_type} != {hint}"
+        if field in shape.__optional_keys__:
+            assert optional, f"{name}.{field} is not always sent: wire.ts must mark it optional"
+        elif optional:
+            assert (name, field) in OLDER_SERVERS, f"{name}.{field} is always sent"
+
+
+def test_literal_types_match() -> None:
+    aliases = _ts_aliases()
+    for value, name in LITERALS.items():
+        assert name in aliases, f"wire.ts lacks the type {name}"
+        expected = " | ".join(json.dumps(arg) for arg in get_args(value))
+        assert _members(aliases[name]) == _members(expected), name
+    assert "failed" in get_args(wire.VaultState)
+
+
+def test_messages_carry_the_same_shapes() -> None:
+    messages = _ts_interfaces()["Messages"]
+    assert set(messages) == set(wire.MESSAGES)
+    for method, hint in wire.MESSAGES.items():
+        optional, ts_type = messages[method]
+        assert not optional
+        assert _members(ts_type) == _members(_ts(hint)), method
+
+
+# -- what the builders write -----------------------------------------------------------------------
+
+
+def _conforms(value: Any, hint: Any, where: str) -> None:
+    """`value` is JSON of type `hint`: a shape's keys exactly, and every value of its type."""
+    if hint is object:
+        return
+    if is_typeddict(hint):
+        assert isinstance(value, dict), where
+        hints = _hints(hint)
+        assert set(hint.__required_keys__) <= set(value) <= set(hints), (
+            f"{where}: keys {sorted(value)} against {hint.__name__} {sorted(hints)}"
+        )
+        for key, item in value.items():
+            _conforms(item, hints[key], f"{where}.{key}")
+        return
+    origin = get_origin(hint)
+    if origin is list:
+        assert isinstance(value, list), where
+        for number, item in enumerate(value):
+            _conforms(item, get_args(hint)[0], f"{where}[{number}]")
+        return
+    if origin in (Union, types.UnionType):
+        problems = []
+        for arg in get_args(hint):
+            try:
+                _conforms(value, arg, where)
+                return
+            except AssertionError as error:
+                problems.append(str(error))
+        raise AssertionError(f"{where}: {value!r} is none of {hint}: {problems}")
+    if origin is Literal:
+        assert value in get_args(hint), f"{where}: {value!r} not in {hint}"
+        return
+    if hint is type(None):
+        assert value is None, where
+        return
+    if hint is float:
+        assert type(value) in (int, float), f"{where}: {value!r}"
+        return
+    assert type(value) is hint, f"{where}: {value!r} is not {hint}"
+
+
+NAMES = vars(wire) | {"VaultStatus": VaultStatus}  # wire.py imports it for type checking only
+
+
+def _returns(builder: Callable[..., Any]) -> Any:
+    return get_type_hints(builder, NAMES).get("return")
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    engine = open_engine(FIXTURE_VAULT, tmp_path_factory.mktemp("wire-cache"))
+    engine.refresh()
+    yield engine
+    engine.close()
+
+
+def _uri(path: str) -> str:
+    return f"file:///vault/{path}"
+
+
+REQUEST = SearchRequest(query="hybrid search fusion")
+READY = VectorStatus("ready", "bilingual", 70, 3)
+VECTORS = (READY, VectorStatus("off", "", 0, 0), VectorStatus("unavailable", "x", 0, 9, "no key"))
+STATES = (
+    VaultStatus("/vault", "ready", 24, 74, 3, 24, 24, 0),
+    VaultStatus("/v", "failed", 0, 0, 0, 0, 0, 2, "disk full", READY, True),
+)
+
+
+def _vault_answers(engine: Engine) -> list[wire.VaultAnswer]:
+    return [
+        wire.VaultAnswer("vault", "file:///vault", _uri, engine.search(REQUEST)),
+        wire.VaultAnswer("other", "file:///other", _uri, None, "other is still opening"),
+    ]
+
+
+def _links(engine: Engine, encoding: str) -> wire.LinksAnswerJson:
+    return wire.links_answer_json(_uri("index.md"), engine.links("index.md"), _uri, encoding)
+
+
+# Each builder of a whole message or output, with what it is given: real answers of the engine
+# over the fixture vault where there are some.
+CASES: dict[str, Callable[[Engine], list[Any]]] = {
+    "search_answer_json": lambda e: [wire.search_answer_json(e.search(REQUEST))],
+    "query_answer_json": lambda e: [wire.query_answer_json(7, e.search(REQUEST))],
+    "query_error_json": lambda e: [wire.query_error_json("q1", "line 3: 'query'")],
+    "vault_search_answer_json": lambda e: [
+        wire.vault_search_answer_json(REQUEST, _vault_answers(e))
+    ],
+    "links_answer_json": lambda e: [_links(e, code) for code in ("utf-8", "utf-16", "utf-32")],
+    "links_json": lambda e: [wire.links_json(e.links("index.md"))],
+    "indexed_json": lambda e: [wire.indexed_json("file:///vault", e.refresh())],
+    "vectors_notice_json": lambda e: [
+        wire.vectors_notice_json("file:///vault", s) for s in (*VECTORS, e.vector_status())
+    ],
+    "status_answer_json": lambda e: [
+        wire.status_answer_json("0.1.0", [wire.vault_status_json("file:///v", s) for s in STATES]),
+        wire.status_answer_json("0.1.0", []),
+    ],
+    "reindex_answer_json": lambda e: [wire.reindex_answer_json(["file:///vault"])],
+    "changed_json": lambda e: [wire.changed_json("file:///vault", 12)],
+    "index_summary_json": lambda e: [
+        wire.index_summary_json(
+            e.refresh(), e.vector_status(), embedded_chunks=3, embedding_seconds=0.5, seconds=1.5
+        )
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_builder_writes_exactly_its_shape(engine: Engine, name: str) -> None:
+    builder = getattr(wire, name)
+    for value in CASES[name](engine):
+        _conforms(value, _returns(builder), name)
+        assert json.loads(json.dumps(value)) == value
+
+
+def test_every_builder_of_a_message_or_output_is_checked() -> None:
+    answers = {
+        shape
+        for hint in (*wire.MESSAGES.values(), *wire.COMMAND_LINE.values())
+        for shape in (get_args(hint) or (hint,))
+        if is_typeddict(shape)
+    }
+    builders = {
+        name
+        for name, function in vars(wire).items()
+        if inspect.isfunction(function)
+        and function.__module__ == wire.__name__
+        and _returns(function) in answers
+    }
+    assert builders == set(CASES)
+
+
+def test_the_nested_shapes_were_there_to_check(engine: Engine) -> None:
+    """The fixture's answers hold every nested shape, so the checks above saw each one."""
+    results = wire.search_answer_json(engine.search(REQUEST))["results"]
+    assert any(r["outlinks"] and r["inlinks"] for r in results)
+    assert any(r["other_sections"] for r in results)
+    links = engine.links("index.md")
+    assert links.outlinks and links.inlinks and links.unresolved and links.ambiguous
+    summary = engine.refresh()
+    assert summary.problems  # inbox/broken-config.md
+
+
+def test_search_merges_vaults(engine: Engine) -> None:
+    merged = wire.vault_search_answer_json(REQUEST, _vault_answers(engine))
+    first = merged["results"][0]
+    assert (first["uri"], first["root"]) == (_uri(first["path"]), "file:///vault")
+    assert merged["warnings"][0] == "other is still opening"
+    scores = [r["score"] for r in merged["results"]]
+    assert scores == sorted(scores, reverse=True) and len(scores) <= REQUEST.limit
+
+
+def test_the_renamed_fields() -> None:
+    """One name per concept: `embedded` vectors, `skipped` a list and `skipped_count` a count;
+    the status's wire names are given by its builder, from the status value's own."""
+    assert wire.vectors_json(READY)["embedded"] == READY.stored
+    assert "stored" not in wire.VectorsJson.__annotations__
+    assert get_type_hints(wire.IndexSummaryJson)["skipped"] == list[wire.SkippedJson]
+    assert get_type_hints(wire.IndexedJson)["skipped_count"] is int
+    state = STATES[1]
+    # Read as a client reads it (pygls hands notifications over as objects).
+    sent = json.loads(
+        json.dumps(wire.vault_status_json("file:///v", state)),
+        object_hook=lambda fields: SimpleNamespace(**fields),
+    )
+    assert (sent.indexed_files, sent.files_to_index, sent.pending_changes) == (
+        state.files_done,
+        state.files_total,
+        state.pending,
+    )

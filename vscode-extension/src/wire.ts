@@ -1,0 +1,177 @@
+// The JSON of memlsp's own messages, as the server sends it (memlsp/wire.py, where each shape has
+// its builder). Names and fields are the server's; tests/test_wire_schema.py fails when the two
+// files differ, so change both together. No `vscode` import: the unit tests use these too.
+
+export type VaultState = "opening" | "indexing" | "ready" | "failed" | "stopped";
+export type VectorState = "off" | "connecting" | "ready" | "unavailable";
+
+/** The result (or params, for a notification) of each custom message. */
+export interface Messages {
+  "memlsp/search": VaultSearchAnswerJson;
+  "memlsp/links": LinksAnswerJson | null; // null: the note is in no open vault
+  "memlsp/reindex": ReindexAnswerJson;
+  "memlsp/status": StatusAnswerJson;
+  "memlsp/indexed": IndexedJson;
+  "memlsp/vectors": VectorsNoticeJson;
+  "memlsp/changed": ChangedJson;
+}
+
+// -- memlsp/search -------------------------------------------------------------------------------
+
+export interface NeighbourJson {
+  path: string;
+  name: string;
+  description: string;
+  anchors: string[];
+  source: string; // always "link"
+}
+
+export interface OtherSectionJson {
+  start_line: number;
+  end_line: number;
+  heading: string;
+  breadcrumb: string[];
+  score: number;
+}
+
+export interface SearchResultJson {
+  path: string;
+  start_line: number; // 1-based, inclusive
+  end_line: number; // 1-based, inclusive
+  title: string;
+  heading: string; // "" for the text before a note's first heading
+  breadcrumb: string[];
+  date: string | null;
+  score: number;
+  keyword_score: number | null;
+  keyword_rank: number | null;
+  vector_score: number | null;
+  vector_rank: number | null;
+  matched_terms: string[];
+  source: string;
+  chunk_id: string;
+  text: string;
+  outlinks: NeighbourJson[];
+  inlinks: NeighbourJson[];
+  other_sections: OtherSectionJson[];
+}
+
+/** A result with where its note is: the note's URI and its vault's. */
+export interface VaultSearchResultJson extends SearchResultJson {
+  uri: string;
+  root: string;
+}
+
+export interface SearchCountsJson {
+  keyword: number;
+  vector: number;
+  hybrid: boolean;
+}
+
+export interface VaultSearchAnswerJson {
+  query: string;
+  mode: string;
+  warnings: string[];
+  strength: number;
+  counts: SearchCountsJson;
+  results: VaultSearchResultJson[];
+}
+
+// -- memlsp/links --------------------------------------------------------------------------------
+
+export interface PositionJson {
+  line: number; // 0-based
+  character: number; // in the negotiated encoding
+}
+
+export interface RangeJson {
+  start: PositionJson;
+  end: PositionJson;
+}
+
+export interface LinkJson {
+  source: string;
+  target: string;
+  anchor: string; // "" for none
+  kind: string; // "wiki" or "markdown"
+  embed: boolean;
+  status: string; // "resolved", "ambiguous", "unresolved" or "outside"
+  targets: string[];
+  candidates: string[];
+}
+
+/** A link with where it is written: the linking note's URI and the link's range. */
+export interface VaultLinkJson extends LinkJson {
+  uri: string;
+  range: RangeJson;
+}
+
+export interface LinksAnswerJson {
+  uri: string;
+  path: string;
+  outlinks: VaultLinkJson[];
+  inlinks: VaultLinkJson[];
+  unresolved: VaultLinkJson[];
+  ambiguous: VaultLinkJson[];
+}
+
+// -- memlsp/status, memlsp/reindex and the notifications -----------------------------------------
+
+export interface VectorsJson {
+  state: VectorState;
+  embedder: string;
+  embedded: number;
+  pending: number;
+  problem: string; // "" when there is none
+}
+
+export interface VaultStatusJson {
+  root: string;
+  /** The vault folder's name; absent from older servers. */
+  name?: string;
+  /** One line in plain words ("Indexing 2,000 of 3,177 notes"); absent from older servers. */
+  summary?: string;
+  /** Opening, indexing or embedding is moving; absent from older servers. */
+  busy?: boolean;
+  state: VaultState;
+  notes: number;
+  chunks: number;
+  revision: number;
+  indexed_files: number;
+  files_to_index: number;
+  pending_changes: number;
+  message: string;
+  /** Another process keeps the index; absent from older servers. */
+  read_only?: boolean;
+  vectors: VectorsJson | null;
+}
+
+export interface StatusAnswerJson {
+  version: string;
+  vaults: VaultStatusJson[];
+}
+
+export interface ReindexAnswerJson {
+  vaults: string[];
+}
+
+export interface IndexedJson {
+  root: string;
+  notes: number;
+  chunks: number;
+  links: number;
+  unresolved: number;
+  ambiguous: number;
+  skipped_count: number;
+  seconds: number;
+}
+
+export interface VectorsNoticeJson {
+  root: string;
+  vectors: VectorsJson;
+}
+
+export interface ChangedJson {
+  root: string;
+  revision: number;
+}
