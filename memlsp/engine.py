@@ -524,7 +524,14 @@ class Engine:
         return wanted, recency
 
     def vector_status(self) -> VectorStatus:
-        return self.vectors.status()
+        """The vector side's status. Connected but not yet planned counts as connecting: until
+        the store is compared with the index nothing is known to be pending, and "ready" with 0
+        pending would claim everything embedded. (A read-only engine never plans: its store is
+        as the writer left it.)"""
+        status = self.vectors.status()
+        if status.state == "ready" and self.vectors.needs_plan and not self.keyword.read_only:
+            return replace(status, state="connecting")
+        return status
 
     # -- reading ------------------------------------------------------------------------------
 

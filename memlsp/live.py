@@ -353,7 +353,7 @@ class LiveVault:
                     if side.connect():
                         side.warm_up()
                     else:
-                        status = side.status()
+                        status = engine.vector_status()
                         if (status.state, status.problem) != said:
                             self.listener.vectors_progress(self, status, True)
                             said = (status.state, status.problem)
@@ -370,11 +370,11 @@ class LiveVault:
             if done:
                 busy = True
                 if time.monotonic() - reported > VECTOR_REPORT:
-                    self.listener.vectors_progress(self, side.status(), False)
+                    self.listener.vectors_progress(self, engine.vector_status(), False)
                     reported = time.monotonic()
                 continue
             if busy or not reported:
-                self.listener.vectors_progress(self, side.status(), True)
+                self.listener.vectors_progress(self, engine.vector_status(), True)
                 busy, reported, said = False, time.monotonic(), ("", "")
             self._wake_embedder.wait(VECTOR_IDLE)
             self._wake_embedder.clear()

@@ -51,6 +51,22 @@ def test_steps_say_what_happened_until_done(tmp_path: Path) -> None:
         engine.close()
 
 
+def test_connected_but_not_planned_is_not_ready(tmp_path: Path) -> None:
+    for path, text in NOTES.items():
+        write(tmp_path / "vault", path, text)
+    settings = Settings(cache_dir=tmp_path / "cache")
+    engine = Engine.open(tmp_path / "vault", settings, FakeEmbedder())
+    try:
+        engine.refresh()
+        assert engine.vectors.connect()
+        # Nothing is known to be pending before the plan: "ready, 0 pending" would be a lie.
+        assert engine.vector_status().state == "connecting"
+        planned = Backfill(engine).plan()
+        assert (planned.state, planned.pending) == ("ready", 3)
+    finally:
+        engine.close()
+
+
 def test_a_failing_model_blocks_and_the_next_run_goes_on(tmp_path: Path) -> None:
     embedder = FakeEmbedder()
     for path, text in NOTES.items():
