@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -44,6 +45,7 @@ from memlsp.sync.scan import (
 )
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import name_key
+from memlsp.vault.view import VaultView
 
 log = logging.getLogger(__name__)
 
@@ -535,6 +537,12 @@ class Engine:
 
     # -- reading ------------------------------------------------------------------------------
 
+    @contextmanager
+    def reading(self) -> Iterator[VaultView]:
+        """The vault as of now, for navigation: no change is applied while the block runs."""
+        with self.lock:
+            yield VaultView(self.revision, self.graph, self.read)
+
     def search(self, request: SearchRequest) -> SearchResponse:
         """Hybrid by default; keyword-only, with a warning, while the vector side cannot answer."""
         side = self.vectors
@@ -628,11 +636,25 @@ class Engine:
             messages=tuple(self.messages),
         )
 
+    def counts(self) -> tuple[int, int, int]:
+        """Notes, chunks and the revision, as of now."""
+        with self.lock:
+            records = self.manifest.records.values()
+            notes = sum(1 for record in records if record.note is not None)
+            return notes, sum(len(record.chunk_ids) for record in records), self.revision
+
+    def open_buffers(self) -> dict[str, str]:
+        """The editor's open buffers the engine holds (path -> text), as of now."""
+        with self.lock:
+            return dict(self.buffers)
+
     def close(self) -> None:
-        self.save_manifest()
-        self.keyword.close()
-        self.vectors.close()
-        self._writer_lock.release()
+        """Waits for a change being applied, if any."""
+        with self.lock:
+            self.save_manifest()
+            self.keyword.close()
+            self.vectors.close()
+            self._writer_lock.release()
 
 
 def _parents(path: str) -> Iterator[str]:

@@ -166,8 +166,7 @@ class LiveVault:
         if self._embedder.is_alive():
             self._embedder.join(timeout=10)  # at most one batch of chunks in flight
         if self.engine is not None:
-            with self.engine.lock:
-                self.engine.close()
+            self.engine.close()
         self.state = "stopped"
 
     def wait_ready(self, timeout: float | None = None) -> bool:
@@ -213,11 +212,7 @@ class LiveVault:
         engine = self.engine
         notes = chunks = revision = 0
         if engine is not None:
-            with engine.lock:
-                records = engine.manifest.records.values()
-                notes = sum(1 for r in records if r.note is not None)
-                chunks = sum(len(r.chunk_ids) for r in records)
-                revision = engine.revision
+            notes, chunks, revision = engine.counts()
         done, total = self.progress
         return VaultStatus(
             str(self.root),
@@ -288,9 +283,8 @@ class LiveVault:
         """The process that wrote the index has gone: this one writes it from now on."""
         old = self.engine
         assert old is not None
-        with old.lock:
-            buffers = dict(old.buffers)
-            old.close()
+        buffers = old.open_buffers()
+        old.close()
         if not self._open():
             return
         assert self.engine is not None
@@ -383,8 +377,8 @@ class LiveVault:
         """Load jieba's dictionary now (0.6-0.9 s, ~75 MB) if the vault has Chinese, rather than
         on the first Chinese keystroke or query."""
         assert self.engine is not None
-        with self.engine.lock:
-            notes = list(self.engine.graph.notes.values())
+        with self.engine.reading() as view:
+            notes = list(view.graph.notes.values())
         if any(has_cjk(note.title) or has_cjk(note.description) for note in notes):
             warm_up()
 

@@ -9,6 +9,7 @@ from memlsp.backfill import Backfill
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest
+from memlsp.vault.view import VaultView
 from tests.fake_embedder import FakeEmbedder
 
 
@@ -52,6 +53,13 @@ def embedded_vault(
     engine.refresh()
     embed_all(engine)
     return engine
+
+
+def view_of(engine: Engine) -> VaultView:
+    """The engine's view of its vault for navigation, in a test that changes nothing meanwhile
+    (the lock behind `reading()` is released on return)."""
+    with engine.reading() as view:
+        return view
 
 
 def paths_found(engine: Engine, query: str, **request: object) -> list[str]:

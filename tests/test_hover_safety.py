@@ -26,6 +26,7 @@ from memlsp.engine import Engine
 from memlsp.navigation.hover import hover, tag_hover
 from memlsp.navigation.markdown_safe import code_span, escape_text, safe_markdown
 from memlsp.navigation.places import Place
+from tests.engine_helpers import view_of
 from tests.test_navigation import cursor, small_vault
 
 
@@ -177,7 +178,7 @@ def hover_on(engine: Engine, needle: str) -> str:
         uri = (engine.root / place.path).as_uri()
         return f"{uri}#L{place.span.line + 1}" if place.span.line else uri
 
-    text = hover(engine, "hub.md", *cursor(engine, "hub.md", needle, 3), uri_of)
+    text = hover(view_of(engine), "hub.md", *cursor(engine, "hub.md", needle, 3), uri_of)
     assert text is not None, needle
     return text
 
@@ -198,7 +199,7 @@ def test_a_tag_hover_over_hostile_notes_has_nothing_live(hostile: Engine) -> Non
     for words in ("harmless description words", "<b onmouseover=alert(63)>named", "Out"):
         assert words in shown(text)
     # A URI that is not percent-encoded: the destination is still one whole link.
-    raw_uris = tag_hover(hostile, "hostile", lambda p: f"file://{hostile.root}/{p.path}")
+    raw_uris = tag_hover(view_of(hostile), "hostile", lambda p: f"file://{hostile.root}/{p.path}")
     assert live(raw_uris, hostile.root) == []
 
 

@@ -18,7 +18,7 @@ from memlsp.navigation.outline import Section, document_links, outline
 from memlsp.navigation.places import Place, heading_at, link_at, tag_at
 from memlsp.navigation.references import references
 from memlsp.navigation.symbols import most_linked
-from tests.engine_helpers import write
+from tests.engine_helpers import view_of, write
 from tests.helpers_vault import FIXTURE_VAULT
 
 
@@ -62,7 +62,7 @@ def start(path: str, line: int = 0) -> Place:
 
 
 def define(engine: Engine, path: str, needle: str) -> list[Place]:
-    return definition(engine, path, *cursor(engine, path, needle))
+    return definition(view_of(engine), path, *cursor(engine, path, needle))
 
 
 # -- under the cursor ----------------------------------------------------------------------
@@ -73,31 +73,31 @@ def test_a_link_counts_from_its_first_to_just_after_its_last_character(
 ) -> None:
     line, column = cursor(fixture_engine, "index.md", "[[bm25]]", into=0)
     for inside in (column, column + 4, column + 8):
-        found = link_at(fixture_engine, "index.md", line, inside)
+        found = link_at(view_of(fixture_engine), "index.md", line, inside)
         assert found is not None and found.link.target == "bm25"
-    assert link_at(fixture_engine, "index.md", line, column - 1) is None
-    assert link_at(fixture_engine, "index.md", line, column + 9) is None
-    assert link_at(fixture_engine, "index.md", line + 1, column) is None
-    assert link_at(fixture_engine, "missing.md", line, column) is None
+    assert link_at(view_of(fixture_engine), "index.md", line, column - 1) is None
+    assert link_at(view_of(fixture_engine), "index.md", line, column + 9) is None
+    assert link_at(view_of(fixture_engine), "index.md", line + 1, column) is None
+    assert link_at(view_of(fixture_engine), "missing.md", line, column) is None
 
 
 def test_between_two_touching_links_the_one_the_cursor_is_inside_wins(tmp_path: Path) -> None:
     engine = small_vault(tmp_path, {"a.md": "[[b]][[c]]\n", "b.md": "", "c.md": ""})
-    found = link_at(engine, "a.md", 0, 5)
+    found = link_at(view_of(engine), "a.md", 0, 5)
     assert found is not None and found.link.target == "c"
-    found = link_at(engine, "a.md", 0, 4)
+    found = link_at(view_of(engine), "a.md", 0, 4)
     assert found is not None and found.link.target == "b"
 
 
 def test_heading_and_tag_under_the_cursor(fixture_engine: Engine) -> None:
     line = line_of(fixture_engine, "search/bm25.md", "## Why IDF?")
-    heading = heading_at(fixture_engine, "search/bm25.md", line)
+    heading = heading_at(view_of(fixture_engine), "search/bm25.md", line)
     assert heading is not None and heading.text == "Why IDF?"
-    assert heading_at(fixture_engine, "search/bm25.md", line + 1) is None
+    assert heading_at(view_of(fixture_engine), "search/bm25.md", line + 1) is None
     line, column = cursor(fixture_engine, "search/bm25.md", "#search/ranking", into=3)
-    tag = tag_at(fixture_engine, "search/bm25.md", line, column)
+    tag = tag_at(view_of(fixture_engine), "search/bm25.md", line, column)
     assert tag is not None and tag.name == "search/ranking"
-    assert tag_at(fixture_engine, "search/bm25.md", line, 0) is None
+    assert tag_at(view_of(fixture_engine), "search/bm25.md", line, 0) is None
 
 
 # -- definition ----------------------------------------------------------------------------
@@ -227,7 +227,7 @@ def link_places(engine: Engine, wanted: list[tuple[str, str]]) -> list[Place]:
     """The places of the links written at these needles, read back from the graph."""
     places = []
     for path, needle in wanted:
-        found = link_at(engine, path, *cursor(engine, path, needle))
+        found = link_at(view_of(engine), path, *cursor(engine, path, needle))
         assert found is not None, (path, needle)
         places.append(Place(path, found.link.span))
     return places
@@ -236,8 +236,8 @@ def link_places(engine: Engine, wanted: list[tuple[str, str]]) -> list[Place]:
 def test_references_on_a_link_are_every_link_to_its_target(fixture_engine: Engine) -> None:
     expected = link_places(fixture_engine, BM25_INLINKS)
     line, column = cursor(fixture_engine, "index.md", "[[bm25]]")
-    assert references(fixture_engine, "index.md", line, column, False) == expected
-    with_declaration = references(fixture_engine, "index.md", line, column, True)
+    assert references(view_of(fixture_engine), "index.md", line, column, False) == expected
+    with_declaration = references(view_of(fixture_engine), "index.md", line, column, True)
     assert with_declaration == sorted(
         [*expected, start("search/bm25.md")], key=lambda p: (p.path, p.span.line, p.span.start)
     )
@@ -246,8 +246,8 @@ def test_references_on_a_link_are_every_link_to_its_target(fixture_engine: Engin
 def test_references_off_a_link_are_the_notes_inlinks(fixture_engine: Engine) -> None:
     expected = link_places(fixture_engine, BM25_INLINKS)
     line, column = cursor(fixture_engine, "search/bm25.md", "BM25 is the ranking")
-    assert references(fixture_engine, "search/bm25.md", line, column, False) == expected
-    found = references(fixture_engine, "search/bm25.md", line, column, True)
+    assert references(view_of(fixture_engine), "search/bm25.md", line, column, False) == expected
+    found = references(view_of(fixture_engine), "search/bm25.md", line, column, True)
     assert start("search/bm25.md") in found and len(found) == len(expected) + 1
 
 
@@ -255,7 +255,7 @@ def test_references_are_sorted_by_path_then_position_without_duplicates(
     fixture_engine: Engine,
 ) -> None:
     line, column = cursor(fixture_engine, "index.md", "[[Second Brain]]")
-    found = references(fixture_engine, "index.md", line, column, True)
+    found = references(view_of(fixture_engine), "index.md", line, column, True)
     keys = [(p.path, p.span.line, p.span.start) for p in found]
     assert keys == sorted(set(keys))
     # A shared alias refers to both notes: links to either, and both declarations.
@@ -287,38 +287,41 @@ def test_references_on_an_anchored_link_match_what_the_anchor_resolves_to(
     )
     for source, needle in [("a.md", "[[t#heading one]]"), ("b.md", "[x](t.md")]:
         line, column = cursor(engine, source, needle)
-        assert references(engine, source, line, column, False) == heading_links
-        declared = references(engine, source, line, column, True)
+        assert references(view_of(engine), source, line, column, False) == heading_links
+        declared = references(view_of(engine), source, line, column, True)
         assert declared == [*heading_links, start("t.md", 2)]
     block_links = link_places(engine, [("a.md", "[[t#^b1]]"), ("b.md", "[[t#^B1]]")])
     line, column = cursor(engine, "b.md", "[[t#^B1]]")
-    assert references(engine, "b.md", line, column, True) == [*block_links, start("t.md", 4)]
+    assert references(view_of(engine), "b.md", line, column, True) == [
+        *block_links,
+        start("t.md", 4),
+    ]
     missing = link_places(engine, [("c.md", "[[t#Missing]]"), ("c.md", "[[t#missing]]")])
     line, column = cursor(engine, "c.md", "[[t#missing]]")
-    assert references(engine, "c.md", line, column, True) == [*missing, start("t.md")]
+    assert references(view_of(engine), "c.md", line, column, True) == [*missing, start("t.md")]
     # An unanchored link refers to the note: every link to it, anchored or not.
     line, column = cursor(engine, "a.md", "[[t]]")
-    assert len(references(engine, "a.md", line, column, False)) == 10
+    assert len(references(view_of(engine), "a.md", line, column, False)) == 10
 
 
 def test_references_on_a_heading_or_block_line_are_the_links_to_it(tmp_path: Path) -> None:
     engine = small_vault(tmp_path, ANCHORED)
-    on_heading = references(engine, "t.md", 2, 4, False)
+    on_heading = references(view_of(engine), "t.md", 2, 4, False)
     assert [p.path for p in on_heading] == ["a.md", "a.md", "b.md", "b.md"]
-    assert references(engine, "t.md", 2, 0, True)[-1] == start("t.md", 2)
-    on_block = references(engine, "t.md", 4, 0, True)
+    assert references(view_of(engine), "t.md", 2, 0, True)[-1] == start("t.md", 2)
+    on_block = references(view_of(engine), "t.md", 4, 0, True)
     assert [p.path for p in on_block] == ["a.md", "b.md", "t.md"]
     assert on_block[-1] == start("t.md", 4)
-    other = references(engine, "t.md", 6, 0, False)
+    other = references(view_of(engine), "t.md", 6, 0, False)
     assert link_places(engine, [("b.md", "[[t#Other]]")]) == other
     # A blank line is "elsewhere": all inlinks, and the file start as the declaration.
-    everywhere = references(engine, "t.md", 1, 0, True)
+    everywhere = references(view_of(engine), "t.md", 1, 0, True)
     assert len(everywhere) == 11 and everywhere[-1] == start("t.md")
 
 
 def test_references_include_same_note_links_to_a_heading(fixture_engine: Engine) -> None:
     line = line_of(fixture_engine, "pkm/zettelkasten.md", "## Permanent notes")
-    found = references(fixture_engine, "pkm/zettelkasten.md", line, 3, False)
+    found = references(view_of(fixture_engine), "pkm/zettelkasten.md", line, 3, False)
     assert found == link_places(
         fixture_engine,
         [
@@ -330,8 +333,8 @@ def test_references_include_same_note_links_to_a_heading(fixture_engine: Engine)
 
 def test_no_references_for_a_link_that_goes_nowhere(fixture_engine: Engine) -> None:
     line, column = cursor(fixture_engine, "daily/2024-03-01.md", "[[Learning to Rank]]")
-    assert references(fixture_engine, "daily/2024-03-01.md", line, column, True) == []
-    assert references(fixture_engine, "not-a-note.md", 0, 0, True) == []
+    assert references(view_of(fixture_engine), "daily/2024-03-01.md", line, column, True) == []
+    assert references(view_of(fixture_engine), "not-a-note.md", 0, 0, True) == []
 
 
 # -- outline and document links -------------------------------------------------------------
@@ -342,7 +345,7 @@ def shape(sections: tuple[Section, ...] | list[Section]) -> list[object]:
 
 
 def test_outline_nests_headings_by_level(fixture_engine: Engine) -> None:
-    sections = outline(fixture_engine, "search/向量检索.md")
+    sections = outline(view_of(fixture_engine), "search/向量检索.md")
     assert shape(sections) == [
         (
             "向量检索",
@@ -375,15 +378,15 @@ def test_outline_of_setext_headings_skipped_levels_and_no_headings(tmp_path: Pat
             "plain.md": "no headings here\n",
         },
     )
-    assert shape(outline(engine, "n.md")) == [
+    assert shape(outline(view_of(engine), "n.md")) == [
         ("Title", 1, 0, 11, [("Deep", 3, 5, 7, []), ("Back up", 2, 10, 11, [])])
     ]
-    assert outline(engine, "plain.md") == []
-    assert outline(engine, "missing.md") == []
+    assert outline(view_of(engine), "plain.md") == []
+    assert outline(view_of(engine), "missing.md") == []
 
 
 def test_document_links_carry_their_target_place(fixture_engine: Engine) -> None:
-    found = document_links(fixture_engine, "index.md")
+    found = document_links(view_of(fixture_engine), "index.md")
     assert len(found) == len(fixture_engine.graph.outlinks("index.md"))
     by_target = {link.target + "#" + link.anchor: place for link, place in found}
     assert by_target["bm25#"] == start("search/bm25.md")
@@ -391,7 +394,7 @@ def test_document_links_carry_their_target_place(fixture_engine: Engine) -> None
     assert by_target["bm25#^k1-default"] == start("search/bm25.md", line)
     assert by_target["ideas#"] == start("travel/ideas.md")  # the note an ambiguous link follows
     assert by_target["../outside.md#"] is None
-    daily = document_links(fixture_engine, "daily/2024-03-01.md")
+    daily = document_links(view_of(fixture_engine), "daily/2024-03-01.md")
     broken = {link.target: place for link, place in daily}
     assert broken["Learning to Rank"] is None and broken["bm25"] == start("search/bm25.md")
 
@@ -402,8 +405,8 @@ def test_document_links_carry_their_target_place(fixture_engine: Engine) -> None
 def test_outgoing_calls_are_the_notes_linked_in_first_appearance_order(
     fixture_engine: Engine,
 ) -> None:
-    calls = dict(outgoing(fixture_engine, "index.md"))
-    order = [path for path, _ in outgoing(fixture_engine, "index.md")]
+    calls = dict(outgoing(view_of(fixture_engine), "index.md"))
+    order = [path for path, _ in outgoing(view_of(fixture_engine), "index.md")]
     assert order[:4] == [
         "search/bm25.md",
         "search/hybrid-search.md",
@@ -417,20 +420,22 @@ def test_outgoing_calls_are_the_notes_linked_in_first_appearance_order(
     assert "pkm/building-a-second-brain.md" in calls and "pkm/知识管理.md" in calls
     assert "index.md" not in calls
     assert "assets/retrieval-pipeline.png" in calls
-    assert "pkm/zettelkasten.md" not in dict(outgoing(fixture_engine, "pkm/zettelkasten.md"))
+    assert "pkm/zettelkasten.md" not in dict(
+        outgoing(view_of(fixture_engine), "pkm/zettelkasten.md")
+    )
 
 
 def test_incoming_calls_are_the_notes_linking_here_with_their_links(
     fixture_engine: Engine,
 ) -> None:
-    calls = incoming(fixture_engine, "search/bm25.md")
+    calls = incoming(view_of(fixture_engine), "search/bm25.md")
     expected: dict[str, list[Span]] = {}
     for place in link_places(fixture_engine, BM25_INLINKS):
         expected.setdefault(place.path, []).append(place.span)
     assert calls == list(expected.items())
-    zettel = dict(incoming(fixture_engine, "pkm/zettelkasten.md"))
+    zettel = dict(incoming(view_of(fixture_engine), "pkm/zettelkasten.md"))
     assert "pkm/zettelkasten.md" not in zettel and "index.md" in zettel
-    assert incoming(fixture_engine, "daily/2024-03-15.md") == []
+    assert incoming(view_of(fixture_engine), "daily/2024-03-15.md") == []
 
 
 # -- workspace symbols ---------------------------------------------------------------------
@@ -450,10 +455,10 @@ def test_most_linked_notes_by_inlinks_then_path(tmp_path: Path) -> None:
     )
     (tmp_path / "vault" / "pic.png").write_bytes(b"\x89PNG")
     engine.refresh()
-    assert most_linked(engine, 3) == ["hub.md", "c.md", "a.md"]
+    assert most_linked(view_of(engine), 3) == ["hub.md", "c.md", "a.md"]
     # Attachments are not workspace symbols; notes without inlinks come last, by path.
-    assert most_linked(engine, 100) == ["hub.md", "c.md", "a.md", "b.md", "d.md", "img.md"]
-    assert most_linked(engine, 0) == []
+    assert most_linked(view_of(engine), 100) == ["hub.md", "c.md", "a.md", "b.md", "d.md", "img.md"]
+    assert most_linked(view_of(engine), 0) == []
 
 
 def test_a_self_link_does_not_lift_a_note_past_the_limit(tmp_path: Path) -> None:
@@ -466,12 +471,12 @@ def test_a_self_link_does_not_lift_a_note_past_the_limit(tmp_path: Path) -> None
             "q.md": "[[b]]\n",
         },
     )
-    assert most_linked(engine, 1) == ["b.md"]
-    assert most_linked(engine, 2) == ["b.md", "a.md"]
+    assert most_linked(view_of(engine), 1) == ["b.md"]
+    assert most_linked(view_of(engine), 2) == ["b.md", "a.md"]
 
 
 def test_most_linked_in_the_fixture_vault(fixture_engine: Engine) -> None:
-    top = most_linked(fixture_engine, 3)
+    top = most_linked(view_of(fixture_engine), 3)
     assert top[0] == "search/hybrid-search.md"
     counts = [fixture_engine.graph.inlink_count(path) for path in top]
     assert counts == sorted(counts, reverse=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 from memlsp.engine import Engine
 from memlsp.navigation.hover import MAX_LINES, hover, tag_hover
 from memlsp.navigation.places import Place
+from tests.engine_helpers import view_of
 from tests.test_navigation import cursor, fixture_engine, small_vault
 
 __all__ = ["fixture_engine"]  # the shared module-scoped fixture
@@ -17,7 +18,7 @@ def uri(place: Place) -> str:
 
 
 def hover_at(engine: Engine, path: str, needle: str, into: int = 2) -> str:
-    text = hover(engine, path, *cursor(engine, path, needle, into), uri)
+    text = hover(view_of(engine), path, *cursor(engine, path, needle, into), uri)
     assert text is not None, (path, needle)
     return text
 
@@ -205,7 +206,7 @@ def test_hover_on_a_tag_counts_its_notes_nested_tags_included(fixture_engine: En
     assert text.startswith("**#daily** is on 3 notes (nested tags `#daily/…` included)\n\n")
     assert "- [2024-03-01](mem:daily/2024-03-01.md:2)\n" in text  # where the tag is written
     assert "- [周五](mem:daily/2024-03-15.md:0) — 今天整理了" in text  # a frontmatter tag
-    search = tag_hover(fixture_engine, "search", uri)
+    search = tag_hover(view_of(fixture_engine), "search", uri)
     assert search.startswith("**#search** is on 5 notes")
     for path in ("search/bm25.md", "search/hybrid-search.md", "inbox/broken-config.md"):
         assert f"(mem:{path}:" in search
@@ -221,12 +222,12 @@ def test_tag_matching_is_case_insensitive_and_stops_at_a_slash(tmp_path: Path) -
             "d.md": "[[a]] [[b]]\n",
         },
     )
-    text = tag_hover(engine, "project", uri)
+    text = tag_hover(view_of(engine), "project", uri)
     assert text.startswith("**#project** is on 2 notes")
     assert "(mem:a.md:0)" in text and "(mem:b.md:0)" in text and "c.md" not in text
-    assert tag_hover(engine, "nothing", uri).startswith("**#nothing** is on 0 notes")
+    assert tag_hover(view_of(engine), "nothing", uri).startswith("**#nothing** is on 0 notes")
 
 
 def test_no_hover_off_links_and_tags(fixture_engine: Engine) -> None:
-    assert hover(fixture_engine, "index.md", 8, 3, uri) is None
-    assert hover(fixture_engine, "missing.md", 0, 0, uri) is None
+    assert hover(view_of(fixture_engine), "index.md", 8, 3, uri) is None
+    assert hover(view_of(fixture_engine), "missing.md", 0, 0, uri) is None

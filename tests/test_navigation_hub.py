@@ -15,6 +15,7 @@ from memlsp.navigation.hover import hover
 from memlsp.navigation.places import Place
 from memlsp.navigation.references import references
 from memlsp.navigation.symbols import most_linked
+from tests.engine_helpers import view_of
 from tests.test_navigation import open_vault
 
 INLINKS = 5000
@@ -44,15 +45,18 @@ def timed(label: str, call: Callable[[], T]) -> T:
 
 
 def test_references_to_a_hub(hub_engine: Engine) -> None:
-    found = timed("references off a link", lambda: references(hub_engine, "Hub.md", 2, 0, False))
+    found = timed(
+        "references off a link", lambda: references(view_of(hub_engine), "Hub.md", 2, 0, False)
+    )
     assert len(found) == INLINKS
     assert found[0].path == "notes/n0000.md" and found[-1].path == "notes/n4999.md"
     on_link = timed(
-        "references on a link", lambda: references(hub_engine, "notes/n0001.md", 2, 22, True)
+        "references on a link",
+        lambda: references(view_of(hub_engine), "notes/n0001.md", 2, 22, True),
     )
     assert len(on_link) == INLINKS + 1
     on_heading = timed(
-        "references on a heading", lambda: references(hub_engine, "Hub.md", 4, 0, False)
+        "references on a heading", lambda: references(view_of(hub_engine), "Hub.md", 4, 0, False)
     )
     assert len(on_heading) == INLINKS // 10
 
@@ -61,9 +65,9 @@ def test_hover_and_calls_on_a_hub(hub_engine: Engine) -> None:
     def uri(place: Place) -> str:
         return place.path
 
-    text = timed("hover", lambda: hover(hub_engine, "notes/n0001.md", 2, 22, uri))
+    text = timed("hover", lambda: hover(view_of(hub_engine), "notes/n0001.md", 2, 22, uri))
     assert text is not None and f"**inlinks ({INLINKS})**" in text
     assert f"- … and {INLINKS - 10} more" in text
-    calls = timed("incoming calls", lambda: incoming(hub_engine, "Hub.md"))
+    calls = timed("incoming calls", lambda: incoming(view_of(hub_engine), "Hub.md"))
     assert len(calls) == INLINKS
-    assert timed("most linked", lambda: most_linked(hub_engine, 1)) == ["Hub.md"]
+    assert timed("most linked", lambda: most_linked(view_of(hub_engine), 1)) == ["Hub.md"]

@@ -36,6 +36,7 @@ from memlsp.lsp import convert
 from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.model import IndexSummary
 from memlsp.vault.roots import VAULT_MARKERS, vault_of_lone_note, vault_root
+from memlsp.vault.view import VaultView
 
 log = logging.getLogger(__name__)
 
@@ -44,9 +45,9 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """The note a request is about, in the vault that holds it."""
+    """The note a request is about, in the vault that holds it (as the request's view sees it)."""
 
-    engine: Engine
+    view: VaultView
     root: Path
     path: str
 
@@ -112,20 +113,20 @@ class MemlspServer(LanguageServer):
         document: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
         return document
 
-    def lines(self, uri: str, engine: Engine, path: str) -> Sequence[str]:
+    def lines(self, uri: str, view: VaultView, path: str) -> Sequence[str]:
         document = self.document(uri)
-        return document.lines if document is not None else (engine.read(path) or "").splitlines()
+        return document.lines if document is not None else (view.read(path) or "").splitlines()
 
     async def in_note(self, uri: str, work: Callable[[Note], T], nothing: T) -> T:
-        """Run `work` on a thread, under the vault's lock, for a note of an indexed vault."""
+        """Run `work` on a thread, on a view of the vault, for a note of an indexed vault."""
         found = self.engine_for(uri)
         if found is None:
             return nothing
         engine, path, root = found
 
         def run() -> T:
-            with engine.lock:
-                return work(Note(engine, root, path))
+            with engine.reading() as view:
+                return work(Note(view, root, path))
 
         return await self.run(run)
 
@@ -135,13 +136,13 @@ class MemlspServer(LanguageServer):
         """Like `in_note`, at a client position converted to a code-point column."""
 
         def at(note: Note) -> T:
-            lines = self.lines(uri, note.engine, note.path)  # read once: it may come from disk
+            lines = self.lines(uri, note.view, note.path)  # read once: it may come from disk
             if position.line > len(lines):
                 return nothing  # after the last line; past a line's end is the line's end
             text = lines[position.line].rstrip("\r\n") if position.line < len(lines) else ""
             encoding = self.workspace.position_encoding
             column = convert.column_of(text, position.character, encoding)
-            return work(Cursor(note.engine, note.root, note.path, position.line, column))
+            return work(Cursor(note.view, note.root, note.path, position.line, column))
 
         return await self.in_note(uri, at, nothing)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from memlsp.engine import Engine
 from memlsp.model import LinkStatus, ResolvedLink
 from memlsp.navigation.places import Place, link_at, target_place
+from memlsp.vault.view import VaultView
 
 
 def destinations(resolved: ResolvedLink) -> tuple[str, ...]:
@@ -18,11 +18,10 @@ def destinations(resolved: ResolvedLink) -> tuple[str, ...]:
     return ()
 
 
-def definition(engine: Engine, path: str, line: int, column: int) -> list[Place]:
+def definition(view: VaultView, path: str, line: int, column: int) -> list[Place]:
     """The heading line, block line or file start of each destination; [] off a link or for a
     link that goes nowhere (unresolved, outside the vault)."""
-    with engine.lock:
-        resolved = link_at(engine, path, line, column)
-        if resolved is None:
-            return []
-        return [target_place(engine, resolved, target) for target in destinations(resolved)]
+    resolved = link_at(view, path, line, column)
+    if resolved is None:
+        return []
+    return [target_place(view, resolved, target) for target in destinations(resolved)]

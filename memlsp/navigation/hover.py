@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 
-from memlsp.engine import Engine
 from memlsp.model import LinkStatus, Neighbour, Note, ResolvedLink, Span
 from memlsp.navigation.markdown_safe import code_span, escape_text, markdown_link, safe_markdown
 from memlsp.navigation.places import FILE_START, Place, anchor_line, link_at, tag_at, target_place
@@ -17,6 +16,7 @@ from memlsp.search.expand import inlink_neighbours, outlink_neighbours
 from memlsp.text import basename
 from memlsp.vault.anchors import find_heading
 from memlsp.vault.names import name_key
+from memlsp.vault.view import VaultView
 
 UriOf = Callable[[Place], str]
 
@@ -28,22 +28,21 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _ATX = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 
 
-def hover(engine: Engine, path: str, line: int, column: int, uri_of: UriOf) -> str | None:
+def hover(view: VaultView, path: str, line: int, column: int, uri_of: UriOf) -> str | None:
     """Markdown for the link or inline tag under the cursor; None anywhere else."""
-    with engine.lock:
-        resolved = link_at(engine, path, line, column)
-        if resolved is not None:
-            return _link_hover(engine, resolved, uri_of)
-        tag = tag_at(engine, path, line, column)
-        if tag is not None:
-            return tag_hover(engine, tag.name, uri_of)
-        return None
+    resolved = link_at(view, path, line, column)
+    if resolved is not None:
+        return _link_hover(view, resolved, uri_of)
+    tag = tag_at(view, path, line, column)
+    if tag is not None:
+        return tag_hover(view, tag.name, uri_of)
+    return None
 
 
 # -- links -------------------------------------------------------------------------------------
 
 
-def _link_hover(engine: Engine, resolved: ResolvedLink, uri_of: UriOf) -> str:
+def _link_hover(view: VaultView, resolved: ResolvedLink, uri_of: UriOf) -> str:
     resolution = resolved.resolution
     written = escape_text(resolved.link.target or resolved.source)
     if resolution.status is LinkStatus.UNRESOLVED:
@@ -65,15 +64,15 @@ def _link_hover(engine: Engine, resolved: ResolvedLink, uri_of: UriOf) -> str:
             + ", ".join(_file_link(target, uri_of) for target in resolution.targets)
             + f". Showing {code_span(first)}."
         )
-    parts += _preview(engine, resolved, first, uri_of)
-    parts += _neighbour_lists(engine, first, uri_of)
+    parts += _preview(view, resolved, first, uri_of)
+    parts += _neighbour_lists(view, first, uri_of)
     return "\n\n".join(parts)
 
 
-def _preview(engine: Engine, resolved: ResolvedLink, target: str, uri_of: UriOf) -> list[str]:
+def _preview(view: VaultView, resolved: ResolvedLink, target: str, uri_of: UriOf) -> list[str]:
     """Title (linked to where the link lands), description, and the linked section's text."""
-    place = target_place(engine, resolved, target)
-    note = engine.graph.notes.get(target)
+    place = target_place(view, resolved, target)
+    note = view.graph.notes.get(target)
     if note is None:  # an attachment: nothing to read as text
         return [
             f"### {markdown_link(basename(target), uri_of(place))}",
@@ -81,7 +80,7 @@ def _preview(engine: Engine, resolved: ResolvedLink, target: str, uri_of: UriOf)
         ]
     crumbs = " › ".join([note.title, *_heading_path(note, resolved)])
     parts = [f"### {markdown_link(crumbs, uri_of(place))}"]
-    text = engine.read(target)
+    text = view.read(target)
     excerpt = _excerpt(note, resolved, split_lines(text)) if text is not None else _NO_EXCERPT
     description = " ".join(note.description.split())
     shown = [strip_markup(line) for line in excerpt.lines]
@@ -217,8 +216,8 @@ def _close_math(lines: list[str]) -> list[str]:
 # -- neighbours --------------------------------------------------------------------------------
 
 
-def _neighbour_lists(engine: Engine, path: str, uri_of: UriOf) -> list[str]:
-    graph = engine.graph
+def _neighbour_lists(view: VaultView, path: str, uri_of: UriOf) -> list[str]:
+    graph = view.graph
     outs = outlink_neighbours(graph, path)
     inlink_total = sum(1 for source in graph.inlink_sources(path) if source != path)
     ins = list(islice(inlink_neighbours(graph, path), MAX_NEIGHBOURS))
@@ -247,19 +246,18 @@ def _neighbour_item(neighbour: Neighbour, uri: str) -> str:
 # -- tags --------------------------------------------------------------------------------------
 
 
-def tag_hover(engine: Engine, tag: str, uri_of: UriOf) -> str:
+def tag_hover(view: VaultView, tag: str, uri_of: UriOf) -> str:
     """How many notes carry `#tag` and the most-linked of them.
 
     Nested tags count for their parents: a note tagged `#search/ranking` carries `#search`, as in
     Obsidian's tag pane and `tag:` search. Tags compare case-insensitively, as Obsidian does.
     """
     wanted = name_key(tag)
-    with engine.lock:
-        return _tag_hover(engine, tag, wanted, uri_of)
+    return _tag_hover(view, tag, wanted, uri_of)
 
 
-def _tag_hover(engine: Engine, tag: str, wanted: str, uri_of: UriOf) -> str:
-    graph = engine.graph
+def _tag_hover(view: VaultView, tag: str, wanted: str, uri_of: UriOf) -> str:
+    graph = view.graph
     carriers: dict[str, Span] = {}
     matches: dict[str, bool] = {}  # a vault uses few distinct tags: normalise each name once
     for path, note in graph.notes.items():
@@ -277,14 +275,14 @@ def _tag_hover(engine: Engine, tag: str, wanted: str, uri_of: UriOf) -> str:
     count = len(carriers)
     header = f"**#{escape_text(tag)}** is on {count} note{'s' if count != 1 else ''}"
     lines = [f"{header} (nested tags {code_span(f'#{tag}/…')} included)", ""]
-    lines += [_tag_item(engine, path, carriers[path], uri_of) for path in ranked[:MAX_NEIGHBOURS]]
+    lines += [_tag_item(view, path, carriers[path], uri_of) for path in ranked[:MAX_NEIGHBOURS]]
     if count > MAX_NEIGHBOURS:
         lines.append(f"- … and {count - MAX_NEIGHBOURS} more")
     return "\n".join(lines).rstrip()
 
 
-def _tag_item(engine: Engine, path: str, span: Span, uri_of: UriOf) -> str:
-    note = engine.graph.notes[path]
+def _tag_item(view: VaultView, path: str, span: Span, uri_of: UriOf) -> str:
+    note = view.graph.notes[path]
     return _neighbour_item(Neighbour(path, note.title, note.description), uri_of(Place(path, span)))
 
 

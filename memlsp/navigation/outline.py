@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memlsp.engine import Engine
 from memlsp.model import Heading, Link, LinkStatus, Note, Span
 from memlsp.navigation.places import Place, target_place
 from memlsp.parse.markdown import parse_markdown, split_lines, strip_markup
+from memlsp.vault.view import VaultView
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +29,12 @@ class _Open:
     children: list[Section] = field(default_factory=list)
 
 
-def outline(engine: Engine, path: str) -> list[Section]:
+def outline(view: VaultView, path: str) -> list[Section]:
     """Nested headings of an indexed note; a level skipped (H1 then H3) nests the H3 under the H1."""
-    with engine.lock:
-        note = engine.graph.notes.get(path)
+    note = view.graph.notes.get(path)
     if note is None or not note.headings:
         return []
-    text = engine.read(path)
+    text = view.read(path)
     return _nest(note, split_lines(text) if text is not None else [])
 
 
@@ -82,16 +81,15 @@ def _last_text_line(lines: list[str], first: int, end: int) -> int:
     return max(end, first)
 
 
-def document_links(engine: Engine, path: str) -> list[tuple[Link, Place | None]]:
+def document_links(view: VaultView, path: str) -> list[tuple[Link, Place | None]]:
     """Every link of the note, in order, with where it leads (its first target; None when it
     goes nowhere)."""
-    with engine.lock:
-        found: list[tuple[Link, Place | None]] = []
-        for resolved in engine.graph.outlinks(path):
-            status = resolved.resolution.status
-            if status in (LinkStatus.RESOLVED, LinkStatus.AMBIGUOUS):
-                target = resolved.resolution.targets[0]
-                found.append((resolved.link, target_place(engine, resolved, target)))
-            else:
-                found.append((resolved.link, None))
-        return found
+    found: list[tuple[Link, Place | None]] = []
+    for resolved in view.graph.outlinks(path):
+        status = resolved.resolution.status
+        if status in (LinkStatus.RESOLVED, LinkStatus.AMBIGUOUS):
+            target = resolved.resolution.targets[0]
+            found.append((resolved.link, target_place(view, resolved, target)))
+        else:
+            found.append((resolved.link, None))
+    return found

@@ -1,15 +1,15 @@
 """Places in the vault, what sits under the cursor in a note, and where a link lands.
 
-Notes and their outlinks are immutable values, so the engine's lock is held only to fetch them.
+Everything is read from a `VaultView` (vault/view.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memlsp.engine import Engine
 from memlsp.model import Heading, Note, ResolvedLink, Span, Tag
 from memlsp.vault.anchors import find_block, find_heading
+from memlsp.vault.view import VaultView
 
 FILE_START = Span(0, 0, 0)
 
@@ -27,15 +27,14 @@ def _touches(span: Span, line: int, column: int) -> bool:
     return span.line == line and span.start <= column <= span.end
 
 
-def link_at(engine: Engine, path: str, line: int, column: int) -> ResolvedLink | None:
+def link_at(view: VaultView, path: str, line: int, column: int) -> ResolvedLink | None:
     """The link at a cursor position (code-point column), if any.
 
     When two links touch (`[[a]][[b]]`, cursor between them) the one the cursor is inside wins
     over the one it merely ends.
     """
     found: ResolvedLink | None = None
-    with engine.lock:
-        outlinks = engine.graph.outlinks(path)
+    outlinks = view.graph.outlinks(path)
     for item in outlinks:
         span = item.link.span
         if not _touches(span, line, column):
@@ -46,18 +45,16 @@ def link_at(engine: Engine, path: str, line: int, column: int) -> ResolvedLink |
     return found
 
 
-def heading_at(engine: Engine, path: str, line: int) -> Heading | None:
-    with engine.lock:
-        note = engine.graph.notes.get(path)
+def heading_at(view: VaultView, path: str, line: int) -> Heading | None:
+    note = view.graph.notes.get(path)
     if note is None:
         return None
     return next((heading for heading in note.headings if heading.line == line), None)
 
 
-def tag_at(engine: Engine, path: str, line: int, column: int) -> Tag | None:
+def tag_at(view: VaultView, path: str, line: int, column: int) -> Tag | None:
     """An inline `#tag` under the cursor (frontmatter tags have no place in the text)."""
-    with engine.lock:
-        note = engine.graph.notes.get(path)
+    note = view.graph.notes.get(path)
     if note is None:
         return None
     return next(
@@ -78,10 +75,9 @@ def anchor_line(note: Note, resolved: ResolvedLink) -> int | None:
     return None
 
 
-def target_place(engine: Engine, resolved: ResolvedLink, target: str) -> Place:
+def target_place(view: VaultView, resolved: ResolvedLink, target: str) -> Place:
     """Where following the link into `target` lands: the heading or block line, else the file
     start (also when the anchor names nothing in the note: the note itself still exists)."""
-    with engine.lock:
-        note = engine.graph.notes.get(target)
+    note = view.graph.notes.get(target)
     line = anchor_line(note, resolved) if note is not None else None
     return Place(target, Span(line, 0, 0) if line is not None else FILE_START)

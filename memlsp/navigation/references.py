@@ -11,7 +11,6 @@ from __future__ import annotations
 from bisect import insort
 from itertools import chain
 
-from memlsp.engine import Engine
 from memlsp.model import Note, ResolvedLink, Span
 from memlsp.navigation.places import (
     FILE_START,
@@ -22,6 +21,7 @@ from memlsp.navigation.places import (
     target_place,
 )
 from memlsp.vault.names import name_key
+from memlsp.vault.view import VaultView
 
 # What an anchor resolves to: the line it lands on, or (when it names nothing in the note) its
 # normalised text, so two links to the same missing heading still find each other.
@@ -29,11 +29,10 @@ AnchorKey = int | str
 
 
 def references(
-    engine: Engine, path: str, line: int, column: int, include_declaration: bool
+    view: VaultView, path: str, line: int, column: int, include_declaration: bool
 ) -> list[Place]:
     """References sorted by (path, line, column), without duplicates."""
-    with engine.lock:
-        groups, declarations = _references(engine, path, line, column)
+    groups, declarations = _references(view, path, line, column)
     if not include_declaration:
         declarations = []
     if len(groups) == 1:
@@ -48,35 +47,35 @@ def references(
 
 
 def _references(
-    engine: Engine, path: str, line: int, column: int
+    view: VaultView, path: str, line: int, column: int
 ) -> tuple[list[list[Place]], list[Place]]:
     """The links, one group per target, and the declarations."""
-    resolved = link_at(engine, path, line, column)
+    resolved = link_at(view, path, line, column)
     if resolved is not None:
         # An ambiguous link refers to the note it follows; a shared alias to every note.
         groups, declarations = [], []
         for target in resolved.resolution.targets:
-            note = engine.graph.notes.get(target)
+            note = view.graph.notes.get(target)
             wanted = _anchor_key(note, resolved) if note is not None else None
-            groups.append(_links_to(engine, target, wanted))
-            declarations.append(target_place(engine, resolved, target))
+            groups.append(_links_to(view, target, wanted))
+            declarations.append(target_place(view, resolved, target))
         return groups, declarations
-    note = engine.graph.notes.get(path)
+    note = view.graph.notes.get(path)
     if note is None:
         return [], []
-    heading = heading_at(engine, path, line)
+    heading = heading_at(view, path, line)
     block = next((b for b in note.blocks if b.line == line), None)
     declared = heading.line if heading else block.line if block else None
     declaration = Place(path, FILE_START if declared is None else Span(declared, 0, 0))
-    return [_links_to(engine, path, declared)], [declaration]
+    return [_links_to(view, path, declared)], [declaration]
 
 
-def _links_to(engine: Engine, target: str, wanted: AnchorKey | None) -> list[Place]:
+def _links_to(view: VaultView, target: str, wanted: AnchorKey | None) -> list[Place]:
     """Links resolving to `target`; with `wanted`, only those whose anchor lands there."""
-    inlinks = engine.graph.inlinks(target)
+    inlinks = view.graph.inlinks(target)
     if wanted is None:
         return [Place(item.source, item.link.span) for item in inlinks]
-    note = engine.graph.notes.get(target)
+    note = view.graph.notes.get(target)
     if note is None:
         return []
     memo: dict[tuple[tuple[str, ...], str | None], AnchorKey | None] = {}

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import heapq
 
-from memlsp.engine import Engine
 from memlsp.vault.graph import LinkGraph
+from memlsp.vault.view import VaultView
 
 
-def most_linked(engine: Engine, limit: int) -> list[str]:
+def most_linked(view: VaultView, limit: int) -> list[str]:
     """Note paths by number of linking notes (most first, then by path).
 
     A note's links to itself are not counted, as in hover's inlink count. The graph counts them,
@@ -18,17 +18,16 @@ def most_linked(engine: Engine, limit: int) -> list[str]:
     """
     if limit <= 0:
         return []
-    with engine.lock:
-        graph = engine.graph
-        raw = {path: graph.inlink_count(path) for path in graph.notes}
-        ranked = heapq.nlargest(limit, raw.values())
-        floor = ranked[-1] - 1 if len(ranked) == limit else 0
-        candidates = [path for path, count in raw.items() if count >= floor]
+    graph = view.graph
+    raw = {path: graph.inlink_count(path) for path in graph.notes}
+    ranked = heapq.nlargest(limit, raw.values())
+    floor = ranked[-1] - 1 if len(ranked) == limit else 0
+    candidates = [path for path, count in raw.items() if count >= floor]
 
-        def order(path: str) -> tuple[int, str]:
-            return -(raw[path] - _links_itself(graph, path)), path
+    def order(path: str) -> tuple[int, str]:
+        return -(raw[path] - _links_itself(graph, path)), path
 
-        return heapq.nsmallest(limit, candidates, key=order)
+    return heapq.nsmallest(limit, candidates, key=order)
 
 
 def _links_itself(graph: LinkGraph, path: str) -> int:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from memlsp.engine import Engine
 from memlsp.lsp import convert
 from memlsp.lsp.server import Cursor, MemlspServer, Note
 from memlsp.navigation.calls import incoming, outgoing
 from memlsp.navigation.definition import definition
 from memlsp.text import basename
+from memlsp.vault.view import VaultView
 
 
 def register(server: MemlspServer) -> None:
@@ -19,8 +19,8 @@ def register(server: MemlspServer) -> None:
     async def prepare(params: types.CallHierarchyPrepareParams) -> list[types.CallHierarchyItem]:
         def work(at: Cursor) -> list[types.CallHierarchyItem]:
             # On a link: the note it goes to; elsewhere: this note.
-            targets = [p.path for p in definition(at.engine, at.path, at.line, at.column)]
-            return [_item(at.engine, at.root, target) for target in (targets[:1] or [at.path])]
+            targets = [p.path for p in definition(at.view, at.path, at.line, at.column)]
+            return [_item(at.view, at.root, target) for target in (targets[:1] or [at.path])]
 
         return await server.at_cursor(params.text_document.uri, params.position, work, [])
 
@@ -31,10 +31,10 @@ def register(server: MemlspServer) -> None:
         def work(note: Note) -> list[types.CallHierarchyOutgoingCall]:
             return [
                 types.CallHierarchyOutgoingCall(
-                    to=_item(note.engine, note.root, target),
+                    to=_item(note.view, note.root, target),
                     from_ranges=[convert.span_range(s, server.encoding) for s in spans],
                 )
-                for target, spans in outgoing(note.engine, note.path)
+                for target, spans in outgoing(note.view, note.path)
             ]
 
         return await server.in_note(params.item.uri, work, [])
@@ -46,16 +46,16 @@ def register(server: MemlspServer) -> None:
         def work(note: Note) -> list[types.CallHierarchyIncomingCall]:
             return [
                 types.CallHierarchyIncomingCall(
-                    from_=_item(note.engine, note.root, source),
+                    from_=_item(note.view, note.root, source),
                     from_ranges=[convert.span_range(s, server.encoding) for s in spans],
                 )
-                for source, spans in incoming(note.engine, note.path)
+                for source, spans in incoming(note.view, note.path)
             ]
 
         return await server.in_note(params.item.uri, work, [])
 
 
-def _item(engine: Engine, root: Path, path: str) -> types.CallHierarchyItem:
-    note = engine.graph.notes.get(path)
+def _item(view: VaultView, root: Path, path: str) -> types.CallHierarchyItem:
+    note = view.graph.notes.get(path)
     name = note.title if note is not None else basename(path)
     return convert.call_item(root, path, name, path)

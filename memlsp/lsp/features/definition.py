@@ -13,7 +13,7 @@ def register(server: MemlspServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     async def goto_definition(params: types.DefinitionParams) -> convert.AsJson:
         def work(at: Cursor) -> convert.AsJson:
-            places = definition(at.engine, at.path, at.line, at.column)
+            places = definition(at.view, at.path, at.line, at.column)
             return convert.AsJson(
                 convert.location_json(at.root, p, server.encoding) for p in places
             )

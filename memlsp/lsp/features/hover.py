@@ -17,7 +17,7 @@ def register(server: MemlspServer) -> None:
             def uri_of(place: Place) -> str:
                 return convert.place_uri(at.root, place)
 
-            text = hover(at.engine, at.path, at.line, at.column, uri_of)
+            text = hover(at.view, at.path, at.line, at.column, uri_of)
             return convert.markdown(text) if text else None
 
         return await server.at_cursor(params.text_document.uri, params.position, work, None)

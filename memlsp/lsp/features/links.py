@@ -27,7 +27,7 @@ def register(server: MemlspServer) -> None:
                     if tooltips
                     else None,
                 )
-                for link, place in document_links(note.engine, note.path)
+                for link, place in document_links(note.view, note.path)
             ]
 
         return await server.in_note(params.text_document.uri, work, [])

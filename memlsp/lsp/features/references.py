@@ -15,7 +15,7 @@ def register(server: MemlspServer) -> None:
         declaration = params.context.include_declaration
 
         def work(at: Cursor) -> convert.AsJson:
-            places = references(at.engine, at.path, at.line, at.column, declaration)
+            places = references(at.view, at.path, at.line, at.column, declaration)
             return convert.AsJson(
                 convert.location_json(at.root, p, server.encoding) for p in places
             )

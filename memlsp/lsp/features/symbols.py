@@ -39,7 +39,7 @@ def register(server: MemlspServer) -> None:
             path = convert.path_of(uri)
             name = path.name if path is not None else uri
             return symbols(await server.run(partial(outline_of_text, name, document.source)))
-        return await server.in_note(uri, lambda note: symbols(outline(note.engine, note.path)), [])
+        return await server.in_note(uri, lambda note: symbols(outline(note.view, note.path)), [])
 
 
 def _symbols(engine: Engine, root: Path, query: str, limit: int) -> list[types.WorkspaceSymbol]:
@@ -47,8 +47,8 @@ def _symbols(engine: Engine, root: Path, query: str, limit: int) -> list[types.W
     if query:
         response = engine.search(SearchRequest(query, limit=limit, expand=False))
         return [convert.workspace_symbol(root, hit) for hit in response.hits]
-    with engine.lock:
-        notes = engine.graph.notes
+    with engine.reading() as view:
+        notes = view.graph.notes
         return [
             types.WorkspaceSymbol(
                 name=notes[path].title if path in notes else path,
@@ -56,5 +56,5 @@ def _symbols(engine: Engine, root: Path, query: str, limit: int) -> list[types.W
                 container_name=path,
                 location=types.Location(convert.note_uri(root, path), convert.line_range(0)),
             )
-            for path in most_linked(engine, limit)
+            for path in most_linked(view, limit)
         ]
