@@ -118,10 +118,10 @@ class Engine:
         # vault until the file exists again (a tab left open must not leave a ghost note).
         self._orphans: set[str] = set()
         self._symlinks_to: dict[str, set[str]] = {}  # a file -> the notes that are links to it
-        # Vectors: connected and filled by `embed_pending`, from a background thread or the CLI.
+        # Vectors: connected and filled by memlsp.backfill, from a background thread or the CLI.
         self.vectors = VectorSide(settings, root, self.cache_dir, embedder)
         self._planned_revision = -1
-        self.connect_on_search = True  # the CLI connects when asked; the server in the background
+        self._connect_on_search = True  # see `open`
         # One writer at a time; readers (requests) take it too, briefly. Writers hold it per file.
         self.lock = threading.RLock()
 
@@ -137,15 +137,22 @@ class Engine:
         embedder: Embedder | None = None,
         *,
         wait: Wait | None = None,
+        connect_on_search: bool = True,
     ) -> Engine:
         """Open the vault's index: as its writer, or read-only while another process writes it.
+
+        `connect_on_search`: whether a search may load the models and open the vector store
+        itself (the CLI's one-shot searches); the language server connects them on its embedding
+        thread instead, so no request waits for a model.
 
         While another process is still building a first index there is nothing to read: `wait`
         is called with a number of seconds between looks, and opening gives up with
         `IndexUnavailable` when it returns False (the default sleeps and goes on waiting)."""
         if not root.is_dir():
             raise FileNotFoundError(f"vault folder not found: {root}")
-        return cls(root, settings or Settings(), embedder, wait=wait)
+        engine = cls(root, settings or Settings(), embedder, wait=wait)
+        engine._connect_on_search = connect_on_search
+        return engine
 
     def _open_index(self, wait: Wait) -> tuple[KeywordIndex, Manifest]:
         said = False
@@ -549,7 +556,7 @@ class Engine:
         vector_hits = None
         warnings: list[str] = []
         if request.mode != "keyword" and side.enabled:
-            if self.connect_on_search:
+            if self._connect_on_search:
                 side.connect()
             vector_hits = side.query(
                 request.query, hybrid.vector_candidates(request, self.settings)
@@ -635,6 +642,27 @@ class Engine:
             read_only=self.keyword.read_only,
             messages=tuple(self.messages),
         )
+
+    @property
+    def semantic(self) -> bool:
+        """Whether this vault has a vector side at all (an embedder other than `none`)."""
+        return self.vectors.enabled
+
+    def connect_vectors(self) -> bool:
+        """Open the vector side if it is not (loading the models on first success); False while
+        it cannot, until its retry time has passed."""
+        side = self.vectors
+        if side.ready:
+            return True
+        if not side.connect():
+            return False
+        side.warm_up()
+        return side.ready
+
+    def use_settings(self, settings: Settings) -> None:
+        """Settings a request reads each time (fusion weights, limits): from the next one on."""
+        with self.lock:
+            self.settings = settings
 
     def counts(self) -> tuple[int, int, int]:
         """Notes, chunks and the revision, as of now."""

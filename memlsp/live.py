@@ -176,7 +176,7 @@ class LiveVault:
         """Settings that take effect with the next request (fusion weights, limits)."""
         self.settings = settings
         if self.engine is not None:
-            self.engine.settings = settings
+            self.engine.use_settings(settings)
 
     def ignores(self, path: str) -> bool:
         """A path the vault never indexes, as its scan and watcher skip it: inside a dot-folder
@@ -246,7 +246,7 @@ class LiveVault:
             self._watcher.start()
         self._full_refresh()
         self._ready.set()
-        if self.engine.vectors.enabled:
+        if self.engine.semantic:
             self._embedder.start()
         while not self._stopping.is_set():
             # A read-only vault looks now and then whether the writing process has gone.
@@ -267,14 +267,13 @@ class LiveVault:
             return not self._stopping.wait(seconds)
 
         try:
-            engine = Engine.open(self.root, self.settings, wait=wait)
+            # Requests must not load models or connect: the embedding thread does that.
+            engine = Engine.open(self.root, self.settings, wait=wait, connect_on_search=False)
         except Exception as error:
             if not self._stopping.is_set():
                 log.exception("cannot open the index of %s", self.root)
                 self.state, self.message = "failed", f"cannot open the index: {error}"
             return False
-        # Requests must not load models or connect: the embedding thread does that.
-        engine.connect_on_search = False
         self.message = _read_only_message if engine.read_only else ""
         self.engine = engine
         return True
@@ -294,7 +293,7 @@ class LiveVault:
         for path, text in buffers.items():
             self.engine.apply_text(path, text)
         self._full_refresh()
-        if self.engine.vectors.enabled and not self._embedder.is_alive():
+        if self.engine.semantic and not self._embedder.is_alive():
             self._embedder.start()
         self._wake_embedder.set()
 
@@ -341,20 +340,16 @@ class LiveVault:
         while not self._stopping.is_set():
             engine = self.engine  # a new one after taking over from another process
             assert engine is not None
-            side = engine.vectors
             try:
-                if not side.ready:
-                    if side.connect():
-                        side.warm_up()
-                    else:
-                        status = engine.vector_status()
-                        if (status.state, status.problem) != said:
-                            self.listener.vectors_progress(self, status, True)
-                            said = (status.state, status.problem)
-                        busy = False
-                        self._wake_embedder.wait(self.settings.vector_retry_seconds)
-                        self._wake_embedder.clear()
-                        continue
+                if not engine.connect_vectors():
+                    status = engine.vector_status()
+                    if (status.state, status.problem) != said:
+                        self.listener.vectors_progress(self, status, True)
+                        said = (status.state, status.problem)
+                    busy = False
+                    self._wake_embedder.wait(self.settings.vector_retry_seconds)
+                    self._wake_embedder.clear()
+                    continue
                 if backfill is None or backfill.engine is not engine:
                     backfill = Backfill(engine)
                 done = backfill.step().embedded

@@ -65,7 +65,7 @@ def test_a_question_no_note_answers_returns_nothing(engine: Engine) -> None:
     assert answer.hits == () and answer.strength < 0.1
     assert any("nothing in the vault answers this closely" in w for w in answer.warnings)
     # The same question, when the user wants the nearest notes anyway.
-    engine.settings = replace(engine.settings, min_strength=0.0)
+    engine.use_settings(replace(engine.settings, min_strength=0.0))
     assert ask(engine, "fiddle and tune", mode="vector").hits
 
 
