@@ -367,3 +367,16 @@ def test_relative_refuses_names_that_are_not_utf8(tmp_path: Path) -> None:
     watcher = VaultWatcher(tmp_path, Settings(), lambda _paths: None)
     assert watcher.relative(str(tmp_path / "ok.md")) == "ok.md"
     assert watcher.relative(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"caf\xe9.md"))) is None
+
+
+def test_a_watcher_stopped_before_it_started_ends_at_once(tmp_path: Path) -> None:
+    """An editor may shut down while its vault is still opening: the stop comes first."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    seen = Recorder()
+    watcher = VaultWatcher(vault, Settings(), seen.changed, on_rescan=seen.rescan)
+    watcher.stop()  # raised "cannot join thread before it is started"
+    watcher.start()
+    watcher._thread.join(timeout=5)
+    assert not watcher._thread.is_alive()
+    assert seen.paths == set()

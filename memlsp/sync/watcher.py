@@ -69,8 +69,11 @@ class VaultWatcher:
         self._thread.start()
 
     def stop(self) -> None:
+        """Safe before `start` too: an editor may shut down while the vault is still opening
+        (the watcher then starts, sees the stop and ends at once)."""
         self._stop.set()
-        self._thread.join(timeout=2)
+        if self._thread.ident is not None:
+            self._thread.join(timeout=2)
 
     def relative(self, path: str) -> str | None:
         """The vault-relative path of a reported file, or None when the vault ignores it."""
