@@ -125,7 +125,9 @@ def known_shares(
                     return None
                 indexes[vault] = KeywordIndex(found[0], writable=False)
             index = indexes[vault]
-            shares[f"{name}/{q['id']}"] = index.known_share(index.query_terms(str(q["query"])))
+            shares[f"{name}/{q['id']}"] = index.term_stats(
+                index.query_terms(str(q["query"]))
+            ).known_share
     return shares
 
 

@@ -78,6 +78,31 @@ def prepare_documents(fields: NoteFields, chunks: list[Chunk]) -> list[ChunkDocu
 
 
 @dataclass(frozen=True, slots=True)
+class TermStats:
+    """How common each of a query's terms is among the index's chunks."""
+
+    frequencies: dict[str, int]  # term -> chunks that have it (in its most frequent field)
+    chunks: int
+
+    @property
+    def known_share(self) -> float:
+        """The share of the terms that occur in the index at all; 0.0 for no terms."""
+        if not self.frequencies:
+            return 0.0
+        return sum(1 for count in self.frequencies.values() if count) / len(self.frequencies)
+
+    def weights(self) -> dict[str, float]:
+        """Each term's BM25 idf; a term no chunk has gets the largest. Deleted chunks still
+        count in a term's frequency until their segment is merged, so it may exceed the live
+        count: never below zero."""
+        weights = {}
+        for term, count in self.frequencies.items():
+            count = min(count, self.chunks)
+            weights[term] = math.log(1.0 + (self.chunks - count + 0.5) / (count + 0.5))
+        return weights
+
+
+@dataclass(frozen=True, slots=True)
 class KeywordHit:
     chunk: Chunk
     score: float
@@ -227,26 +252,13 @@ class KeywordIndex:
         terms = self.terms(text)
         return [term for term in terms if term not in self.common_terms] or terms
 
-    def term_weights(self, terms: list[str]) -> dict[str, float]:
-        """Each term's idf over chunks, from its most frequent field (a term no chunk has gets
-        the largest)."""
+    def term_stats(self, terms: list[str]) -> TermStats:
+        """How many chunks have each of `terms`, in its most frequent field."""
         searcher = self._searcher()
-        documents = int(searcher.num_docs)
-        return {
-            term: _idf(max(searcher.doc_freq(field, term) for field in FIELD_BOOSTS), documents)
-            for term in terms
+        frequencies = {
+            term: max(searcher.doc_freq(field, term) for field in FIELD_BOOSTS) for term in terms
         }
-
-    def known_share(self, terms: list[str]) -> float:
-        """The share of `terms` that occur in the index at all (in any searched field); 0.0 for
-        no terms."""
-        if not terms:
-            return 0.0
-        searcher = self._searcher()
-        known = sum(
-            1 for term in terms if any(searcher.doc_freq(field, term) for field in FIELD_BOOSTS)
-        )
-        return known / len(terms)
+        return TermStats(frequencies, int(searcher.num_docs))
 
     def search(
         self,
@@ -315,13 +327,6 @@ class KeywordIndex:
 
     def chunk_count(self) -> int:
         return int(self._searcher().num_docs)
-
-
-def _idf(document_frequency: int, documents: int) -> float:
-    """BM25's inverse document frequency. Deleted chunks still count in a term's frequency until
-    their segment is merged, so it may exceed the live count: never below zero."""
-    frequency = min(document_frequency, documents)
-    return math.log(1.0 + (documents - frequency + 0.5) / (frequency + 0.5))
 
 
 def _chunk(doc: tantivy.Document) -> Chunk:

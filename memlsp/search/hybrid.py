@@ -73,7 +73,8 @@ def search(
             terms, count, start_date=request.start_date, end_date=request.end_date
         )
     both = use_keyword and use_vector
-    known = keyword.known_share(terms) if both or meaningless else 1.0
+    stats = keyword.term_stats(terms)
+    known = stats.known_share if both or meaningless else 1.0
     if vector_hits and meaningless and not keyword_hits and known == 0:
         # Nearest neighbours always exist. For a query that neither the vault nor the model
         # has a word for ("qwzxplk") they are not answers; similarity alone cannot tell them
@@ -112,7 +113,7 @@ def search(
     }
     fused = fuse([ranked for ranked, _ in sides.values()], [w for _, w in sides.values()], ties)
     matches = _Matches(keyword, graph, any(map(has_cjk, terms)))
-    weights = keyword.term_weights(terms)
+    weights = stats.weights()
     keyword_evidence = [
         coverage(matches.of(chunks[hit.chunk.id]), weights) for hit in keyword_hits[:STRENGTH_DEPTH]
     ]
