@@ -41,7 +41,7 @@ from bench_vaults import (
     read_questions,
     write_search_file,
 )
-from common import BENCH_DIR, memlsp
+from common import BENCH_DIR, batch_answers, memlsp
 from metrics import dedupe, evaluate
 
 from memlsp.embed.bilingual import CJK_SHARE, cjk_share
@@ -64,21 +64,18 @@ class Answer:
 def run(
     vault: Path, cache: Path, questions: Sequence[Question], mode: str, embedder: str | None
 ) -> dict[str, Answer]:
-    """One batch search as bench_vaults.py runs it, keeping each answer's strength too."""
-    chosen = ("--embedder", embedder) if embedder else ()
+    """One batch search as bench_vaults.py runs it, with the floor off, keeping each answer's
+    strength too."""
     with tempfile.TemporaryDirectory(prefix="memlsp-calibrate-") as tmp:
         search_file = Path(tmp) / "queries.jsonl"
         write_search_file(questions, search_file)
-        _, output = memlsp(
-            "search", vault, "--queries", search_file, "--json", "--limit", "200",
-            "--no-expand", "--mode", mode, "--min-strength", "0", *chosen, "--cache-dir", cache,
-        )  # fmt: skip
-    answers = {}
-    for line in output.splitlines():
-        if line.strip():
-            entry = json.loads(line)
-            answers[str(entry["id"])] = Answer(entry.get("results", []), entry.get("strength", 0.0))
-    return answers
+        _, answers, _ = batch_answers(
+            vault, cache, search_file, mode, 200, embedder, "--min-strength", "0"
+        )
+    return {
+        qid: Answer(answer.get("results", []), answer.get("strength", 0.0))
+        for qid, answer in answers.items()
+    }
 
 
 def top_similarity(results: list[dict[str, Any]]) -> float | None:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -72,22 +73,24 @@ DUMP_FIELDS = (
 )  # fmt: skip
 
 
-def batch_results(
+def batch_answers(
     vault: Path,
     cache: Path,
     queries: Path,
     mode: str,
     limit: int,
     embedder: str | None = None,
-) -> tuple[float, dict[str, list[dict[str, object]]], list[str]]:
-    """One `memlsp search --queries` run: (seconds, {query id: [result objects, best first]},
-    errors). With no embedder the CLI's default is used, as a user runs it."""
+    *flags: str,
+) -> tuple[float, dict[str, dict[str, Any]], list[str]]:
+    """One `memlsp search --queries` run: (seconds, {query id: its whole JSON answer}, errors and
+    warnings). With no embedder the CLI's default is used, as a user runs it; `flags` are more
+    of the command's own."""
     chosen = ("--embedder", embedder) if embedder else ()
     seconds, output = memlsp(
         "search", vault, "--queries", queries, "--json", "--limit", str(limit), "--no-expand",
-        "--mode", mode, *chosen, "--cache-dir", cache,
+        "--mode", mode, *chosen, *flags, "--cache-dir", cache,
     )  # fmt: skip
-    run: dict[str, list[dict[str, object]]] = {}
+    answers: dict[str, dict[str, Any]] = {}
     errors: list[str] = []
     for line in output.splitlines():
         if not line.strip():
@@ -97,9 +100,22 @@ def batch_results(
         if "error" in answer:
             errors.append(f"{qid}: {answer['error']}")
             continue
-        run[qid] = list(answer.get("results", []))
+        answers[qid] = answer
         errors.extend(f"{qid}: {w}" for w in answer.get("warnings", []))
-    return seconds, run, errors
+    return seconds, answers, errors
+
+
+def batch_results(
+    vault: Path,
+    cache: Path,
+    queries: Path,
+    mode: str,
+    limit: int,
+    embedder: str | None = None,
+) -> tuple[float, dict[str, list[dict[str, object]]], list[str]]:
+    """As `batch_answers`, each answer cut to its results (best first)."""
+    seconds, answers, errors = batch_answers(vault, cache, queries, mode, limit, embedder)
+    return seconds, {qid: list(a.get("results", [])) for qid, a in answers.items()}, errors
 
 
 def result_paths(run: dict[str, list[dict[str, object]]]) -> dict[str, list[str]]:
