@@ -19,24 +19,26 @@ NOTES = {
 
 
 def cached(engine: Engine) -> int:
+    """How many vectors of this engine's embedder the content cache holds."""
     cache, embedder = engine.vectors.cache, engine.vectors.embedder
     assert cache is not None and embedder is not None
-    return len(cache.get(embedder.id, _all_digests(engine)))
+    rows = cache._db.execute("SELECT COUNT(*) FROM vectors WHERE embedder = ?", (embedder.id,))
+    return int(rows.fetchone()[0])
 
 
-def _all_digests(engine: Engine) -> list[str]:
-    assert engine.vectors.cache is not None
-    rows = engine.vectors.cache._db.execute("SELECT digest FROM vectors")
-    return [row[0] for row in rows]
+def indexed(root: Path, embedder: FakeEmbedder, **settings: object) -> Engine:
+    """An engine over NOTES, indexed and nothing embedded yet."""
+    for path, text in NOTES.items():
+        write(root / "vault", path, text)
+    chosen = Settings(cache_dir=root / "cache", **settings)  # type: ignore[arg-type]
+    engine = Engine.open(root / "vault", chosen, embedder)
+    engine.refresh()
+    return engine
 
 
 def test_steps_say_what_happened_until_done(tmp_path: Path) -> None:
-    for path, text in NOTES.items():
-        write(tmp_path / "vault", path, text)
-    settings = Settings(cache_dir=tmp_path / "cache")
-    engine = Engine.open(tmp_path / "vault", settings, FakeEmbedder())
+    engine = indexed(tmp_path, FakeEmbedder())
     try:
-        engine.refresh()
         backfill = Backfill(engine, batch=2)
         planned = backfill.plan()
         assert (planned.embedded, planned.pending, planned.state) == (0, 3, "ready")
@@ -52,12 +54,8 @@ def test_steps_say_what_happened_until_done(tmp_path: Path) -> None:
 
 
 def test_connected_but_not_planned_is_not_ready(tmp_path: Path) -> None:
-    for path, text in NOTES.items():
-        write(tmp_path / "vault", path, text)
-    settings = Settings(cache_dir=tmp_path / "cache")
-    engine = Engine.open(tmp_path / "vault", settings, FakeEmbedder())
+    engine = indexed(tmp_path, FakeEmbedder())
     try:
-        engine.refresh()
         assert engine.vectors.connect()
         # Nothing is known to be pending before the plan: "ready, 0 pending" would be a lie.
         assert engine.vector_status().state == "connecting"
@@ -69,12 +67,8 @@ def test_connected_but_not_planned_is_not_ready(tmp_path: Path) -> None:
 
 def test_a_failing_model_blocks_and_the_next_run_goes_on(tmp_path: Path) -> None:
     embedder = FakeEmbedder()
-    for path, text in NOTES.items():
-        write(tmp_path / "vault", path, text)
-    settings = Settings(cache_dir=tmp_path / "cache", vector_retry_seconds=0.01)
-    engine = Engine.open(tmp_path / "vault", settings, embedder)
+    engine = indexed(tmp_path, embedder, vector_retry_seconds=0.01)
     try:
-        engine.refresh()
         embedder.fail = True
         stuck = Backfill(engine).run()
         assert stuck.blocked and not stuck.done and stuck.state == "unavailable"
