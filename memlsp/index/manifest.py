@@ -34,7 +34,7 @@ from memlsp.model import Note
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 MAGIC = b"memlsp manifest\n"  # then the 32-byte HMAC, then the pickle
 KEY_FILE = "manifest.key"
 KEY_BYTES = 32
@@ -130,7 +130,7 @@ def _mac(key: bytes, payload: bytes) -> bytes:
 
 
 # Everything a manifest holds, by the (module, name) pickle records for it; anything else, a
-# function above all, is refused. The graph's two classes are named rather than imported: the
+# function above all, is refused. The graph's classes are named rather than imported: the
 # index layer may not import the vault layer.
 _VALUE_CLASSES: tuple[type, ...] = (
     model.Span,
@@ -152,7 +152,11 @@ _VALUE_CLASSES: tuple[type, ...] = (
 )
 _ALLOWED: dict[tuple[str, str], type] = {(c.__module__, c.__qualname__): c for c in _VALUE_CLASSES}
 _GRAPH_CLASSES = frozenset(
-    {("memlsp.vault.graph", "LinkGraph"), ("memlsp.vault.names", "NameTable")}
+    {
+        ("memlsp.vault.graph", "LinkGraph"),
+        ("memlsp.vault.names", "NameTable"),
+        ("memlsp.vault.shared", "SharedMap"),
+    }
 )
 
 

@@ -3,17 +3,22 @@
 Updating a note re-resolves its own links, plus the links elsewhere whose resolution can depend on a
 name the update added or removed (its file name or an alias). A content edit that keeps the names
 touches nothing but the note itself, so a hub with thousands of inlinks is cheap to edit.
+
+A graph is written by one writer and then frozen: `edited()` gives the writer the next revision's
+graph, which shares everything with the frozen one until it changes it (vault/shared.py). Readers
+hold a frozen graph, which nothing changes again.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 
 from memlsp.model import LinkKind, LinkStatus, Note, Resolution, ResolvedLink
 from memlsp.vault.names import NameTable
 from memlsp.vault.resolve import lookup_keys, resolve
+from memlsp.vault.shared import SharedMap
 
 
 class LinkGraph:
@@ -22,15 +27,41 @@ class LinkGraph:
         self.notes: dict[str, Note] = {}
         self._outlinks: dict[str, tuple[ResolvedLink, ...]] = {}
         # target -> source -> the source's links that reach the target, in the source's order
-        self._inlinks: dict[str, dict[str, list[ResolvedLink]]] = {}
-        self._dependents: dict[str, set[str]] = defaultdict(set)  # name key -> sources
+        self._inlinks: SharedMap[str, dict[str, tuple[ResolvedLink, ...]]] = SharedMap()
+        self._dependents: SharedMap[str, set[str]] = SharedMap()  # name key -> sources
         # links per status, kept as links come and go: a summary after each edit needs no walk
         self._statuses: Counter[LinkStatus] = Counter()
+        self.frozen = False
+
+    # -- revisions -----------------------------------------------------------------------
+
+    def freeze(self) -> LinkGraph:
+        """No change from now on: this graph can be handed to readers."""
+        self.frozen = True
+        return self
+
+    def edited(self) -> LinkGraph:
+        """A writable copy, O(notes) in outer dicts only: it copies an inner set or dict on its
+        first change to it, so this (frozen) graph stays as it is."""
+        twin = LinkGraph.__new__(LinkGraph)
+        twin.table = self.table.copy()
+        twin.notes = dict(self.notes)
+        twin._outlinks = dict(self._outlinks)
+        twin._inlinks = self._inlinks.copy()
+        twin._dependents = self._dependents.copy()
+        twin._statuses = Counter(self._statuses)
+        twin.frozen = False
+        return twin
+
+    def _writing(self) -> None:
+        if self.frozen:
+            raise RuntimeError("a frozen link graph is read by requests: change an edited() copy")
 
     # -- updates -------------------------------------------------------------------------
 
     def load(self, notes: Iterable[Note], files: Iterable[str] = ()) -> None:
         """Bulk start: register every name first, then resolve every note once."""
+        self._writing()
         for note in notes:
             self.notes[note.path] = note
             self.table.add(note.path, note.aliases)
@@ -43,6 +74,7 @@ class LinkGraph:
             self._relink(path, memo)
 
     def upsert(self, note: Note) -> None:
+        self._writing()
         old = self.notes.get(note.path)
         old_names = self.table.names_of(note.path, old.aliases) if old else set()
         if old is not None:
@@ -53,6 +85,7 @@ class LinkGraph:
         self._relink_dependents(changed, also=note.path)
 
     def remove(self, path: str) -> None:
+        self._writing()
         note = self.notes.pop(path, None)
         if note is None and not self.table.exists(path):
             return
@@ -64,12 +97,13 @@ class LinkGraph:
 
     def add_file(self, path: str) -> None:
         """A non-note file (an attachment) that links and embeds can point at."""
+        self._writing()
         if not self.table.exists(path):
             self.table.add(path)
             self._relink_dependents(self.table.names_of(path))
 
     def _relink_dependents(self, keys: set[str], also: str | None = None) -> None:
-        sources = {source for key in keys for source in self._dependents.get(key, ())}
+        sources = {source for key in keys for source in self._dependents.get(key) or ()}
         if also is not None:
             sources.add(also)
         for source in sorted(sources):
@@ -80,17 +114,13 @@ class LinkGraph:
         for resolved in self._outlinks.get(source, ()):
             self._statuses[resolved.resolution.status] -= 1
             for target in resolved.resolution.targets:
-                sources = self._inlinks.get(target)
-                if sources is not None:
-                    sources.pop(source, None)  # all of a source's links go at once
-                    if not sources:
-                        del self._inlinks[target]
+                if target in self._inlinks:
+                    self._inlinks.writable(target, dict).pop(source, None)  # all links at once
+                    self._inlinks.drop_if_empty(target)
             for key in lookup_keys(resolved.link):
-                dependents = self._dependents.get(key)
-                if dependents is not None:
-                    dependents.discard(source)
-                    if not dependents:
-                        del self._dependents[key]
+                if key in self._dependents:
+                    self._dependents.writable(key, set).discard(source)
+                    self._dependents.drop_if_empty(key)
 
     def _relink(
         self, source: str, memo: dict[tuple[LinkKind, str, str], Resolution] | None = None
@@ -112,12 +142,15 @@ class LinkGraph:
 
     def _attach(self, source: str, resolved: list[ResolvedLink]) -> None:
         self._outlinks[source] = tuple(resolved)
+        reaching: dict[str, list[ResolvedLink]] = {}
         for item in resolved:
             self._statuses[item.resolution.status] += 1
             for target in item.resolution.targets:
-                self._inlinks.setdefault(target, {}).setdefault(source, []).append(item)
+                reaching.setdefault(target, []).append(item)
             for key in lookup_keys(item.link):
-                self._dependents[key].add(source)
+                self._dependents.writable(key, set).add(source)
+        for target, items in reaching.items():
+            self._inlinks.writable(target, dict)[source] = tuple(items)
 
     # -- queries -------------------------------------------------------------------------
 
@@ -126,14 +159,14 @@ class LinkGraph:
 
     def inlinks(self, path: str) -> list[ResolvedLink]:
         """Every link in another note (or this one) that resolves to `path`, by source then line."""
-        sources = self._inlinks.get(path, {})
+        sources = self._inlinks.get(path) or {}
         return [item for source in sorted(sources) for item in sources[source]]
 
     def inlink_sources(self, path: str) -> list[str]:
-        return sorted(self._inlinks.get(path, ()))
+        return sorted(self._inlinks.get(path) or ())
 
     def inlink_count(self, path: str) -> int:
-        return len(self._inlinks.get(path, ()))
+        return len(self._inlinks.get(path) or ())
 
     def links_with_status(self, status: LinkStatus) -> list[ResolvedLink]:
         return [

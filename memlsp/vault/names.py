@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import unicodedata
-from collections import defaultdict
 
 from memlsp.text import basename as basename
 from memlsp.vault.rules import DEFAULT_RULES
+from memlsp.vault.shared import SharedMap
 
 # Link resolution knows notes by the default suffixes: `note_suffixes` is not a setting a user or
 # a vault can change (config.USER_SETTINGS), so the table needs no settings.
@@ -38,10 +38,20 @@ class NameTable:
     def __init__(self) -> None:
         self.notes: set[str] = set()
         self.files: set[str] = set()
-        self._by_folded_path: dict[str, set[str]] = defaultdict(set)
-        self._by_name: dict[str, set[str]] = defaultdict(set)
-        self._by_alias: dict[str, set[str]] = defaultdict(set)
+        self._by_folded_path: SharedMap[str, set[str]] = SharedMap()
+        self._by_name: SharedMap[str, set[str]] = SharedMap()
+        self._by_alias: SharedMap[str, set[str]] = SharedMap()
         self._aliases: dict[str, tuple[str, ...]] = {}
+
+    def copy(self) -> NameTable:
+        """A copy for the link graph's next revision (vault/graph.py `edited`)."""
+        twin = NameTable.__new__(NameTable)
+        twin.notes, twin.files = set(self.notes), set(self.files)
+        twin._by_folded_path = self._by_folded_path.copy()
+        twin._by_name = self._by_name.copy()
+        twin._by_alias = self._by_alias.copy()
+        twin._aliases = dict(self._aliases)
+        return twin
 
     @staticmethod
     def lookup_path(path: str) -> str:
@@ -58,11 +68,11 @@ class NameTable:
 
     def add(self, path: str, aliases: tuple[str, ...] = ()) -> None:
         (self.notes if is_note_path(path) else self.files).add(path)
-        self._by_folded_path[self.lookup_path(path)].add(path)
-        self._by_name[name_key(self._name(path))].add(path)
+        self._by_folded_path.writable(self.lookup_path(path), set).add(path)
+        self._by_name.writable(name_key(self._name(path)), set).add(path)
         self._aliases[path] = aliases
         for alias in aliases:
-            self._by_alias[name_key(alias)].add(path)
+            self._by_alias.writable(name_key(alias), set).add(path)
 
     def remove(self, path: str) -> None:
         self.notes.discard(path)
@@ -76,13 +86,13 @@ class NameTable:
         return path in self.notes or path in self.files
 
     def by_folded_path(self, path: str) -> set[str]:
-        return self._by_folded_path.get(self.lookup_path(path), set())
+        return self._by_folded_path.get(self.lookup_path(path)) or set()
 
     def by_name(self, name: str) -> set[str]:
-        return self._by_name.get(name_key(name), set())
+        return self._by_name.get(name_key(name)) or set()
 
     def by_alias(self, alias: str) -> set[str]:
-        return self._by_alias.get(name_key(alias), set())
+        return self._by_alias.get(name_key(alias)) or set()
 
     @staticmethod
     def _name(path: str) -> str:
@@ -90,9 +100,7 @@ class NameTable:
         return strip_note_suffix(name) if is_note_path(path) else name
 
 
-def _discard(table: dict[str, set[str]], key: str, path: str) -> None:
-    paths = table.get(key)
-    if paths is not None:
-        paths.discard(path)
-        if not paths:
-            del table[key]
+def _discard(table: SharedMap[str, set[str]], key: str, path: str) -> None:
+    if key in table:
+        table.writable(key, set).discard(path)
+        table.drop_if_empty(key)

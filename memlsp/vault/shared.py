@@ -1,0 +1,69 @@
+"""A dict of mutable containers that a copy shares with its original until it changes one.
+
+The link graph publishes one immutable state per revision, and the next revision starts as a copy
+of it. Copying every inner set and dict at 10,000 notes would cost more than the edit itself, so
+`copy()` copies only the outer dict; the first change to an inner container after it copies that
+container alone. Both sides of a copy become copy-on-write, so neither can reach into the other.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+C = TypeVar("C")  # a set or a dict
+
+
+class SharedMap(Generic[K, C]):
+    def __init__(self) -> None:
+        self._items: dict[K, C] = {}
+        self._owned: set[K] | None = None  # None: no copy shares this map's containers
+
+    def get(self, key: K) -> C | None:
+        """The container at `key`, to read only: it may be shared with a copy."""
+        return self._items.get(key)
+
+    def __contains__(self, key: K) -> bool:
+        return key in self._items
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def writable(self, key: K, empty: Callable[[], C]) -> C:
+        """The container at `key`, this map's own to change (made with `empty` when absent)."""
+        inner = self._items.get(key)
+        if inner is None:
+            inner = self._items[key] = empty()
+        elif self._owned is not None and key not in self._owned:
+            inner = self._items[key] = copy.copy(inner)
+        else:
+            return inner
+        if self._owned is not None:
+            self._owned.add(key)
+        return inner
+
+    def drop_if_empty(self, key: K) -> None:
+        inner = self._items.get(key)
+        if inner is not None and not inner:
+            del self._items[key]
+            if self._owned is not None:
+                self._owned.discard(key)
+
+    def copy(self) -> SharedMap[K, C]:
+        twin: SharedMap[K, C] = SharedMap()
+        twin._items = dict(self._items)
+        twin._owned = set()
+        self._owned = set()
+        return twin
+
+    def __getstate__(self) -> dict[K, C]:
+        return self._items
+
+    def __setstate__(self, items: dict[K, C]) -> None:
+        self._items = items
+        self._owned = None
