@@ -26,7 +26,7 @@ from typing import Any
 from common import BENCH_DIR, REPO_ROOT  # noqa: F401  (puts the repository on sys.path)
 from metrics import evaluate
 
-from memlsp.index.keyword import KeywordIndex
+from memlsp.index.keyword import KeywordIndex, KeywordReader
 from memlsp.search.fusion import fuse
 
 Scores = dict[str, float]
@@ -111,7 +111,7 @@ def known_shares(
 ) -> dict[str, float] | None:
     """(set, query id) -> share of the query's terms its vault's index has; None without the
     indexes."""
-    indexes: dict[str, KeywordIndex] = {}
+    indexes: dict[str, KeywordReader] = {}
     shares: dict[str, float] = {}
     for name, queries in sets.items():
         for q in queries:
@@ -123,7 +123,7 @@ def known_shares(
                 )
                 if not found:
                     return None
-                indexes[vault] = KeywordIndex(found[0], writable=False)
+                indexes[vault] = KeywordIndex(found[0], writable=False).reader()
             index = indexes[vault]
             shares[f"{name}/{q['id']}"] = index.term_stats(
                 index.query_terms(str(q["query"]))

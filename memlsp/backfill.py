@@ -4,7 +4,8 @@ the tests.
 Each step plans first when the vault changed since the last plan (which chunks lack a vector, most
 recently changed notes first), then embeds one batch, and says what happened: how many chunks it
 stored, how many still wait, and the vector side's state, so a caller tells "done" from "cannot run
-now" without asking twice. The engine's lock is never held while a model runs.
+now" without asking twice. It plans from the engine's current snapshot; no lock is held while a
+model runs.
 """
 
 from __future__ import annotations

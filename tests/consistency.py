@@ -163,9 +163,9 @@ def capture_engine(
 ) -> IndexState:
     """The state of an Engine through its queries; `paths` are notes to ask about besides the
     ones it knows (notes it should know, or should have forgotten)."""
-    with engine.lock:
-        notes = tuple(sorted(engine.graph.notes))
-        attachments = tuple(sorted(p for p in engine.graph.table.files if p not in notes))
+    graph = engine.snapshot().graph
+    notes = tuple(sorted(graph.notes))
+    attachments = tuple(sorted(p for p in graph.table.files if p not in notes))
     links = {}
     for path in sorted(set(paths) | set(notes)):
         found = engine.links(path)

@@ -56,10 +56,8 @@ def embedded_vault(
 
 
 def view_of(engine: Engine) -> VaultView:
-    """The engine's view of its vault for navigation, in a test that changes nothing meanwhile
-    (the lock behind `reading()` is released on return)."""
-    with engine.reading() as view:
-        return view
+    """The engine's view of its vault for navigation, as of now."""
+    return engine.view()
 
 
 def paths_found(engine: Engine, query: str, **request: object) -> list[str]:

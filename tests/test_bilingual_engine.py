@@ -19,7 +19,7 @@ def test_each_language_is_read_by_its_model_and_both_ways_across(tmp_path: Path)
     try:
         engine.refresh()
         assert embed_all(engine) == 2
-        embedder = engine.vectors.embedder
+        embedder = engine.embedder
         assert isinstance(embedder, BilingualEmbedder)
         # MiniLM and the bridge hold the English notes; no Chinese note yet.
         assert embedder.active == (True, False, True)

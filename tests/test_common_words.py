@@ -79,7 +79,7 @@ def test_a_query_made_only_of_common_words_keeps_them(engine: Engine) -> None:
 
 
 def test_query_terms_drop_common_words_only_when_others_remain() -> None:
-    index = KeywordIndex(None)
+    index = KeywordIndex(None).reader()
     assert index.query_terms("How does one fall asleep faster?") == [
         "one",
         "fall",

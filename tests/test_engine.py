@@ -198,7 +198,7 @@ def test_damaged_cache_is_rebuilt_with_one_message(
     assert len(summary.messages) == 1
     assert "rebuilt" in summary.messages[0] or "re-indexed" in summary.messages[0]
     assert paths_found(second, "starter") == ["recipes/bread.md"]
-    assert second.keyword.chunk_count() == 5
+    assert second.snapshot().keyword.chunk_count() == 5
     second.close()
 
 
@@ -277,12 +277,12 @@ def test_a_crash_before_the_manifest_is_saved_only_reindexes_again(
     first.refresh()
     touch_later(write(vault, "tools/oven.md", "# Oven\n\nPizza mode.\n"))
     first.refresh_paths(["tools/oven.md"])
-    first.keyword.close()  # the index is committed; the process dies before the manifest is written
+    first._store.close()  # the index is committed; the process dies before saving the manifest
     second = open_engine(vault, tmp_path / "cache")
     summary = second.refresh()
     assert (summary.added, summary.modified, summary.deleted) == (0, 1, 0)
     assert paths_found(second, "pizza") == ["tools/oven.md"]
-    assert second.keyword.chunk_count() == 5
+    assert second.snapshot().keyword.chunk_count() == 5
     second.close()
 
 
@@ -308,7 +308,7 @@ def test_open_buffer_wins_over_disk_until_it_closes(engine: Engine, vault: Path)
     engine.refresh_paths(["tools/oven.md"])  # a watcher event while the buffer is open
     engine.refresh()
     assert paths_found(engine, "rotisserie") == ["tools/oven.md"]
-    text = engine.read("tools/oven.md")
+    text = engine.view().read("tools/oven.md")
     assert text is not None and "rotisserie" in text
 
     engine.release_text("tools/oven.md")
@@ -378,13 +378,13 @@ def test_requests_answer_while_a_progressive_refresh_runs(tmp_path: Path) -> Non
     worker = threading.Thread(target=index)
     worker.start()
     while worker.is_alive():
-        seen.append(engine.keyword.chunk_count())
+        seen.append(engine.snapshot().keyword.chunk_count())
         paths_found(engine, "shared", limit=50)
         engine.links("n/0001.md")
     worker.join()
     assert not errors
     assert seen == sorted(seen)  # answers only ever grow while indexing
-    assert engine.keyword.chunk_count() == 600
+    assert engine.snapshot().keyword.chunk_count() == 600
     assert [i.source for i in engine.links("n/0001.md").inlinks] == ["n/0000.md"]
     engine.close()
 

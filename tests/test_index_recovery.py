@@ -46,7 +46,7 @@ def _same_as_fresh(vault: Path, cache: Path, tmp_path: Path, tokens: list[str]) 
         fresh.refresh()
         for token in tokens:
             assert paths_found(engine, token) == paths_found(fresh, token), token
-        assert sorted(engine.graph.notes) == sorted(fresh.graph.notes)
+        assert sorted(engine.snapshot().graph.notes) == sorted(fresh.snapshot().graph.notes)
     finally:
         engine.close()
         fresh.close()
@@ -149,7 +149,7 @@ def test_a_folder_moved_out_of_the_vault_is_forgotten(tmp_path: Path) -> None:
         }
         fresh = Engine.open(vault, Settings(cache_dir=tmp_path / "fresh", embedder="none"))
         fresh.refresh()
-        assert engine.graph.counts() == fresh.graph.counts()
+        assert engine.snapshot().graph.counts() == fresh.snapshot().graph.counts()
         fresh.close()
         # And back in: the whole folder is indexed again.
         (tmp_path / "w").rename(vault / "w")
@@ -168,7 +168,10 @@ def test_a_buffer_with_nul_bytes_is_skipped_like_the_same_text_on_disk(tmp_path:
         engine.refresh()
         engine.apply_text("open.md", text)
         assert paths_found(engine, "nultoken") == []
-        assert "open.md" not in engine.graph.notes and "saved.md" not in engine.graph.notes
+        assert (
+            "open.md" not in engine.snapshot().graph.notes
+            and "saved.md" not in engine.snapshot().graph.notes
+        )
     finally:
         engine.close()
 

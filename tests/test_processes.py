@@ -54,7 +54,7 @@ def test_processes_started_at_once_on_an_empty_cache_all_succeed(tmp_path: Path)
         try:
             engine.refresh()
             fresh.refresh()
-            assert engine.graph.counts() == fresh.graph.counts()
+            assert engine.snapshot().graph.counts() == fresh.snapshot().graph.counts()
             for word in ("word0", "word77", "word149", "shared"):
                 assert paths_found(engine, word) == paths_found(fresh, word)
         finally:

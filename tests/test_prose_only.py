@@ -198,7 +198,7 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
 def test_only_prose_chunks_get_a_vector(engine: Engine) -> None:
     embed_all(engine)
     assert engine.vector_status().pending == 0
-    chunks = [chunk for path in NOTES for chunk in engine.keyword.chunks_of(path)]
+    chunks = [chunk for path in NOTES for chunk in engine.snapshot().keyword.chunks_of(path)]
     prose = {chunk.id for chunk in chunks if is_prose(chunk)}
     assert engine.vectors.store is not None
     assert engine.vectors.store.ids() == prose

@@ -322,7 +322,9 @@ def test_a_warm_start_still_loads_the_saved_index(
     second = open_engine(vault, tmp_path / "cache")
     summary = second.refresh()
     assert (summary.added, summary.messages) == (0, ())
-    assert isinstance(second.manifest.graph, LinkGraph) and second.graph.inlinks("b.md")
+    assert isinstance(second._store.manifest.graph, LinkGraph) and second.snapshot().graph.inlinks(
+        "b.md"
+    )
     second.close()
 
 

@@ -152,10 +152,10 @@ def test_renaming_a_note_reuses_its_vectors(
     calls = embedder.calls
     assert ready.vectors.store is not None
     count = ready.vectors.store.count()
-    old_ids = {chunk.id for chunk in ready.keyword.chunks_of("garden.md")}
+    old_ids = {chunk.id for chunk in ready.snapshot().keyword.chunks_of("garden.md")}
     (vault / "garden.md").rename(vault / "backyard.md")
     ready.refresh_paths(["garden.md", "backyard.md"])
-    new_ids = {chunk.id for chunk in ready.keyword.chunks_of("backyard.md")}
+    new_ids = {chunk.id for chunk in ready.snapshot().keyword.chunks_of("backyard.md")}
     assert new_ids and new_ids.isdisjoint(old_ids)  # the ids hash the path
 
     assert embed_all(ready) == len(new_ids)  # stored again under the new ids...
@@ -178,14 +178,14 @@ def test_editing_one_section_embeds_only_that_section(
     note = write(vault, "travel.md", text)
     ready.refresh_paths(["travel.md"])
     embed_all(ready)
-    before = {chunk.id: chunk for chunk in ready.keyword.chunks_of("travel.md")}
+    before = {chunk.id: chunk for chunk in ready.snapshot().keyword.chunks_of("travel.md")}
     assert len(before) == 4  # the title line, then three sections
     calls = embedder.calls
 
     write(vault, "travel.md", text.replace("old and vast", "older than the city walls"))
     touch_later(note)
     ready.refresh_paths(["travel.md"])
-    after = {chunk.id: chunk for chunk in ready.keyword.chunks_of("travel.md")}
+    after = {chunk.id: chunk for chunk in ready.snapshot().keyword.chunks_of("travel.md")}
     changed = set(after) - set(before)
     assert len(changed) == 1 and after[changed.pop()].heading == "Rome"
 
@@ -202,7 +202,7 @@ def test_deleted_notes_leave_the_store_and_the_results(ready: Engine, vault: Pat
     store = ready.vectors.store
     assert store is not None
     count = store.count()
-    gone = {chunk.id for chunk in ready.keyword.chunks_of("astronomy.md")}
+    gone = {chunk.id for chunk in ready.snapshot().keyword.chunks_of("astronomy.md")}
     assert len(gone) == 2  # the H1 with its paragraph, then the Nebula section
     (vault / "astronomy.md").unlink()
     ready.refresh()
@@ -228,7 +228,7 @@ def test_backfill_resumes_after_a_restart(vault: Path, tmp_path: Path) -> None:
     engine = open_vectors(vault, cache, first)
     plan(engine)
     total = engine.vector_status().pending
-    assert total == engine.keyword.chunk_count() == 6
+    assert total == engine.snapshot().keyword.chunk_count() == 6
     assert engine.embed_step(2) == 2
     assert first.calls == 2
     engine.close()
@@ -268,7 +268,7 @@ def test_failing_embedder_degrades_to_keywords_then_recovers(
 
     embedder.fail = False
     time.sleep(0.1)  # past vector_retry_seconds
-    assert embed_all(engine) == engine.keyword.chunk_count()
+    assert embed_all(engine) == engine.snapshot().keyword.chunk_count()
     status = engine.vector_status()
     assert status.state == "ready" and status.pending == 0 and status.problem == ""
     response = ask(engine, "tomatoes garden")
@@ -310,7 +310,7 @@ def test_changing_the_embedder_rebuilds_its_own_collection(vault: Path, tmp_path
         plan(engine)
         status = engine.vector_status()
         assert status.embedder == "other-32" and status.state == "ready"
-        assert status.stored == 0 and status.pending == engine.keyword.chunk_count()
+        assert status.stored == 0 and status.pending == engine.snapshot().keyword.chunk_count()
         vault_id = str(vault.resolve())
         old, new = collection_name(vault_id, "fake-64"), collection_name(vault_id, "other-32")
         assert engine.vectors.store is not None and engine.vectors.store.dropped == [old]
@@ -325,7 +325,7 @@ def test_changing_the_embedder_rebuilds_its_own_collection(vault: Path, tmp_path
         assert paths(response)[0] == "garden.md" and response.counts.vector == 0
         assert any("waiting for vectors" in warning for warning in response.warnings)
 
-        total = engine.keyword.chunk_count()
+        total = engine.snapshot().keyword.chunk_count()
         assert embed_all(engine) == total
         assert other.calls == total  # the cache holds vectors per embedder: none reused
         response = ask(engine, "tomatoes garden")
@@ -442,8 +442,8 @@ def test_most_recently_changed_note_is_embedded_first(ready: Engine, vault: Path
     new = write(vault, "vehicles.md", NOTES["vehicles.md"].replace("winter", "summer"))
     touch_later(new)
     ready.refresh_paths(["garden.md", "vehicles.md"])
-    fresh_new = {c.id for c in ready.keyword.chunks_of("vehicles.md")} - store.ids()
-    fresh_old = {c.id for c in ready.keyword.chunks_of("garden.md")} - store.ids()
+    fresh_new = {c.id for c in ready.snapshot().keyword.chunks_of("vehicles.md")} - store.ids()
+    fresh_old = {c.id for c in ready.snapshot().keyword.chunks_of("garden.md")} - store.ids()
     assert len(fresh_new) == 1 and len(fresh_old) == 1
 
     assert ready.embed_step(1) == 1

@@ -237,6 +237,30 @@ class KeywordIndex:
 
     # -- reading --------------------------------------------------------------------------
 
+    def reader(self) -> KeywordReader:
+        """The index as of its last commit; it stays as it is while the writer goes on. A
+        read-only index first looks for what the writing process committed since."""
+        if self.read_only:
+            self._index.reload()
+        return KeywordReader(self._index.searcher(), self.schema, self.analyzer, self.common_terms)
+
+
+class KeywordReader:
+    """One committed state of the keyword index: a tantivy searcher, which later commits leave
+    untouched, so a reader never sees half of a change."""
+
+    def __init__(
+        self,
+        searcher: tantivy.Searcher,
+        schema: tantivy.Schema,
+        analyzer: tantivy.TextAnalyzer,
+        common_terms: frozenset[str],
+    ) -> None:
+        self._searcher = searcher
+        self.schema = schema
+        self.analyzer = analyzer
+        self.common_terms = common_terms
+
     def terms(self, text: str, *, segment_cjk: bool = True) -> list[str]:
         """The index terms of a text, in order, without repeats.
 
@@ -254,7 +278,7 @@ class KeywordIndex:
 
     def term_stats(self, terms: list[str]) -> TermStats:
         """How many chunks have each of `terms`, in its most frequent field."""
-        searcher = self._searcher()
+        searcher = self._searcher
         frequencies = {
             term: max(searcher.doc_freq(field, term) for field in FIELD_BOOSTS) for term in terms
         }
@@ -293,7 +317,7 @@ class KeywordIndex:
             query = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Must, query), (tantivy.Occur.Must, dates)]
             )
-        searcher = self._searcher()
+        searcher = self._searcher
         hits = [
             KeywordHit(_chunk(searcher.doc(address)), float(score))
             for score, address in searcher.search(query, limit, count=False).hits
@@ -315,18 +339,13 @@ class KeywordIndex:
             (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, field, value))
             for value in dict.fromkeys(values)
         ]
-        searcher = self._searcher()
+        searcher = self._searcher
         found = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
         chunks = (_chunk(searcher.doc(address)) for _, address in found.hits)
         return {chunk.id: chunk for chunk in chunks}
 
-    def _searcher(self) -> tantivy.Searcher:
-        if self.read_only:
-            self._index.reload()  # the writer is another process: see what it committed since
-        return self._index.searcher()
-
     def chunk_count(self) -> int:
-        return int(self._searcher().num_docs)
+        return int(self._searcher.num_docs)
 
 
 def _chunk(doc: tantivy.Document) -> Chunk:

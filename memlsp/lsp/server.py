@@ -124,11 +124,7 @@ class MemlspServer(LanguageServer):
             return nothing
         engine, path, root = found
 
-        def run() -> T:
-            with engine.reading() as view:
-                return work(Note(view, root, path))
-
-        return await self.run(run)
+        return await self.run(lambda: work(Note(engine.view(), root, path)))
 
     async def at_cursor(
         self, uri: str, position: types.Position, work: Callable[[Cursor], T], nothing: T

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from memlsp.config import Settings
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
-from memlsp.index.keyword import KeywordIndex
+from memlsp.index.keyword import KeywordReader
 from memlsp.index.vectors import VectorHit
 from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, SearchResponse
 from memlsp.parse.tokens import has_cjk
@@ -52,7 +52,7 @@ def query_vector_weight(base: float, known: float) -> float:
 
 def search(
     request: SearchRequest,
-    keyword: KeywordIndex,
+    keyword: KeywordReader,
     graph: LinkGraph,
     settings: Settings,
     vector_hits: Sequence[VectorHit] | None = None,
@@ -159,7 +159,7 @@ class _Matches:
     """The index terms of a chunk with its note's title, headings and aliases, each chunk
     analysed once per query: what a hit matched, and the keyword side's evidence."""
 
-    def __init__(self, keyword: KeywordIndex, graph: LinkGraph, segment_cjk: bool) -> None:
+    def __init__(self, keyword: KeywordReader, graph: LinkGraph, segment_cjk: bool) -> None:
         self._keyword = keyword
         self._graph = graph
         # Only a query with Chinese terms needs the hit's Chinese segmented to find them.

@@ -60,7 +60,7 @@ def register(server: MemlspServer) -> None:
         _fields("memlsp/status", params)
         vaults = []
         for vault in list(server.vaults.values()):
-            # On a thread: counting takes the engine's lock, which a writer may hold a while.
+            # On a thread: counting walks the snapshot's records (10,000 at 10k notes).
             state = await server.run(vault.status)
             vaults.append(wire.vault_status_json(convert.uri_of(vault.root), state))
         return wire.status_answer_json(server.version, vaults)

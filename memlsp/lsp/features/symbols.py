@@ -47,14 +47,14 @@ def _symbols(engine: Engine, root: Path, query: str, limit: int) -> list[types.W
     if query:
         response = engine.search(SearchRequest(query, limit=limit, expand=False))
         return [convert.workspace_symbol(root, hit) for hit in response.hits]
-    with engine.reading() as view:
-        notes = view.graph.notes
-        return [
-            types.WorkspaceSymbol(
-                name=notes[path].title if path in notes else path,
-                kind=types.SymbolKind.File,
-                container_name=path,
-                location=types.Location(convert.note_uri(root, path), convert.line_range(0)),
-            )
-            for path in most_linked(view, limit)
-        ]
+    view = engine.view()
+    notes = view.graph.notes
+    return [
+        types.WorkspaceSymbol(
+            name=notes[path].title if path in notes else path,
+            kind=types.SymbolKind.File,
+            container_name=path,
+            location=types.Location(convert.note_uri(root, path), convert.line_range(0)),
+        )
+        for path in most_linked(view, limit)
+    ]
