@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memlsp.backfill import Backfill
@@ -112,6 +112,16 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+@dataclass(frozen=True, slots=True)
+class _Phase:
+    """Where the writer thread is, swapped whole so a reader never sees half of a change."""
+
+    state: str = "opening"  # VaultStatus.state
+    message: str = ""
+    done: int = 0  # files indexed of `total` by the refresh under way
+    total: int = 0
+
+
 class Listener:
     """What a live vault tells its owner (the language server); every method may be left as is."""
 
@@ -137,9 +147,7 @@ class LiveVault:
         self.listener = listener or Listener()
         self.engine: Engine | None = None  # None until the index is open
         self.queue = ChangeQueue()
-        self.state = "opening"
-        self.message = ""
-        self.progress = (0, 0)
+        self._phase = _Phase()
         self._watch = watch
         self._watcher: VaultWatcher | None = None
         self._ready = threading.Event()
@@ -165,9 +173,20 @@ class LiveVault:
         self._thread.join(timeout=10)
         if self._embedder.is_alive():
             self._embedder.join(timeout=10)  # at most one batch of chunks in flight
-        if self.engine is not None:
+        if self._thread.is_alive() or self._embedder.is_alive():
+            # Closing the index under a thread still writing it could tear the manifest; what
+            # it did since the last save is journaled and read again on the next start.
+            log.warning("%s: a thread did not stop in time; the index is left open", self.root)
+        elif self.engine is not None:
             self.engine.close()
-        self.state = "stopped"
+        self._set(state="stopped")
+
+    def _set(self, **changes: str | int) -> None:
+        self._phase = replace(self._phase, **changes)  # type: ignore[arg-type]
+
+    @property
+    def state(self) -> str:
+        return self._phase.state
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout)
@@ -204,26 +223,27 @@ class LiveVault:
         after (a later rescan only catches up with what the watcher missed)."""
         if self._ready.is_set():
             return ""
-        done, total = self.progress
+        phase = self._phase
+        done, total = phase.done, phase.total
         now = f"indexing {notes_done(done, total)}" if total else "opening"
         return f"{self.root.name} is still {now}; answers may be incomplete until it is ready"
 
     def status(self) -> VaultStatus:
         engine = self.engine
+        phase = self._phase  # one read: state, message and progress of the same moment
         notes = chunks = revision = 0
         if engine is not None:
             notes, chunks, revision = engine.counts()
-        done, total = self.progress
         return VaultStatus(
             str(self.root),
-            self.state,
+            phase.state,
             notes,
             chunks,
             revision,
-            done,
-            total,
+            phase.done,
+            phase.total,
             len(self.queue),
-            self.message,
+            phase.message,
             engine.vector_status() if engine is not None else None,
             engine is not None and engine.read_only,
         )
@@ -263,7 +283,7 @@ class LiveVault:
         """Open the index (waiting while another process builds a first one); False if it failed."""
 
         def wait(seconds: float) -> bool:
-            self.message = "waiting for another memlsp process to build this vault's index"
+            self._set(message="waiting for another memlsp process to build this vault's index")
             return not self._stopping.wait(seconds)
 
         try:
@@ -272,9 +292,9 @@ class LiveVault:
         except Exception as error:
             if not self._stopping.is_set():
                 log.exception("cannot open the index of %s", self.root)
-                self.state, self.message = "failed", f"cannot open the index: {error}"
+                self._set(state="failed", message=f"cannot open the index: {error}")
             return False
-        self.message = _read_only_message if engine.read_only else ""
+        self._set(message=_read_only_message if engine.read_only else "")
         self.engine = engine
         return True
 
@@ -299,11 +319,11 @@ class LiveVault:
 
     def _full_refresh(self) -> None:
         assert self.engine is not None
-        self.state = "indexing"
+        self._set(state="indexing")
         self.listener.indexing_started(self, 0)
 
         def report(done: int, total: int) -> None:
-            self.progress = (done, total)
+            self._set(done=done, total=total)
             self.listener.indexing_progress(self, done, total)
 
         started = time.perf_counter()
@@ -311,9 +331,9 @@ class LiveVault:
             summary = self.engine.refresh(report, progressive=True, cancel=self._stopping)
         except Exception as error:
             log.exception("indexing %s failed", self.root)
-            self.state, self.message = "failed", f"indexing failed: {error}"
+            self._set(state="failed", message=f"indexing failed: {error}")
             return
-        self.state = "ready"
+        self._set(state="ready")
         log.info(
             "%s: %d notes, %d chunks in %.2f s (%d added, %d modified, %d deleted)",
             self.root,
@@ -372,8 +392,7 @@ class LiveVault:
         """Load jieba's dictionary now (0.6-0.9 s, ~75 MB) if the vault has Chinese, rather than
         on the first Chinese keystroke or query."""
         assert self.engine is not None
-        with self.engine.reading() as view:
-            notes = list(view.graph.notes.values())
+        notes = self.engine.view().graph.notes.values()
         if any(has_cjk(note.title) or has_cjk(note.description) for note in notes):
             warm_up()
 
