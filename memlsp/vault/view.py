@@ -1,9 +1,9 @@
 """What a reader sees of a vault: the link graph and note texts of one revision.
 
 Navigation (definition, references, hover, outline, calls, symbols) reads a vault only through a
-`VaultView`, never through the engine, so it is tested on any vault that can make one. A view is
-handed out by `Engine.reading()` and is valid inside that `with` block only: the writer applies
-no change meanwhile, so a reader never sees half of one.
+`VaultView`, never through the engine, so it is tested on any vault that can make one. The
+engine's views come from its snapshots (snapshot.py): their graph is frozen, so a view stays as it
+was for as long as a request holds it, whatever the writer does meanwhile.
 """
 
 from __future__ import annotations
