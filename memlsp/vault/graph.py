@@ -42,7 +42,8 @@ class LinkGraph:
 
     def edited(self) -> LinkGraph:
         """A writable copy, O(notes) in outer dicts only: it copies an inner set or dict on its
-        first change to it, so this (frozen) graph stays as it is."""
+        first change to it, so this graph (frozen from now on) stays as it is."""
+        self.frozen = True
         twin = LinkGraph.__new__(LinkGraph)
         twin.table = self.table.copy()
         twin.notes = dict(self.notes)
@@ -76,10 +77,13 @@ class LinkGraph:
     def upsert(self, note: Note) -> None:
         self._writing()
         old = self.notes.get(note.path)
+        self.notes[note.path] = note
+        if old is not None and old.aliases == note.aliases:
+            self._relink(note.path)  # the same names: only its own links can change
+            return
         old_names = self.table.names_of(note.path, old.aliases) if old else set()
         if old is not None:
             self.table.remove(note.path)
-        self.notes[note.path] = note
         self.table.add(note.path, note.aliases)
         changed = old_names ^ self.table.names_of(note.path, note.aliases)
         self._relink_dependents(changed, also=note.path)

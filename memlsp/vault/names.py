@@ -42,16 +42,28 @@ class NameTable:
         self._by_name: SharedMap[str, set[str]] = SharedMap()
         self._by_alias: SharedMap[str, set[str]] = SharedMap()
         self._aliases: dict[str, tuple[str, ...]] = {}
+        self._shared = False  # the containers are another table's too: copy them before a change
 
     def copy(self) -> NameTable:
-        """A copy for the link graph's next revision (vault/graph.py `edited`)."""
+        """A copy for the link graph's next revision (vault/graph.py `edited`): it reads this
+        table's containers until its first change, which copies them (most edits change no name,
+        and copying every name of 10,000 notes costs more than the edit)."""
         twin = NameTable.__new__(NameTable)
-        twin.notes, twin.files = set(self.notes), set(self.files)
-        twin._by_folded_path = self._by_folded_path.copy()
-        twin._by_name = self._by_name.copy()
-        twin._by_alias = self._by_alias.copy()
-        twin._aliases = dict(self._aliases)
+        twin.notes, twin.files = self.notes, self.files
+        twin._by_folded_path, twin._by_name = self._by_folded_path, self._by_name
+        twin._by_alias, twin._aliases = self._by_alias, self._aliases
+        twin._shared = self._shared = True
         return twin
+
+    def _own(self) -> None:
+        if not self._shared:
+            return
+        self.notes, self.files = set(self.notes), set(self.files)
+        self._by_folded_path = self._by_folded_path.copy()
+        self._by_name = self._by_name.copy()
+        self._by_alias = self._by_alias.copy()
+        self._aliases = dict(self._aliases)
+        self._shared = False
 
     @staticmethod
     def lookup_path(path: str) -> str:
@@ -67,6 +79,7 @@ class NameTable:
         return keys
 
     def add(self, path: str, aliases: tuple[str, ...] = ()) -> None:
+        self._own()
         (self.notes if is_note_path(path) else self.files).add(path)
         self._by_folded_path.writable(self.lookup_path(path), set).add(path)
         self._by_name.writable(name_key(self._name(path)), set).add(path)
@@ -75,6 +88,7 @@ class NameTable:
             self._by_alias.writable(name_key(alias), set).add(path)
 
     def remove(self, path: str) -> None:
+        self._own()
         self.notes.discard(path)
         self.files.discard(path)
         _discard(self._by_folded_path, self.lookup_path(path), path)
