@@ -68,6 +68,7 @@ class VaultWriter:
         self._uncommitted: set[str] = set()  # changed in the keyword index since its last commit
         self._manifest_dirty = False
         self.buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
+        self._buffers_changed = False  # since the last snapshot
         # Open buffers whose file was deleted or renamed by another program: not notes of the
         # vault until the file exists again (a tab left open must not leave a ghost note).
         self._orphans: set[str] = set()
@@ -101,6 +102,7 @@ class VaultWriter:
         """Commit the keyword index and hand readers the new revision."""
         self._revision += 1
         self._manifest_dirty = True
+        self._buffers_changed = False
         if self._uncommitted:
             # Journaled first: if this process dies after the commit, the next one knows these
             # paths' indexed text is not what the saved manifest says.
@@ -184,7 +186,7 @@ class VaultWriter:
         prepared = self._prepared_buffer(path, text)  # pure, and seconds on a huge note
         with self._lock, self.batch() as batch:
             self.buffers[path] = text
-            batch.buffers_changed()
+            self._buffers_changed = True
             if path not in self._orphans:  # its file is gone: held for when it is saved again
                 batch.upsert(prepared)
 
@@ -192,8 +194,10 @@ class VaultWriter:
         """The buffer closed: the file on disk (or its absence) is the truth again."""
         with self._lock:
             self._orphans.discard(path)
-            if self.buffers.pop(path, None) is not None:
-                self.refresh_paths([path])
+            held = self.buffers.pop(path, None) is not None
+            self._buffers_changed |= held
+        if held:
+            self.refresh_paths([path])  # reads the file: outside the lock
 
     def _with_contents(self, paths: Iterable[str]) -> list[str]:
         """`paths`, with the notes that are symlinks to one of them, and each followed by the known
@@ -316,7 +320,6 @@ class Batch:
         self._writer = writer
         self.counts = _Counts()
         self._published = (0, 0, 0, False)  # the counts last made visible
-        self._buffers = False  # the open buffers changed
 
     def _key(self) -> tuple[int, int, int, bool]:
         c = self.counts
@@ -324,13 +327,10 @@ class Batch:
 
     def publish(self) -> None:
         with self._writer._lock:
-            if self._key() == self._published and not self._buffers:
+            if self._key() == self._published and not self._writer._buffers_changed:
                 return
-            self._published, self._buffers = self._key(), False
+            self._published = self._key()
             self._writer._publish()
-
-    def buffers_changed(self) -> None:
-        self._buffers = True
 
     def upsert(self, prepared: PreparedFile, *, link: bool = True) -> None:
         """A note's (or a skipped file's) new state. An open buffer wins over the disk: a file

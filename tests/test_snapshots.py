@@ -176,3 +176,16 @@ def test_search_and_navigation_read_one_revision(engine: Engine) -> None:
     response = engine.search(SearchRequest("wheels", mode="keyword"))
     assert [hit.chunk.path for hit in response.hits] == ["spoke.md"]
     assert response.hits[0].title == "Spoke"
+
+
+def test_a_closed_buffer_leaves_the_next_snapshot_even_when_its_text_is_the_files(
+    engine: Engine,
+) -> None:
+    text = engine.view().read("spoke.md")
+    assert text is not None
+    engine.apply_text("spoke.md", text + "Typed.\n")
+    engine.apply_text("spoke.md", text)  # typed back to what the file holds
+    assert engine.snapshot().buffers == {"spoke.md": text}
+    engine.release_text("spoke.md")
+    assert dict(engine.snapshot().buffers) == {}
+    assert paths_found(engine, "typed", mode="keyword") == []
