@@ -343,7 +343,10 @@ class Batch:
             records = writer.store.manifest.records
             record = records.get(stat.path)
             if record and prepared.digest and record.digest == prepared.digest:
+                # Touched, not changed: nothing to publish, but the new stat is worth saving,
+                # or every start reads the file again to find it unchanged.
                 records[stat.path] = replace(record, mtime_ns=stat.mtime_ns, size=stat.size)
+                writer._manifest_dirty = True
                 return
             if record is None:
                 self.counts.added += 1

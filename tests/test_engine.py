@@ -6,10 +6,12 @@ import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import memlsp.sync.prepare
+import memlsp.writer
 from memlsp.engine import Engine
 from memlsp.model import LinkStatus, SearchRequest
 from tests.engine_helpers import open_engine, paths_found, snapshot, touch_later, write
@@ -172,10 +174,28 @@ def test_restart_after_changes_reindexes_only_those(vault: Path, tmp_path: Path)
     second.close()
 
 
-def test_touched_but_unchanged_file_is_not_reindexed(engine: Engine, vault: Path) -> None:
+def test_touched_but_unchanged_file_is_not_reindexed(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = open_engine(vault, tmp_path / "cache")
+    first.refresh()
     touch_later(vault / "tools/oven.md")
-    summary = engine.refresh()
+    summary = first.refresh()
     assert (summary.added, summary.modified) == (0, 0)
+    first.close()
+    # Its new stat was saved: the next start does not read it again to compare.
+    read: list[str] = []
+    real = memlsp.writer.prepare_files
+
+    def reading(root: Path, settings: Any, stats: Any) -> Any:
+        read.extend(stat.path for stat in stats)
+        return real(root, settings, stats)
+
+    monkeypatch.setattr(memlsp.writer, "prepare_files", reading)
+    second = open_engine(vault, tmp_path / "cache")
+    second.refresh()
+    assert read == []
+    second.close()
 
 
 @pytest.mark.parametrize("damage", ["format", "manifest", "index"])
