@@ -185,7 +185,7 @@ def test_touched_but_unchanged_file_is_not_reindexed(
     first.close()
     # Its new stat was saved: the next start does not read it again to compare.
     read: list[str] = []
-    real = memlsp.writer.prepare_files
+    real = memlsp.sync.prepare.prepare_files
 
     def reading(root: Path, settings: Any, stats: Any) -> Any:
         read.extend(stat.path for stat in stats)
