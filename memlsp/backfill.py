@@ -37,9 +37,14 @@ class Step:
 
 
 class Backfill:
-    def __init__(self, engine: Engine, batch: int = BATCH) -> None:
+    def __init__(
+        self, engine: Engine, batch: int = BATCH, pause: Callable[[], object] | None = None
+    ) -> None:
+        """`pause`: called before each step and between the model's groups of texts; the
+        language server waits there while someone waits for an answer (sync/activity.py)."""
         self.engine = engine
         self.batch = batch
+        self.pause = pause
         self.embedded = 0  # over this backfill's life
         self._pruned = False
 
@@ -50,7 +55,9 @@ class Backfill:
 
     def step(self) -> Step:
         """Embed one batch (planning first when needed)."""
-        return self._report(self.engine.embed_step(self.batch))
+        if self.pause is not None:
+            self.pause()
+        return self._report(self.engine.embed_step(self.batch, self.pause))
 
     def run(
         self,

@@ -11,7 +11,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -194,12 +194,13 @@ class Engine:
                 self._planned_revision = snapshot.revision
         return side.ready
 
-    def embed_step(self, limit: int) -> int:
+    def embed_step(self, limit: int, pause: Callable[[], object] | None = None) -> int:
         """Plan if needed, then give up to `limit` chunks that lack one a vector; how many got
-        one. Takes no lock while embedding, so indexing and requests go on."""
+        one. Takes no lock while embedding, so indexing and requests go on; `pause` is called
+        between the model's small groups of texts (index/semantic.py `step`)."""
         if not self.plan_vectors() or limit <= 0:
             return 0
-        return self.vectors.step(self.snapshot().keyword.chunks_of, limit)
+        return self.vectors.step(self.snapshot().keyword.chunks_of, limit, pause)
 
     def forget_unused_vectors(self) -> int:
         """Drop cached vectors of texts no chunk of the vault has now; how many went."""

@@ -22,6 +22,7 @@ from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.model import IndexSummary, printable
 from memlsp.parse.tokens import has_cjk, warm_up
+from memlsp.sync.activity import Activity
 from memlsp.sync.queue import (
     RESCAN,
     BufferClosed,
@@ -141,8 +142,12 @@ class LiveVault:
         listener: Listener | None = None,
         *,
         watch: bool = True,
+        activity: Activity | None = None,
     ) -> None:
+        """`activity`: the requests of the process, which embedding steps aside for (one for
+        every vault of a server: they share the cores)."""
         self.root = root
+        self.activity = activity or Activity()
         self.settings = settings
         self.listener = listener or Listener()
         self.engine: Engine | None = None  # None until the index is open
@@ -371,7 +376,7 @@ class LiveVault:
                     self._wake_embedder.clear()
                     continue
                 if backfill is None or backfill.engine is not engine:
-                    backfill = Backfill(engine)
+                    backfill = Backfill(engine, pause=self.activity.wait_for_quiet)
                 done = backfill.step().embedded
             except Exception:  # never let the thread die: keyword search goes on regardless
                 log.exception("embedding %s failed", self.root)
@@ -397,7 +402,12 @@ class LiveVault:
             warm_up()
 
     def _apply(self, changes: dict[str, Change]) -> None:
-        """Apply a batch; a change that fails is logged and the others still apply."""
+        """Apply a batch; a change that fails is logged and the others still apply. Someone
+        waits to see an edit in their answers: embedding steps aside meanwhile."""
+        with self.activity.busy():
+            self._apply_changes(changes)
+
+    def _apply_changes(self, changes: dict[str, Change]) -> None:
         engine = self.engine
         assert engine is not None
         disk: list[str] = []

@@ -3,7 +3,9 @@ the vault's texts."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from memlsp.backfill import Backfill
 from memlsp.config import Settings
@@ -91,5 +93,34 @@ def test_a_finished_backfill_drops_cached_vectors_of_texts_that_are_gone(tmp_pat
         assert backfill.run().done and backfill.embedded == 1
         # Left: c.md's text and a.md's new one; b.md's and a.md's old text are gone.
         assert cached(engine) == 2
+    finally:
+        engine.close()
+
+
+def test_a_step_pauses_between_small_groups_shortest_texts_first(tmp_path: Path) -> None:
+    """The language server waits at each pause while a request runs: a request never waits
+    behind more than one group of texts."""
+    texts = {f"n{i:02}.md": f"# N{i}\n\n" + "word " * (40 - i) + "\n" for i in range(10)}
+    for path, text in texts.items():
+        write(tmp_path / "vault", path, text)
+    embedder = FakeEmbedder()
+    calls: list[list[str]] = []
+    real = embedder.embed_documents
+
+    def recording(given: Sequence[str]) -> Any:
+        calls.append(list(given))
+        return real(given)
+
+    embedder.embed_documents = recording  # type: ignore[method-assign,assignment]
+    engine = Engine.open(tmp_path / "vault", Settings(cache_dir=tmp_path / "cache"), embedder)
+    engine.refresh()
+    try:
+        pauses: list[int] = []
+        step = Backfill(engine, batch=10, pause=lambda: pauses.append(len(calls))).step()
+        assert step.embedded == 10
+        assert [len(group) for group in calls] == [4, 4, 2]
+        assert pauses == [0, 1, 2]  # before the step, then between groups
+        lengths = [len(text) for group in calls for text in group]
+        assert lengths == sorted(lengths)
     finally:
         engine.close()

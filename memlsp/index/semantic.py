@@ -35,7 +35,8 @@ from memlsp.parse.prose import embeds, without_blobs
 
 log = logging.getLogger(__name__)
 
-BATCH = 16  # chunks per embedding call: small, so a query embedding never waits long behind it
+BATCH = 16  # chunks per backfill step: each step stores its vectors in one write
+GROUP = 4  # texts per model call: a query embedding waits behind at most one group
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +176,15 @@ class VectorSide:
         with self._lock:
             self._stored.difference_update(stale)
 
-    def step(self, fetch: Callable[[str], Sequence[Chunk]], limit: int = BATCH) -> int:
-        """Embed up to `limit` pending chunks (fetched by note path); how many were stored."""
+    def step(
+        self,
+        fetch: Callable[[str], Sequence[Chunk]],
+        limit: int = BATCH,
+        pause: Callable[[], object] | None = None,
+    ) -> int:
+        """Embed up to `limit` pending chunks (fetched by note path); how many were stored.
+        `pause` is called between groups of `GROUP` texts: the server waits there while a
+        request runs, so a request never waits behind more than one group."""
         if not self.ready:
             return 0
         batch: list[Chunk] = []
@@ -201,7 +209,7 @@ class VectorSide:
         if not batch:
             return 0
         try:
-            self._store_vectors(batch)
+            self._store_vectors(batch, pause)
         except (EmbedderError, VectorStoreError) as error:
             with self._lock:
                 for chunk in batch:
@@ -228,21 +236,34 @@ class VectorSide:
         if use_parts is not None:
             use_parts([count > 0 for count in counts])
 
-    def _store_vectors(self, chunks: list[Chunk]) -> None:
+    def _store_vectors(
+        self, chunks: list[Chunk], pause: Callable[[], object] | None = None
+    ) -> None:
         assert self.embedder is not None and self.store is not None and self.cache is not None
+        embedder = self.embedder
         texts = [embedding_text(chunk) for chunk in chunks]
         digests = [text_digest(text) for text in texts]
-        known = self.cache.get(self.embedder.id, digests)
-        todo = [i for i, digest in enumerate(digests) if digest not in known]
-        if todo:
+        known = self.cache.get(embedder.id, digests)
+        # One vector per text (two chunks may read alike), embedded shortest first in groups of
+        # similar length: a model pads every text of a group to its longest.
+        todo = sorted(
+            {digests[i]: i for i in range(len(texts)) if digests[i] not in known}.values(),
+            key=lambda i: len(texts[i]),
+        )
+        made: dict[str, np.ndarray] = {}
+        for start in range(0, len(todo), GROUP):
+            if start and pause is not None:
+                pause()
+            group = todo[start : start + GROUP]
             try:
-                fresh = self.embedder.embed_documents([texts[i] for i in todo])
+                fresh = embedder.embed_documents([texts[i] for i in group])
             except EmbedderError:
                 raise
             except Exception as error:  # a model that breaks must not end the backfill
-                raise EmbedderError(f"embedder {self.embedder.id} failed: {error}") from error
-            made = {digests[i]: fresh[row] for row, i in enumerate(todo)}
-            self.cache.put(self.embedder.id, made)
+                raise EmbedderError(f"embedder {embedder.id} failed: {error}") from error
+            made.update((digests[i], fresh[row]) for row, i in enumerate(group))
+        if made:
+            self.cache.put(embedder.id, made)
             known.update(made)
         vectors = np.stack([known[digest] for digest in digests])
         self.store.upsert([c.id for c in chunks], vectors, [c.path for c in chunks])

@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 _CONTENT_LENGTH = re.compile(rb"Content-Length: (\d+)\r?\n\Z")
 _CHUNK = 1 << 20  # bytes of a body read at once
 
+SWITCH_INTERVAL = 0.001
+
 
 def create_server() -> MemlspServer:
     server = MemlspServer()
@@ -42,6 +44,10 @@ def serve(tcp: str | None = None, verbose: bool = False) -> int:
         format="memlsp: %(levelname)s: %(message)s",
         stream=sys.stderr,
     )
+    # A request thread that gives up the interpreter's lock (each tantivy or Chroma call does)
+    # waits up to the switch interval to get it back from a busy embedding thread: 5 ms by
+    # default, paid many times per request. 1 ms keeps that wait short.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     server = create_server()
     try:
         if tcp:

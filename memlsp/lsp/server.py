@@ -35,6 +35,7 @@ from memlsp.live import Listener, LiveVault, notes_done, sections_done
 from memlsp.lsp import convert
 from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.model import IndexSummary
+from memlsp.sync.activity import Activity
 from memlsp.vault.roots import VAULT_MARKERS, vault_of_lone_note, vault_root
 from memlsp.vault.view import VaultView
 
@@ -69,6 +70,7 @@ class MemlspServer(LanguageServer):
         self.shutdown_requested = False  # `exit` before `shutdown` is an error exit
         self.loop: asyncio.AbstractEventLoop | None = None
         self.listener = _ProgressListener(self)
+        self.activity = Activity()  # requests in flight: what embedding steps aside for
         self.folder_roots: dict[Path, Path] = {}  # workspace folder -> the vault it belongs to
         self.lone_notes = False  # no workspace folder given: each opened note opens its vault
         self.told_incomplete: set[Path] = set()  # vaults whose early answers were said partial
@@ -197,7 +199,9 @@ class MemlspServer(LanguageServer):
         settings, problems = load_vault_settings(root, self.settings)
         for problem in problems:
             self.tell(f"memlsp: {problem}", types.MessageType.Warning)
-        vault = LiveVault(root, settings, self.listener, watch=settings.watch)
+        vault = LiveVault(
+            root, settings, self.listener, watch=settings.watch, activity=self.activity
+        )
         self.vaults[root] = vault
         vault.start()
         for uri, document in list(self.workspace.text_documents.items()):
@@ -246,8 +250,14 @@ class MemlspServer(LanguageServer):
         )
 
     async def run(self, work: Callable[[], T]) -> T:
-        """Run engine work on a thread: the event loop keeps reading messages (and cancels)."""
-        return await asyncio.to_thread(work)
+        """Run engine work on a thread: the event loop keeps reading messages (and cancels).
+        Background embedding waits while it runs."""
+
+        def busy() -> T:
+            with self.activity.busy():
+                return work()
+
+        return await asyncio.to_thread(busy)
 
 
 class _ProgressBar:
