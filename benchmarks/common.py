@@ -22,6 +22,9 @@ def child_env() -> dict[str, str]:
     """The environment for `python -m memlsp`, with the repo importable even if not installed."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    # Each measurement is of the process it starts: no `memlsp serve` answering for it, nor one
+    # left running after it (the daemon's own figures are in the README).
+    env["MEMLSP_NO_DAEMON"] = "1"
     return env
 
 

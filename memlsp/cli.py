@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
 import os
@@ -11,19 +12,17 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from memlsp import __version__, wire
-from memlsp.backfill import Backfill
+from memlsp import __version__, daemon
 from memlsp.config import (
     EMBEDDERS,
     Settings,
+    cache_dir_for,
     load_vault_settings,
     settings_from,
     user_settings,
 )
-from memlsp.engine import Engine, NoteLinks
-from memlsp.index.semantic import VectorStatus
 from memlsp.model import (
     SEARCH_MODES,
     UNPRINTABLE,
@@ -32,21 +31,38 @@ from memlsp.model import (
     SearchRequest,
     printable,
 )
-from memlsp.search.render import response_text
-from memlsp.search.request import FIELDS, build_request
+
+# The index, the models and what renders answers are imported where they are used: a command
+# that a running server answers must not pay for them (see `_ask_server`).
+if TYPE_CHECKING:
+    from memlsp.engine import Engine
+    from memlsp.index.semantic import VectorStatus
+    from memlsp.live import LiveVault
+
+log = logging.getLogger(__name__)
 
 
 class UsageError(Exception):
     """Bad input from the command line: one clear message, exit status 2."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class _Refusing(argparse.ArgumentParser):
+    """For arguments that came over a socket: a bad one raises, where argparse would print and
+    exit (the language server's stdout is its protocol). No `--help` or `--version` either."""
+
+    def error(self, message: str) -> NoReturn:
+        raise daemon.Refused(f"bad arguments: {message}")
+
+
+def _parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
+    parser = (_Refusing if for_socket else argparse.ArgumentParser)(
         prog="memlsp",
         description="Search and navigate a Markdown vault (Obsidian-style notes).",
         epilog="As a language server for an editor: memlsp --stdio (or --tcp HOST:PORT).",
+        add_help=not for_socket,
     )
-    parser.add_argument("--version", action="version", version=f"memlsp {__version__}")
+    if not for_socket:
+        parser.add_argument("--version", action="version", version=f"memlsp {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     # Handled before parsing (see `main`); listed here so that --help shows every mode.
     parser.add_argument(
@@ -58,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def vault_command(name: str, help_text: str) -> argparse.ArgumentParser:
-        command = commands.add_parser(name, help=help_text)
+        command = commands.add_parser(name, help=help_text, add_help=not for_socket)
         command.add_argument("vault", type=Path, help="the vault folder")
         command.add_argument(
             "--cache-dir",
@@ -110,7 +126,29 @@ def _parser() -> argparse.ArgumentParser:
     links = vault_command("links", "outlinks, inlinks, unresolved and ambiguous links of a note")
     links.add_argument("note", help="vault-relative path or note name")
     links.add_argument("--json", action="store_true")
+    for command in (search, links):
+        command.add_argument(
+            "--no-daemon",
+            action="store_true",
+            help="run here, not in a `memlsp serve` or language server that has the vault open",
+        )
+
+    serve = vault_command("serve", "keep the vault open and answer searches on a local socket")
+    serve.add_argument(
+        "--idle",
+        type=_seconds,
+        default=daemon.IDLE,
+        metavar="SECONDS",
+        help=f"exit after this long without a request (default {daemon.IDLE:.0f})",
+    )
     return parser
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -124,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        return _run(args)
+        return _run(args, arguments)
     except UsageError as error:
         print(f"memlsp: {error}", file=sys.stderr)
         return 2
@@ -147,13 +185,24 @@ def _serve(arguments: list[str]) -> int:
     return serve(tcp=args.tcp, verbose=args.verbose)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, arguments: list[str]) -> int:
     started = time.perf_counter()
     vault: Path = args.vault
     if not vault.is_dir():
         raise UsageError(f"vault folder not found: {vault}")
+    settings = _settings(args)
+    if args.command == "serve":
+        return _serve_vault(args, settings)
+    if args.command in ("search", "links"):
+        reply = _ask_server(args, arguments, settings)
+        if reply is not None:
+            sys.stdout.write(reply.stdout)
+            sys.stderr.write(reply.stderr)
+            return reply.code
+    from memlsp.engine import Engine
+
     try:
-        engine = Engine.open(vault, _settings(args))
+        engine = Engine.open(vault, settings)
     except OSError as error:  # no cache folder can be made (a read-only disk, a vault at `/`)
         raise UsageError(f"cannot open the index of {printable(str(vault))}: {error}") from error
     try:
@@ -167,9 +216,9 @@ def _run(args: argparse.Namespace) -> int:
         elif args.command == "search":
             if args.mode != "keyword":
                 _embed(engine, limit=SEARCH_EMBED_LIMIT)
-            _search(engine, args)
+            _search(engine, args, sys.stdout)
         else:
-            _links(engine, args)
+            _links(engine, args, sys.stdout)
     finally:
         engine.close()
     return 0
@@ -193,6 +242,103 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
+# -- a process that has the vault open answers (memlsp/daemon.py) -------------------------------
+
+
+def _ask_server(
+    args: argparse.Namespace, arguments: list[str], settings: Settings
+) -> daemon.Reply | None:
+    """The answer of the process serving the vault's socket, started first (as `memlsp serve`)
+    when none does and the search needs the models; None to run the command here."""
+    if args.no_daemon or os.environ.get("MEMLSP_NO_DAEMON") == "1" or not daemon.supported():
+        return None
+    if args.command == "search" and args.queries is not None and not args.queries.is_file():
+        return None  # the same message either way; here it names the file as it was typed
+    try:
+        cache = cache_dir_for(args.vault, settings, tell=lambda _: None)  # told when opened
+        path = daemon.socket_path(cache)
+        cwd = os.getcwd()
+    except OSError as error:
+        log.info("no memlsp server asked (%s); answering here", error)
+        return None
+    if path is None:
+        return None
+    request = daemon.Request(
+        tuple(arguments), cwd, tuple(sorted(daemon.settings_key(settings, cache).items()))
+    )
+    try:
+        try:
+            return daemon.ask(path, request)
+        except daemon.NoServer:
+            models = args.command == "search" and args.mode != "keyword"
+            if not models or settings.embedder == "none":
+                raise  # a process of its own answers about as fast: no model to load
+            started = daemon.start(args.vault.resolve(), _serve_flags(args))
+            return daemon.ask_started(path, request, started)
+    except (daemon.Unanswered, OSError) as why:
+        log.info("%s; answering here", why)
+        return None
+
+
+def _serve_flags(args: argparse.Namespace) -> list[str]:
+    """The flags a command was given that choose the settings, for the server it starts."""
+    flags = []
+    if args.cache_dir is not None:
+        flags += ["--cache-dir", os.path.abspath(args.cache_dir)]
+    if args.embedder is not None:
+        flags += ["--embedder", args.embedder]
+    if args.chroma_url is not None:
+        flags += ["--chroma-url", args.chroma_url]
+    return flags
+
+
+def _serve_vault(args: argparse.Namespace, settings: Settings) -> int:
+    if not daemon.supported():
+        raise UsageError("memlsp serve needs Unix domain sockets, which this system lacks")
+    return daemon.serve(args.vault.resolve(), settings, args.idle, answer)
+
+
+# How long a request over the socket waits for the vault: its first index, a rescan, and the
+# vectors of what changed (as many as `search` in a process of its own would embed first).
+READY_WAIT = 180.0
+SETTLE_WAIT = 30.0
+VECTORS_WAIT = 60.0
+
+
+def answer(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
+    """A `search` or `links` asked on the vault's socket, answered as this command line would
+    answer it in a process of its own, from what is on disk now; `daemon.Refused` when not."""
+    args = _parser(for_socket=True).parse_args(request.argv)
+    if args.command not in ("search", "links"):
+        raise daemon.Refused(f"{args.command!r} is not answered over the socket")
+    cwd = Path(request.cwd)
+    if (cwd / args.vault).resolve() != vault.root:
+        raise daemon.NotMine(f"this process serves {vault.root}")
+    if not vault.wait_ready(READY_WAIT) or vault.engine is None or vault.state == "failed":
+        raise daemon.Refused(f"{vault.root} is not indexed: {vault.status().summary}")
+    engine = vault.engine
+    mine = tuple(sorted(daemon.settings_key(vault.settings, engine.cache_dir).items()))
+    if request.settings != mine:
+        theirs = dict(request.settings)
+        differ = sorted(k for k, v in mine if theirs.get(k) != v)
+        raise daemon.NotMine(f"opened with other settings ({', '.join(differ) or 'their names'})")
+    if getattr(args, "queries", None) is not None:
+        args.queries = cwd / args.queries
+    if not vault.settle(SETTLE_WAIT):
+        raise daemon.Refused("the index did not catch up with the disk in time")
+    if args.command == "search" and args.mode != "keyword":
+        vault.vectors_settled(SEARCH_EMBED_LIMIT, VECTORS_WAIT)  # else it says what is missing
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with vault.activity.busy():
+        try:
+            (_search if args.command == "search" else _links)(engine, args, out)
+        except UsageError as error:
+            print(f"memlsp: {error}", file=err)
+            code = 2
+    return daemon.Reply(out.getvalue(), err.getvalue(), code)
+
+
 @dataclass(frozen=True, slots=True)
 class Embedded:
     """What one command embedded, and how long that took (loading the models included)."""
@@ -203,6 +349,8 @@ class Embedded:
 
 def _embed(engine: Engine, limit: int | None) -> Embedded:
     """Give chunks their vectors: all of them, or none when more than `limit` are missing."""
+    from memlsp.backfill import Backfill
+
     started = time.perf_counter()
     backfill = Backfill(engine)
     planned = backfill.plan()
@@ -269,6 +417,8 @@ def _print_summary(
     as_json: bool,
 ) -> None:
     """`seconds` is the whole command's wall time; indexing and embedding have their own."""
+    from memlsp import wire
+
     if as_json:
         data = wire.index_summary_json(
             summary,
@@ -323,6 +473,8 @@ def _request(args: argparse.Namespace, query: str, overrides: dict[str, Any]) ->
         "mode": args.mode,
         "sections": args.sections,
     }
+    from memlsp.search.request import FIELDS, build_request
+
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
     try:
         return build_request(values)
@@ -333,15 +485,19 @@ def _request(args: argparse.Namespace, query: str, overrides: dict[str, Any]) ->
         raise UsageError(message) from error
 
 
-def _search(engine: Engine, args: argparse.Namespace) -> None:
+def _search(engine: Engine, args: argparse.Namespace, out: TextIO) -> None:
+    from memlsp import wire
+    from memlsp.search.render import response_text
+
     if args.queries is None:
         if not args.query:
             raise UsageError("give a QUERY or --queries FILE.jsonl")
         response = engine.search(_request(args, args.query, {}))
         if args.json:
-            print(json.dumps(wire.search_answer_json(response), ensure_ascii=False, indent=2))
+            data = wire.search_answer_json(response)
+            print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
         else:
-            print(response_text(response))
+            print(response_text(response), file=out)
         return
     if not args.queries.is_file():
         raise UsageError(f"queries file not found: {args.queries}")
@@ -357,7 +513,7 @@ def _search(engine: Engine, args: argparse.Namespace) -> None:
             )
         except (KeyError, UsageError, ValueError, TypeError) as error:
             answer = wire.query_error_json(query_id, f"line {number}: {error}")
-        print(json.dumps(answer, ensure_ascii=False))
+        print(json.dumps(answer, ensure_ascii=False), file=out)
 
 
 def _query_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -372,11 +528,13 @@ def _query_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, entry if isinstance(entry, dict) else {"error": "not a JSON object"}
 
 
-def _links(engine: Engine, args: argparse.Namespace) -> None:
+def _links(engine: Engine, args: argparse.Namespace, out: TextIO) -> None:
+    from memlsp import wire
+
     path = engine.find_note(args.note)
     if path is None:
         raise UsageError(f"no note {args.note!r} in {args.vault}")
-    links: NoteLinks = engine.links(path)
+    links = engine.links(path)
     groups = {
         "outlinks": links.outlinks,
         "inlinks": links.inlinks,
@@ -384,13 +542,13 @@ def _links(engine: Engine, args: argparse.Namespace) -> None:
         "ambiguous": links.ambiguous,
     }
     if args.json:
-        print(json.dumps(wire.links_json(links), ensure_ascii=False, indent=2))
+        print(json.dumps(wire.links_json(links), ensure_ascii=False, indent=2), file=out)
         return
-    print(printable(path))
+    print(printable(path), file=out)
     for label, items in groups.items():
-        print(f"{label} ({len(items)}):")
+        print(f"{label} ({len(items)}):", file=out)
         for item in items:
-            print("  " + printable(_link_text(item, inbound=label == "inlinks")))
+            print("  " + printable(_link_text(item, inbound=label == "inlinks")), file=out)
 
 
 def _link_text(item: ResolvedLink, *, inbound: bool) -> str:

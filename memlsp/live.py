@@ -13,10 +13,11 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from memlsp.backfill import Backfill
+from memlsp.backfill import Backfill, Step
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
@@ -42,6 +43,7 @@ VECTOR_REPORT = 1.0  # seconds between embedding progress reports
 VECTOR_IDLE = 10.0  # with nothing to embed, look again this often (and on every change)
 DISK_QUIET = 0.05  # the watcher already waits for quiet; this only merges client and watcher events
 TAKEOVER_POLL = 2.0  # seconds between looks, by a read-only vault, for a writer that has gone
+SETTLE = "\0settle"  # the key of a rescan asked for by `settle`: told to nobody as indexing
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +125,38 @@ class _Phase:
     total: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class VectorsAt:
+    """The embedding thread's last step, and the index revision it had planned for (at least)."""
+
+    revision: int
+    step: Step
+
+
+class _Changes:
+    """Wakes every thread waiting for a value that one thread changes. No lock: a waiter takes
+    the event before it looks at the value, and the changer swaps in a new event after changing
+    it, so a change between the look and the wait still sets the event waited on."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def tell(self) -> None:
+        event, self._event = self._event, threading.Event()
+        event.set()
+
+    def wait(self, check: Callable[[], bool], timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self._event
+            if check():
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            event.wait(left)
+
+
 class Listener:
     """What a live vault tells its owner (the language server); every method may be left as is."""
 
@@ -163,6 +197,11 @@ class LiveVault:
             target=self._embed, name=f"vectors {root.name}", daemon=True
         )
         self._wake_embedder = threading.Event()
+        # What `settle` and `vectors_settled` wait for, changed by the writer and embedding threads.
+        self._settles_taken = 0
+        self._settles_done = 0
+        self.vectors_at: VectorsAt | None = None
+        self._changes = _Changes()
 
     # -- what the server calls -------------------------------------------------------------------
 
@@ -185,6 +224,7 @@ class LiveVault:
         elif self.engine is not None:
             self.engine.close()
         self._set(state="stopped")
+        self._changes.tell()
 
     def _set(self, **changes: str | int) -> None:
         self._phase = replace(self._phase, **changes)  # type: ignore[arg-type]
@@ -222,6 +262,37 @@ class LiveVault:
 
     def rescan(self) -> None:
         self.queue.put(RESCAN, Rescan(), DISK_QUIET)
+
+    def settle(self, timeout: float) -> bool:
+        """Wait until the index holds what is on disk now: until a rescan that the writer took
+        after this call has been applied. False if that took longer than `timeout` or the vault
+        stopped. Any rescan taken after the call will do, since it reads the disk after it."""
+        wanted = self._settles_taken + 1
+        self.queue.put(SETTLE, Rescan())
+        return self._wait(lambda: self._settles_done >= wanted, timeout)
+
+    def vectors_settled(self, limit: int, timeout: float) -> bool:
+        """Wait until the embedding thread has planned for the current revision and either has
+        nothing left to embed, has more than `limit` chunks to go (the CLI would not wait for
+        those either) or cannot run; False on timeout (or with no embedding thread)."""
+        engine = self.engine
+        if engine is None or not engine.semantic:
+            return False
+        revision = engine.revision
+
+        def settled() -> bool:
+            at = self.vectors_at
+            if at is None or at.revision < revision:
+                return False
+            step = at.step
+            return step.done or step.blocked or step.state == "off" or step.pending > limit
+
+        return self._wait(settled, timeout)
+
+    def _wait(self, check: Callable[[], bool], timeout: float) -> bool:
+        """Whether `check` holds, waiting for it (but not past `timeout`, nor once stopped)."""
+        self._changes.wait(lambda: check() or self._stopping.is_set(), timeout)
+        return check()
 
     def incomplete(self) -> str:
         """Why answers may miss notes, in plain words, until the first indexing is done; ""
@@ -368,6 +439,9 @@ class LiveVault:
             try:
                 if not engine.connect_vectors():
                     status = engine.vector_status()
+                    blocked = Step(0, status.pending, status.state, status.problem)
+                    self.vectors_at = VectorsAt(engine.revision, blocked)
+                    self._changes.tell()
                     if (status.state, status.problem) != said:
                         self.listener.vectors_progress(self, status, True)
                         said = (status.state, status.problem)
@@ -377,7 +451,11 @@ class LiveVault:
                     continue
                 if backfill is None or backfill.engine is not engine:
                     backfill = Backfill(engine, pause=self.activity.wait_for_quiet)
-                done = backfill.step().embedded
+                revision = engine.revision  # a step plans for this revision or a later one
+                step = backfill.step()
+                self.vectors_at = VectorsAt(revision, step)
+                self._changes.tell()
+                done = step.embedded
             except Exception:  # never let the thread die: keyword search goes on regardless
                 log.exception("embedding %s failed", self.root)
                 done = 0
@@ -404,8 +482,16 @@ class LiveVault:
     def _apply(self, changes: dict[str, Change]) -> None:
         """Apply a batch; a change that fails is logged and the others still apply. Someone
         waits to see an edit in their answers: embedding steps aside meanwhile."""
-        with self.activity.busy():
-            self._apply_changes(changes)
+        settling = SETTLE in changes
+        if settling:
+            self._settles_taken += 1  # before the disk is read: see `settle`
+        try:
+            with self.activity.busy():
+                self._apply_changes(changes)
+        finally:
+            if settling:
+                self._settles_done = self._settles_taken
+                self._changes.tell()
 
     def _apply_changes(self, changes: dict[str, Change]) -> None:
         engine = self.engine
@@ -428,6 +514,8 @@ class LiveVault:
                 engine.refresh_paths(disk)
             if RESCAN in changes or any((self.root / path).is_dir() for path in disk):
                 self._full_refresh()
+            elif SETTLE in changes:
+                engine.refresh()
         except Exception:
             log.exception("could not apply the changes to %d files on disk", len(disk))
         self.listener.changed(self)

@@ -15,15 +15,18 @@ from tests.helpers_vault import FIXTURE_VAULT, read_vault
 @pytest.fixture(scope="session", autouse=True)
 def user_config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The user's own memlsp config (and its signing key) never leaks into or out of the tests;
-    servers and CLIs the tests start inherit this too."""
+    servers and CLIs the tests start inherit this too. Nor does a CLI the tests run start a
+    `memlsp serve` that outlives them: tests/test_daemon.py asks for one where it wants one."""
     folder = tmp_path_factory.mktemp("config-home")
-    before = os.environ.get("XDG_CONFIG_HOME")
-    os.environ["XDG_CONFIG_HOME"] = str(folder)
+    changed = {"XDG_CONFIG_HOME": str(folder), "MEMLSP_NO_DAEMON": "1"}
+    before = {name: os.environ.get(name) for name in changed}
+    os.environ.update(changed)
     yield folder
-    if before is None:
-        del os.environ["XDG_CONFIG_HOME"]
-    else:
-        os.environ["XDG_CONFIG_HOME"] = before
+    for name, value in before.items():
+        if value is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

@@ -212,10 +212,20 @@ def test_help_names_every_mode_and_version_prints(capsys: pytest.CaptureFixture[
         main(["--help"])
     out = capsys.readouterr().out
     assert "--stdio" in out and "--tcp" in out
-    assert all(command in out for command in ("index", "search", "links"))
+    assert all(command in out for command in ("index", "search", "links", "serve"))
     with pytest.raises(SystemExit) as stopped:
         main(["--version"])
     assert stopped.value.code == 0 and capsys.readouterr().out.startswith("memlsp 0.")
+
+
+def test_serve_wants_a_vault_and_an_idle_time_above_zero(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", str(vault), "--idle", "0"])
+    assert stopped.value.code == 2 and "must be more than 0, not 0" in capsys.readouterr().err
+    code, _, err = run(capsys, "serve", tmp_path / "nowhere")
+    assert code == 2 and "vault folder not found" in err
 
 
 def test_the_summary_time_is_the_whole_command(

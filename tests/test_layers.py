@@ -28,6 +28,7 @@ LAYERS = {
     "live": 5,
     "wire": 5,
     "backfill": 5,
+    "daemon": 5,
     "cli": 6,
     "lsp": 6,
     "__main__": 7,

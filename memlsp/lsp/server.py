@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
@@ -21,7 +22,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
-from memlsp import __version__, wire
+from memlsp import __version__, cli, daemon, wire
 from memlsp.config import (
     Settings,
     chosen_part,
@@ -74,6 +75,7 @@ class MemlspServer(LanguageServer):
         self.folder_roots: dict[Path, Path] = {}  # workspace folder -> the vault it belongs to
         self.lone_notes = False  # no workspace folder given: each opened note opens its vault
         self.told_incomplete: set[Path] = set()  # vaults whose early answers were said partial
+        self.sockets: dict[Path, daemon.VaultSocket] = {}  # where the CLI asks each vault
 
     # -- where a document belongs ------------------------------------------------------------
 
@@ -224,6 +226,27 @@ class MemlspServer(LanguageServer):
         vault = self.vaults.pop(root.resolve(), None)
         if vault is not None:
             vault.stop()
+        # Only now: the vault's writer thread, which opens its socket, has stopped.
+        answering = self.sockets.pop(root.resolve(), None)
+        if answering is not None:
+            answering.close()
+
+    def answer_on_socket(self, vault: LiveVault) -> None:
+        """Answer the command line's searches of this vault on its socket, once its index is
+        open, unless another process does (tried again at each full rescan, such as after
+        taking over from the process that wrote the index)."""
+        engine = vault.engine
+        if vault.root in self.sockets or engine is None or not daemon.supported():
+            return
+        path = daemon.socket_path(engine.cache_dir)
+        if path is None or self.vaults.get(vault.root) is not vault:
+            return
+        answering = daemon.VaultSocket(path, partial(cli.answer, vault))
+        try:
+            if answering.open():
+                self.sockets[vault.root] = answering
+        except OSError as error:
+            log.warning("%s: cannot answer on %s: %s", vault.root, path, error)
 
     def stop(self) -> None:
         for root in list(self.vaults):
@@ -347,6 +370,7 @@ class _ProgressListener(Listener):
             bar.end(message)
 
     def indexing_started(self, vault: LiveVault, total: int) -> None:
+        self.server.answer_on_socket(vault)
         self._begin("index", vault, f"Indexing {vault.root.name}", "looking for changed notes")
 
     def indexing_progress(self, vault: LiveVault, done: int, total: int) -> None:
