@@ -261,6 +261,12 @@ def default_cache_root() -> Path:
     return Path(base) / "memlsp"
 
 
+def models_dir(settings: Settings) -> Path:
+    """Where models derived from the bundled ones are kept, shared by every vault."""
+    root = settings.cache_dir.expanduser() if settings.cache_dir else default_cache_root()
+    return root / "models"
+
+
 def cache_dir_for(
     vault: Path, settings: Settings, tell: Callable[[str], None] | None = None
 ) -> Path:

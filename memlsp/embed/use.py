@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from memlsp.embed.base import EmbedderError, Vectors, release_memory, unit_rows
+from memlsp.embed.base import EmbedderError, Vectors, unit_rows
 
 BATCH = 32
 MAX_CHARS = 4000  # the model sees a bag of pieces; very long chunks only cost time
@@ -38,7 +38,6 @@ class UseEmbedder:
             self._run([text[:MAX_CHARS] for text in texts[start : start + BATCH]])
             for start in range(0, len(texts), BATCH)
         ]
-        release_memory()
         return np.concatenate(rows)
 
     def embed_query(self, text: str) -> Vectors:
