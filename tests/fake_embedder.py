@@ -6,8 +6,10 @@ model. `fail` makes every call raise, to test degrading; `calls` counts embedded
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 
@@ -50,3 +52,26 @@ class FakeEmbedder:
 
     def knows_word(self, word: str) -> bool | None:
         return None if self.vocabulary is None else word.lower() in self.vocabulary
+
+
+def embeddings_answer(
+    model: str, texts: Sequence[str], dimension: int, *, reverse: bool = False
+) -> bytes:
+    """The body an OpenAI-compatible `/v1/embeddings` gives for `texts`, embedded by the fake
+    embedder (`reverse`: in the opposite order, as a server may answer)."""
+    vectors = FakeEmbedder(dimension).embed_documents(texts)
+    data = [
+        {"object": "embedding", "index": i, "embedding": vector.tolist()}
+        for i, vector in enumerate(vectors)
+    ]
+    if reverse:
+        data.reverse()
+    return json.dumps({"object": "list", "model": model, "data": data}).encode()
+
+
+def send_json(handler: BaseHTTPRequestHandler, answer: bytes) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(answer)))
+    handler.end_headers()
+    handler.wfile.write(answer)

@@ -27,7 +27,7 @@ import pytest
 from memlsp import daemon
 from memlsp.config import Settings, cache_dir_for
 from tests.engine_helpers import write
-from tests.fake_embedder import FakeEmbedder
+from tests.fake_embedder import embeddings_answer, send_json
 from tests.lsp.conftest import served
 
 pytestmark = pytest.mark.skipif(not daemon.supported(), reason="no Unix domain sockets")
@@ -385,17 +385,7 @@ def endpoint() -> Iterator[str]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            vectors = FakeEmbedder(32).embed_documents(body["input"])
-            data = [
-                {"object": "embedding", "index": i, "embedding": vector.tolist()}
-                for i, vector in enumerate(vectors)
-            ]
-            answer = json.dumps({"object": "list", "model": body["model"], "data": data}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
-            self.wfile.write(answer)
+            send_json(self, embeddings_answer(body["model"], body["input"], 32))
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})

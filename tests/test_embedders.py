@@ -28,7 +28,7 @@ from memlsp.embed.onnx import OnnxEmbedder, bundled_minilm, integer_model
 from memlsp.embed.remote import EndpointEmbedder
 from memlsp.embed.use import UseEmbedder
 from memlsp.index.vectors import VectorStore
-from tests.fake_embedder import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder, embeddings_answer, send_json
 
 MINILM_DIM = 384
 USE_DIM = 512
@@ -160,18 +160,10 @@ def make_handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 time.sleep(1.0)
             # The model "fake-<n>" embeds with n dimensions.
             dimension = state.dimension_override or int(body["model"].rsplit("-", 1)[1])
-            vectors = FakeEmbedder(dimension).embed_documents(body["input"])
-            data = [
-                {"object": "embedding", "index": i, "embedding": vector.tolist()}
-                for i, vector in enumerate(vectors)
-            ]
-            data.reverse()  # a server may answer out of order: the client must sort by index
-            answer = json.dumps({"object": "list", "model": body["model"], "data": data}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
-            self.wfile.write(answer)
+            # A server may answer out of order: the client must sort by index.
+            send_json(
+                self, embeddings_answer(body["model"], body["input"], dimension, reverse=True)
+            )
 
     return Handler
 
