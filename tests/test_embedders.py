@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import memlsp.embed.onnx
 from memlsp.config import Settings
 from memlsp.embed.base import Embedder, EmbedderError, knows_word, vector_parts
 from memlsp.embed.bilingual import CJK_QUERY, LATIN_QUERY, BilingualEmbedder
@@ -747,6 +748,7 @@ def test_the_bundled_minilm_runs_its_products_in_int8_converted_once(tmp_path: P
     """Loaded as shipped, its int8 weights become float32 constants; the converted model keeps
     them int8 (a quarter of the size) and gives nearly the same vectors."""
     model, tokenizer = bundled_minilm()
+    memlsp.embed.onnx._CONVERTED.clear()  # converted by an earlier test into its own folder
     converted = integer_model(model, tmp_path / "models")
     assert converted.parent == tmp_path / "models" and converted.is_file()
     assert converted.stat().st_size < 0.5 * 4 * model.stat().st_size  # not float32 weights

@@ -55,7 +55,7 @@ async def test_the_vault_is_embedded_and_announced(semantic: Session) -> None:
     # Every chunk of prose has its vector; a title-only or image-only section gets none.
     assert 0.8 * indexed.chunks < vectors.embedded < indexed.chunks
     assert (vectors.pending, vectors.problem) == (0, "")
-    assert vectors.embedder == "bilingual-minilm-l6-int8+use-m3-512+bridge"
+    assert vectors.embedder == "bilingual-minilm-l6-int8mm+use-m3-512+bridge"
     status = await semantic.request("memlsp/status", {})
     assert status["vaults"][0]["vectors"] == {
         "state": "ready",
