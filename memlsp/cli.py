@@ -402,11 +402,14 @@ def _duration(seconds: float) -> str:
     )
 
 
-def _vectors_line(status: VectorStatus) -> str:
+def _vectors_line(status: VectorStatus, *, read_only: bool = False) -> str:
     if status.state == "off":
         return "vectors: off (embedder = none)"
     if status.state != "ready":
-        return f"vectors: unavailable ({status.problem}); keyword search only"
+        why = status.problem or status.state
+        return f"vectors: unavailable ({why}); keyword search only"
+    if read_only:  # it never plans: what is pending is the writing process's to know and do
+        return f"vectors: {status.stored} chunks by {status.embedder}; the writing process embeds"
     return f"vectors: {status.stored} chunks by {status.embedder}, {status.pending} pending"
 
 
@@ -445,7 +448,12 @@ def _print_summary(
             f"embedding: {embedded.chunks} chunks in {embedded.seconds:.2f} s "
             f"({rate:,.1f} chunks/s, models loaded included)"
         )
-    print(printable(_vectors_line(vectors)))
+    if summary.read_only:
+        print(
+            "read-only: another memlsp process (an editor's language server, or `memlsp serve`) "
+            "writes this vault's index and embeds its notes; this is the index as it left it"
+        )
+    print(printable(_vectors_line(vectors, read_only=summary.read_only)))
     for label, items in (("skipped", summary.skipped), ("problems", summary.problems)):
         if items:
             print(f"{label} ({len(items)}):")

@@ -185,8 +185,10 @@ class Engine:
         """Connect the vector side and plan which chunks lack a vector (when the vault changed
         since the last plan); False when the side cannot run now. memlsp.backfill drives this."""
         side = self.vectors
-        if self.read_only or not side.connect():
+        if not side.connect():
             return False
+        if self.read_only:
+            return False  # the store is the writing process's to plan and fill
         with self._plan_lock:
             snapshot = self.snapshot()
             if self._planned_revision != snapshot.revision or side.needs_plan:

@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from memlsp.backfill import Backfill
 from memlsp.cli import main
+from memlsp.config import Settings
+from memlsp.engine import Engine
 from tests.engine_helpers import write
+from tests.fake_embedder import FakeEmbedder
 
 
 @pytest.fixture
@@ -47,6 +51,24 @@ def test_index_prints_a_summary(
     code, out, _ = run(capsys, "index", vault, "--cache-dir", tmp_path / "c", "--json")
     data = json.loads(out)
     assert (data["notes"], data["added"], data["skipped"]) == (7, 0, [])
+
+
+def test_index_beside_the_writing_process_says_who_writes_and_what_is_embedded(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A language server or `memlsp serve` holds the index: `memlsp index` cannot write it, and
+    says so instead of calling the vector side unavailable."""
+    cache = tmp_path / "c"
+    writer = Engine.open(vault, Settings(cache_dir=cache), FakeEmbedder())
+    try:
+        writer.refresh()
+        Backfill(writer).run()
+        code, out, _ = run(capsys, "index", vault, "--cache-dir", cache)
+    finally:
+        writer.close()
+    assert code == 0
+    assert "read-only: another memlsp process" in out
+    assert "unavailable" not in out
 
 
 def test_search_text_form(vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
