@@ -86,10 +86,11 @@ def integer_model(model: Path, folder: Path) -> Path:
 
 @contextmanager
 def _quiet_quantizer() -> Iterator[None]:
-    """The quantizer advises, on the root logger, to pre-process the model: it has been."""
+    """The quantizer talks on the root logger, a line per tensor and advice to pre-process the
+    model (it has been): none of it is for a memlsp user, whose own lines come from named loggers."""
 
     def keep(record: logging.LogRecord) -> bool:
-        return "pre-processing before quantization" not in record.getMessage()
+        return record.name != "root"
 
     root = logging.getLogger()
     root.addFilter(keep)
