@@ -403,18 +403,13 @@ def _reply(line: bytes) -> Reply:
 def _trusted(path: Path) -> bool:
     """The socket and its folder are this user's, and the folder is closed to others: nobody
     else can have put a server there to read the queries or answer them."""
+    if not is_private(path.parent, directory=True):
+        return False
     try:
-        folder, own = os.lstat(path.parent), os.lstat(path)
+        own = os.lstat(path)
     except OSError:
         return False
-    uid = os.geteuid()
-    return (
-        stat.S_ISDIR(folder.st_mode)
-        and folder.st_uid == uid
-        and not folder.st_mode & 0o077
-        and stat.S_ISSOCK(own.st_mode)
-        and own.st_uid == uid
-    )
+    return stat.S_ISSOCK(own.st_mode) and own.st_uid == os.geteuid()
 
 
 def start(vault: Path, flags: Sequence[str]) -> subprocess.Popen[bytes]:

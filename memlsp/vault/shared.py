@@ -9,7 +9,7 @@ container alone. Both sides of a copy become copy-on-write, so neither can reach
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -27,12 +27,6 @@ class SharedMap(Generic[K, C]):
 
     def __contains__(self, key: K) -> bool:
         return key in self._items
-
-    def __iter__(self) -> Iterator[K]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
 
     def writable(self, key: K, empty: Callable[[], C]) -> C:
         """The container at `key`, this map's own to change (made with `empty` when absent)."""
