@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from memlsp import __version__, daemon
+from memlsp.heap import limit_arenas
 from memlsp.config import (
     EMBEDDERS,
     Settings,
@@ -152,6 +153,7 @@ def _seconds(text: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    limit_arenas()  # before any thread starts (memlsp/heap.py)
     arguments = list(sys.argv[1:] if argv is None else argv)
     if "--stdio" in arguments or "--tcp" in arguments:
         return _serve(arguments)

@@ -5,9 +5,8 @@ embedder (or its dimension) never mixes two vector spaces: the old vectors are s
 
 from __future__ import annotations
 
-import ctypes
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -94,24 +93,6 @@ def vector_parts(embedder: Embedder) -> tuple[int, ...]:
     empty for an embedder whose vectors are one block."""
     parts = getattr(embedder, "parts", ())
     return tuple(int(size) for size in parts)
-
-
-def _libc_malloc_trim() -> Callable[[int], int] | None:
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc: nothing to give back
-        return None
-    return trim
-
-
-_TRIM = _libc_malloc_trim()
-
-
-def release_memory() -> None:
-    """Give freed heap pages back to the system. A model's forward pass allocates and frees large
-    activation buffers that glibc keeps: without this, RSS grows by ~80 MB over a backfill."""
-    if _TRIM is not None:
-        _TRIM(0)
 
 
 def unit_rows(matrix: npt.NDArray[np.floating]) -> Vectors:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
+import subprocess
+import sys
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from memlsp.embed.base import EmbedderError, Vectors, unit_rows
+from memlsp.embed.quantize import NO_QUANTIZER
 
 MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained on at most 256 word pieces
 # One text per run: nothing is padded, and with int8 products (`integer_model`) a text's vector
@@ -28,6 +29,7 @@ MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained on at most 256 word pieces
 BATCH = 1
 # Bump to convert the bundled model again (a change to `integer_model`).
 CONVERSION = 1
+CONVERT_SECONDS = 600.0  # the conversion takes 3-10 s on 2 cores
 _CONVERTED: dict[str, Path] = {}  # conversions of this process, wherever they were put
 log = logging.getLogger(__name__)
 
@@ -55,7 +57,7 @@ def integer_model(model: Path, folder: Path) -> Path:
     vectors at cosine 0.99 to the float ones (README, "Semantic search"). Without the `onnx`
     package the float model is used as it is."""
     stat = model.stat()
-    import onnxruntime
+    import onnxruntime  # its version is part of the key: a new one may optimise differently
 
     key = f"{model.name}:{stat.st_size}:{stat.st_mtime_ns}:{onnxruntime.__version__}:{CONVERSION}"
     digest = hashlib.sha1(key.encode(), usedforsecurity=False).hexdigest()[:16]
@@ -63,41 +65,40 @@ def integer_model(model: Path, folder: Path) -> Path:
     for known in (converted, _CONVERTED.get(digest)):
         if known is not None and known.is_file():
             return known
-    try:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-    except ImportError as error:
-        log.info("onnx is not installed (%s): the model runs in float", error)
-        return model
     folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=folder) as work:
-        optimized = Path(work) / "float.onnx"
-        options = onnxruntime.SessionOptions()
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-        options.optimized_model_filepath = str(optimized)
-        onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-        quantized = Path(work) / "int8.onnx"
-        with _quiet_quantizer():
-            quantize_dynamic(optimized, quantized, weight_type=QuantType.QInt8, per_channel=True)
-        os.replace(quantized, converted)  # whole or not at all: another process may read it
+    if not _convert_apart(model, converted):
+        return model
     log.info("%s converted to int8 products: %s", model.name, converted)
     _CONVERTED[digest] = converted
     return converted
 
 
-@contextmanager
-def _quiet_quantizer() -> Iterator[None]:
-    """The quantizer talks on the root logger, a line per tensor and advice to pre-process the
-    model (it has been): none of it is for a memlsp user, whose own lines come from named loggers."""
-
-    def keep(record: logging.LogRecord) -> bool:
-        return record.name != "root"
-
-    root = logging.getLogger()
-    root.addFilter(keep)
+def _convert_apart(model: Path, out: Path) -> bool:
+    """Convert in a child process (memlsp/embed/quantize.py says why), started from the models
+    folder and with the safe path (`-P`): nothing in the folder a server was started from is
+    imported."""
+    command = [sys.executable, "-P", "-m", "memlsp.embed.quantize", str(model), str(out)]
+    env = dict(os.environ)  # this memlsp, installed or not, is the one the child runs
+    ours = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [ours, env.get("PYTHONPATH")]))
     try:
-        yield
-    finally:
-        root.removeFilter(keep)
+        done = subprocess.run(
+            command,
+            cwd=out.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CONVERT_SECONDS,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        log.warning("int8 conversion of %s failed (%s): the model runs in float", model.name, error)
+        return False
+    if done.returncode == NO_QUANTIZER:
+        log.info("onnx is not installed (%s): the model runs in float", done.stderr.strip())
+    elif done.returncode != 0 or not out.is_file():
+        last = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        log.warning("int8 conversion of %s failed (%s): the model runs in float", model.name, last[0])
+    return out.is_file()
 
 
 class OnnxEmbedder:

@@ -24,11 +24,11 @@ from memlsp.embed.base import (
     EmbedderError,
     SimilarityScale,
     knows_word,
-    release_memory,
     similarity_scales,
     vector_parts,
 )
 from memlsp.embed.factory import build_embedder
+from memlsp.heap import release_memory
 from memlsp.index.vector_cache import VectorCache, text_digest
 from memlsp.index.vectors import VectorHit, VectorStore, VectorStoreError
 from memlsp.model import Chunk
