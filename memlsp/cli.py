@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from memlsp import __version__, daemon
-from memlsp.heap import limit_arenas
 from memlsp.config import (
     EMBEDDERS,
     Settings,
@@ -24,6 +23,7 @@ from memlsp.config import (
     settings_from,
     user_settings,
 )
+from memlsp.heap import limit_arenas
 from memlsp.model import (
     SEARCH_MODES,
     UNPRINTABLE,

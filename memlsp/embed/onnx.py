@@ -97,7 +97,9 @@ def _convert_apart(model: Path, out: Path) -> bool:
         log.info("onnx is not installed (%s): the model runs in float", done.stderr.strip())
     elif done.returncode != 0 or not out.is_file():
         last = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-        log.warning("int8 conversion of %s failed (%s): the model runs in float", model.name, last[0])
+        log.warning(
+            "int8 conversion of %s failed (%s): the model runs in float", model.name, last[0]
+        )
     return out.is_file()
 
 
@@ -158,15 +160,23 @@ class OnnxEmbedder:
     def knows_word(self, word: str) -> bool:
         return len(self._tokenizer.encode(word, add_special_tokens=False).ids) <= 2
 
+    def token_states(self, ids: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """The last hidden state of each word piece: shape (texts, pieces, dimension)."""
+        feeds: dict[str, Any] = {
+            "input_ids": ids,
+            "attention_mask": np.ones_like(ids) if mask is None else mask,
+        }
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        with self._lock:
+            hidden: np.ndarray = self._session.run(None, feeds)[0]
+        return hidden
+
     def _run(self, texts: Sequence[str]) -> Vectors:
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
         mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
-        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        with self._lock:
-            hidden = self._session.run(None, feeds)[0]
+        hidden = self.token_states(ids, mask)
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
         return unit_rows(pooled)
