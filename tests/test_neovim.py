@@ -43,6 +43,7 @@ CHECKS = (
     "hover",
     "workspace/symbol tantivy",
     "workspace/symbol 向量检索",
+    "completion",
     "semantic search",
     "client stopped",
     "done",

@@ -291,6 +291,7 @@ def test_inline_tags() -> None:
         "Not in links: [[note#heading]] [[n|#label]] ![[img.png#anchor]]\n"
         "Not in code: `#code` and ``#double`` but #after-code\n"
         "Punctuation ends it: #tag, #标签，and #end.\n"
+        "After Chinese punctuation: 要做的事。#待办/某天，还有（#备忘）\n"
     )
     note = parse_markdown("n.md", text)
     assert inline_tags(note) == [
@@ -305,6 +306,8 @@ def test_inline_tags() -> None:
         "tag",
         "标签",
         "end",
+        "待办/某天",
+        "备忘",
     ]
     lines = split_lines(text)
     for tag in note.tags:

@@ -16,6 +16,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from memlsp import wire
 from memlsp.model import Hit, Span
+from memlsp.navigation.completion import Completions, Kind
 from memlsp.navigation.outline import Section
 from memlsp.navigation.places import Place
 
@@ -140,3 +141,32 @@ def call_item(root: Path, path: str, name: str, detail: str) -> types.CallHierar
 def markdown(text: str) -> types.Hover:
     """`text` is sent as it is: note text in it must be made safe first (markdown_safe)."""
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+_COMPLETION_KINDS = {
+    Kind.NOTE: types.CompletionItemKind.File,
+    Kind.FILE: types.CompletionItemKind.File,
+    Kind.ALIAS: types.CompletionItemKind.Reference,
+    Kind.HEADING: types.CompletionItemKind.Reference,
+    Kind.BLOCK: types.CompletionItemKind.Reference,
+    Kind.TAG: types.CompletionItemKind.Keyword,
+}
+
+
+def completion_list(found: Completions, line_text: str, line: int, encoding: str) -> dict[str, Any]:
+    """A `CompletionList` as JSON (see `AsJson`). Items keep the server's order (`sortText`) and
+    say what the client filters by, the text they replace included."""
+    items = []
+    for rank, item in enumerate(found.items):
+        span = Span.on_line(line_text, line, item.start, item.end)
+        items.append(
+            {
+                "label": item.label,
+                "kind": _COMPLETION_KINDS[item.kind].value,
+                "detail": item.detail,
+                "sortText": f"{rank:04d}",
+                "filterText": item.filter_text or item.label,
+                "textEdit": {"range": wire.range_json(span, encoding), "newText": item.new_text},
+            }
+        )
+    return {"isIncomplete": found.incomplete, "items": items}

@@ -24,7 +24,10 @@ _MD_LINK = re.compile(
     r"(?:\s++(?:\"[^\"\n]*+\"|'[^'\n]*+'))?+\s*+\)"
 )
 _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_TAG = re.compile(r"(?<![^\s(\[,;])#([\w\-/]+)")
+# What a tag's `#` may follow (or start the line): a tag is a word of its own. Chinese text has
+# no spaces, so its punctuation counts too (`。#待办`).
+TAG_MAY_FOLLOW = r"\s(\[,;，。、；：！？（【「『《〈“‘…—"
+_TAG = re.compile(rf"(?<![^{TAG_MAY_FOLLOW}])#([\w\-/]+)")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9\-]+)\s*$")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 

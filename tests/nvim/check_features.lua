@@ -5,7 +5,8 @@
 -- VAULT is a scratch copy of fixtures/vault to which tests/test_neovim.py adds `inbox/emoji-links.md`
 -- (Chinese and emoji before its links; the fixture has no such line). The script starts
 -- `PYTHON -m memlsp --stdio` on that note, waits for `initialize` and for the server's
--- `memlsp/indexed` notification, then checks definition, references, hover and workspace/symbol
+-- `memlsp/indexed` notification, then checks definition, references, hover, workspace/symbol and
+-- completion (an item applied with Neovim's own function, then followed)
 -- through Neovim's own LSP client, whose columns are UTF-8 bytes. Each check prints one JSON line
 -- {"check": ..., "ok": true|false, ...} on stdout; the last line is {"check": "done", ...}. Every
 -- wait is bounded; the exit code is 0 when every check passed, 1 otherwise.
@@ -298,6 +299,45 @@ local function check_semantic(buf)
   })
 end
 
+-- Completion as Neovim's client asks for it: type `[[向量` after emoji on a new line of the buffer
+-- (sent by Neovim as didChange), apply the first item's edit with Neovim's own function, and
+-- follow the link it wrote.
+local function check_completion(buf)
+  local typed = "🚀 见 [[向量"
+  local line = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_lines(buf, line, line, false, { typed })
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = line, character = #typed },
+  }
+  local result, err = request(buf, "textDocument/completion", params)
+  local items = (result or {}).items or result or {}
+  local first = items[1]
+  if first == nil or first.textEdit == nil then
+    check("completion", false, { got = result, error = err })
+    return
+  end
+  vim.lsp.util.apply_text_edits({ first.textEdit }, buf, "utf-8")
+  local written = vim.api.nvim_buf_get_lines(buf, line, line + 1, false)[1]
+  local place, definition_err = nil, nil
+  vim.wait(REQUEST_MS, function()
+    local found
+    found, definition_err = request(buf, "textDocument/definition", {
+      textDocument = params.textDocument,
+      position = { line = line, character = #typed },
+    })
+    place = as_list(found)[1]
+    return place ~= nil
+  end, 100)
+  local target = place and rel_of(place.uri or place.targetUri)
+  check("completion", written == "🚀 见 [[向量检索]]" and target == "search/向量检索.md", {
+    label = first.label,
+    written = written,
+    followed = target,
+    error = err or definition_err,
+  })
+end
+
 local buf = start()
 check_encoding()
 check_definition("definition heading link", buf, "[[hybrid-search#Fusion]]", "search/hybrid-search.md", "## Fusion")
@@ -306,5 +346,6 @@ check_references(buf)
 check_hover(buf)
 check_symbol(buf, "tantivy", "search/tantivy.md")
 check_symbol(buf, "向量检索", "search/向量检索.md")
+check_completion(buf)
 check_semantic(buf)
 finish()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memlsp.lsp.features import calls as calls
+from memlsp.lsp.features import completion as completion
 from memlsp.lsp.features import custom as custom
 from memlsp.lsp.features import definition as definition
 from memlsp.lsp.features import documents as documents
@@ -13,7 +14,18 @@ from memlsp.lsp.features import references as references
 from memlsp.lsp.features import symbols as symbols
 from memlsp.lsp.server import MemlspServer
 
-MODULES = (lifecycle, documents, symbols, definition, references, hover, links, calls, custom)
+MODULES = (
+    lifecycle,
+    documents,
+    symbols,
+    definition,
+    references,
+    hover,
+    completion,
+    links,
+    calls,
+    custom,
+)
 
 
 def register_all(server: MemlspServer) -> None:

@@ -1,0 +1,36 @@
+"""textDocument/completion: notes, headings, blocks, labels, paths and tags as they are typed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from memlsp.lsp import convert
+from memlsp.lsp.server import MemlspServer, Note
+from memlsp.navigation.completion import complete
+
+# `[` for `[[`, `#` for headings and tags, `^` for blocks, `|` for labels, `(` and `/` for paths.
+TRIGGERS = ["[", "#", "^", "|", "(", "/"]
+
+
+def register(server: MemlspServer) -> None:
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGERS)
+    )
+    async def on_completion(params: types.CompletionParams) -> dict[str, Any] | None:
+        uri, position = params.text_document.uri, params.position
+
+        def work(note: Note) -> dict[str, Any] | None:
+            lines = [line.rstrip("\r\n") for line in server.lines(uri, note.view, note.path)]
+            if position.line > len(lines):
+                return None
+            if position.line == len(lines):
+                lines.append("")
+            text = lines[position.line]
+            encoding = server.workspace.position_encoding
+            column = convert.column_of(text, position.character, encoding)
+            found = complete(note.view, note.path, lines, position.line, column)
+            return convert.completion_list(found, text, position.line, server.encoding)
+
+        return await server.in_note(uri, work, None)
