@@ -57,6 +57,13 @@ class Settings:
     # questions no note answers (benchmarks/calibrate.py).
     min_strength: float = 0.1
     vector_retry_seconds: float = 30.0  # how soon an unavailable embedder or Chroma is tried again
+    # Problems with links shown for open notes, each "error", "warning", "information", "hint" or
+    # "off": a link to a note that does not exist (yet), to a heading or block its note lacks, to a
+    # name several notes have, and out of the vault.
+    unresolved_links: str = "information"
+    missing_anchors: str = "warning"
+    ambiguous_links: str = "information"
+    links_outside: str = "warning"
     # The settings the user gave in the editor or on the command line: a vault's file does not
     # override them (it may override the user config file's, which sit below it).
     chosen: frozenset[str] = frozenset()
@@ -92,7 +99,12 @@ USER_SETTINGS: dict[str, type] = {
     "vector_weight": float,
     "min_strength": float,
     "vector_retry_seconds": float,
+    "unresolved_links": str,
+    "missing_anchors": str,
+    "ambiguous_links": str,
+    "links_outside": str,
 }
+PROBLEM_LEVELS = ("error", "warning", "information", "hint", "off")
 EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")
 # What a vault's file may not set: where text and vectors are sent (a URL, its model, the variable
 # whose value goes along as the key, a Chroma server), what is read outside the vault (a model
@@ -110,6 +122,7 @@ USER_ONLY = frozenset(
 # The embedders a vault may choose: they run from the installed packages, offline, and read nothing
 # else. "onnx" reads a model folder and "endpoint" posts to a URL: the user's choice only.
 VAULT_EMBEDDERS = ("bilingual", "minilm", "use", "none")
+_PROBLEM_SETTINGS = ("unresolved_links", "missing_anchors", "ambiguous_links", "links_outside")
 SETTINGS_FILE = ".memlsp.toml"
 USER_CONFIG_FILE = "config.toml"
 
@@ -149,6 +162,12 @@ def settings_from(
         if key == "embedder" and value not in EMBEDDERS:
             problems.append(
                 f"setting 'embedder' must be one of {', '.join(EMBEDDERS)}, not {value!r}; "
+                "default kept"
+            )
+            continue
+        if key in _PROBLEM_SETTINGS and value not in PROBLEM_LEVELS:
+            problems.append(
+                f"setting {key!r} must be one of {', '.join(PROBLEM_LEVELS)}, not {value!r}; "
                 "default kept"
             )
             continue

@@ -28,6 +28,7 @@ from memlsp.model import (
     Skipped,
     Span,
 )
+from memlsp.navigation.diagnostics import ProblemCounts
 
 if TYPE_CHECKING:  # the command line has no live vault: it need not load the watcher
     from memlsp.live import VaultStatus
@@ -397,6 +398,16 @@ class VaultStatusJson(TypedDict):
     message: str
     read_only: bool
     vectors: VectorsJson | None  # None before the index is open
+    problems: ProblemsJson | None  # None before the index is open
+
+
+class ProblemsJson(TypedDict):
+    """How many links of the vault have each kind of problem (the diagnostics' kinds)."""
+
+    unresolved: int
+    missing_anchors: int
+    ambiguous: int
+    outside: int
 
 
 class StatusAnswerJson(TypedDict):
@@ -449,7 +460,9 @@ def vectors_json(status: VectorStatus) -> VectorsJson:
     }
 
 
-def vault_status_json(root: str, status: VaultStatus) -> VaultStatusJson:
+def vault_status_json(
+    root: str, status: VaultStatus, problems: ProblemCounts | None = None
+) -> VaultStatusJson:
     return {
         "root": root,
         "name": status.name,
@@ -465,6 +478,16 @@ def vault_status_json(root: str, status: VaultStatus) -> VaultStatusJson:
         "message": status.message,
         "read_only": status.read_only,
         "vectors": None if status.vectors is None else vectors_json(status.vectors),
+        "problems": None if problems is None else problems_json(problems),
+    }
+
+
+def problems_json(counts: ProblemCounts) -> ProblemsJson:
+    return {
+        "unresolved": counts.unresolved,
+        "missing_anchors": counts.missing_anchors,
+        "ambiguous": counts.ambiguous,
+        "outside": counts.outside,
     }
 
 

@@ -31,6 +31,7 @@ OLDER_SERVERS = {
     ("VaultStatusJson", "summary"),
     ("VaultStatusJson", "busy"),
     ("VaultStatusJson", "read_only"),
+    ("VaultStatusJson", "problems"),
 }
 
 # -- the TypeScript side ---------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live import Listener, LiveVault, notes_done, sections_done
 from memlsp.lsp import convert
+from memlsp.lsp.diagnostics import Publisher
 from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.model import IndexSummary
 from memlsp.sync.activity import Activity
@@ -71,6 +72,7 @@ class MemlspServer(LanguageServer):
         self.shutdown_requested = False  # `exit` before `shutdown` is an error exit
         self.loop: asyncio.AbstractEventLoop | None = None
         self.listener = _ProgressListener(self)
+        self.diagnostics = Publisher(self)
         self.activity = Activity()  # requests in flight: what embedding steps aside for
         self.folder_roots: dict[Path, Path] = {}  # workspace folder -> the vault it belongs to
         self.lone_notes = False  # no workspace folder given: each opened note opens its vault
@@ -221,6 +223,7 @@ class MemlspServer(LanguageServer):
                 self.open_vault(root)
             elif settings != vault.settings:
                 vault.use_settings(settings)
+                self.diagnostics.vault_changed(vault)
 
     def close_vault(self, root: Path) -> None:
         vault = self.vaults.pop(root.resolve(), None)
@@ -417,7 +420,12 @@ class _ProgressListener(Listener):
         engine = vault.engine
         revision = engine.revision if engine is not None else 0
         params = wire.changed_json(convert.uri_of(vault.root), revision)
-        self.server.from_thread(lambda: self.server.protocol.notify("memlsp/changed", params))
+
+        def tell() -> None:
+            self.server.diagnostics.vault_changed(vault)
+            self.server.protocol.notify("memlsp/changed", params)
+
+        self.server.from_thread(tell)
 
 
 def _marker(root: Path) -> str:
@@ -426,7 +434,16 @@ def _marker(root: Path) -> str:
 
 def _restart_key(settings: Settings) -> Settings:
     """The settings with those a request reads each time blanked out: what needs a restart."""
-    return replace(settings, symbol_limit=0, vector_weight=0.0, min_strength=0.0)
+    return replace(
+        settings,
+        symbol_limit=0,
+        vector_weight=0.0,
+        min_strength=0.0,
+        unresolved_links="",
+        missing_anchors="",
+        ambiguous_links="",
+        links_outside="",
+    )
 
 
 def _options(value: Any) -> dict[str, Any]:

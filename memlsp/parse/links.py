@@ -117,6 +117,8 @@ def _destination(match: re.Match[str]) -> str:
     destination = match.group(3) or ""
     if destination.startswith("<"):
         destination = destination[1:-1]
+    if destination[:5].lower() == "file:":
+        return destination  # a path on this machine: never a note, reported as outside the vault
     return "" if _URL_SCHEME.match(destination) else destination
 
 

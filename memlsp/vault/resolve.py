@@ -8,7 +8,7 @@ Wikilink target, in order:
    it still follows exactly one note, and the others are reported;
 3. frontmatter aliases: notes sharing an alias are all targets.
 Markdown links resolve relative to the linking note (`/` = vault root), then fall back to the name.
-Anything that climbs out of the vault is `OUTSIDE` and never resolves.
+Anything that climbs out of the vault, or is a `file:` address, is `OUTSIDE` and never resolves.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ def resolve(link: Link, source: str, table: NameTable) -> Resolution:
     if not link.target:
         return Resolution(LinkStatus.RESOLVED, (source,))
     target = link.target.replace("\\", "/").strip()
+    if target[:5].lower() == "file:":
+        return OUTSIDE
     if link.kind is LinkKind.MARKDOWN or target.startswith(("./", "../")):
         relative = _relative_path(target, source)
         if relative is None:

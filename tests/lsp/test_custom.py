@@ -284,6 +284,10 @@ async def test_status(shared: Session) -> None:
     assert vault["indexed_files"] == vault["files_to_index"] == 24
     assert vault["pending_changes"] == 0
     assert (vault["name"], vault["summary"], vault["busy"]) == ("vault", "Ready: 24 notes", False)
+    # The fixture's links: the ambiguous [[ideas]] and the link to a note not written yet.
+    problems = vault["problems"]
+    assert set(problems) == {"unresolved", "missing_anchors", "ambiguous", "outside"}
+    assert problems["ambiguous"] >= 1 and problems["unresolved"] >= 1
     assert await shared.request("memlsp/status", None) == status
 
 

@@ -54,6 +54,7 @@ AT_A_POSITION = [
     types.TEXT_DOCUMENT_DEFINITION,
     types.TEXT_DOCUMENT_REFERENCES,
     types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY,
+    types.TEXT_DOCUMENT_COMPLETION,
 ]
 
 
@@ -90,6 +91,7 @@ class Vault:
             types.TEXT_DOCUMENT_HOVER: at,
             types.TEXT_DOCUMENT_DEFINITION: at,
             types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY: at,
+            types.TEXT_DOCUMENT_COMPLETION: at,
             types.TEXT_DOCUMENT_REFERENCES: {**at, "context": {"includeDeclaration": True}},
             types.TEXT_DOCUMENT_DOCUMENT_SYMBOL: {"textDocument": at["textDocument"]},
             types.TEXT_DOCUMENT_DOCUMENT_LINK: {"textDocument": at["textDocument"]},
@@ -408,7 +410,7 @@ def test_notifications_with_bad_params_are_dropped_quietly(served: Served) -> No
             "unknown",
         ),
         (
-            b'{"jsonrpc":"2.0","id":"no-such","method":"textDocument/completion"}',
+            b'{"jsonrpc":"2.0","id":"no-such","method":"textDocument/formatting"}',
             METHOD_NOT_FOUND,
             "no-such",
         ),
@@ -639,6 +641,7 @@ def well_typed(vault: Vault) -> dict[str, st.SearchStrategy[Any]]:
         types.TEXT_DOCUMENT_HOVER: at,
         types.TEXT_DOCUMENT_DEFINITION: at,
         types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY: at,
+        types.TEXT_DOCUMENT_COMPLETION: at,
         types.TEXT_DOCUMENT_REFERENCES: st.builds(
             lambda where, declaration: {**where, "context": {"includeDeclaration": declaration}},
             at,

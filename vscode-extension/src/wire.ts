@@ -144,6 +144,15 @@ export interface VaultStatusJson {
   /** Another process keeps the index; absent from older servers. */
   read_only?: boolean;
   vectors: VectorsJson | null;
+  /** How many links have each kind of problem; absent from older servers. */
+  problems?: ProblemsJson | null;
+}
+
+export interface ProblemsJson {
+  unresolved: number;
+  missing_anchors: number;
+  ambiguous: number;
+  outside: number;
 }
 
 export interface StatusAnswerJson {

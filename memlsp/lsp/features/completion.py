@@ -23,10 +23,8 @@ def register(server: MemlspServer) -> None:
 
         def work(note: Note) -> dict[str, Any] | None:
             lines = [line.rstrip("\r\n") for line in server.lines(uri, note.view, note.path)]
-            if position.line > len(lines):
-                return None
-            if position.line == len(lines):
-                lines.append("")
+            if position.line >= len(lines):
+                return None  # past the last line (an empty last line offers nothing either)
             text = lines[position.line]
             encoding = server.workspace.position_encoding
             column = convert.column_of(text, position.character, encoding)

@@ -14,6 +14,7 @@ from memlsp.lsp import convert
 from memlsp.lsp.protocol import json_kind
 from memlsp.lsp.server import MemlspServer
 from memlsp.model import SearchRequest
+from memlsp.navigation.diagnostics import vault_problems
 from memlsp.search.request import build_request
 
 
@@ -62,7 +63,11 @@ def register(server: MemlspServer) -> None:
         for vault in list(server.vaults.values()):
             # On a thread: counting walks the snapshot's records (10,000 at 10k notes).
             state = await server.run(vault.status)
-            vaults.append(wire.vault_status_json(convert.uri_of(vault.root), state))
+            engine = vault.engine
+            problems = None
+            if engine is not None:
+                problems = await server.run(partial(vault_problems, engine.view()))
+            vaults.append(wire.vault_status_json(convert.uri_of(vault.root), state, problems))
         return wire.status_answer_json(server.version, vaults)
 
 

@@ -20,6 +20,7 @@ def register(server: MemlspServer) -> None:
         if server.lone_notes:
             server.open_lone_note(params.text_document.uri)
         buffer_changed(params.text_document.uri)
+        server.diagnostics.opened(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
@@ -31,6 +32,7 @@ def register(server: MemlspServer) -> None:
         if found is not None:
             vault, path = found
             vault.buffer_closed(path)
+        server.diagnostics.closed(params.text_document.uri)
 
     def disk_changed(uris: list[str]) -> None:
         for uri in uris:

@@ -1,0 +1,90 @@
+"""Problems with links (navigation/diagnostics.py), pushed to the client for every open note.
+
+They are computed again for every open note of a vault each time it changes, on the event loop, and
+sent only where they differ from what was sent: creating a missing note (in the editor or by any
+other program) clears the problems of every open note that links to it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+
+from memlsp import wire
+from memlsp.config import Settings
+from memlsp.live import LiveVault
+from memlsp.navigation.diagnostics import Levels, Problem, note_problems
+
+if TYPE_CHECKING:
+    from memlsp.lsp.server import MemlspServer
+
+SOURCE = "memlsp"
+_CONVERTER = get_converter()
+
+
+def levels_of(settings: Settings) -> Levels:
+    return Levels.named(
+        settings.unresolved_links,
+        settings.missing_anchors,
+        settings.ambiguous_links,
+        settings.links_outside,
+    )
+
+
+def diagnostic_json(problem: Problem, encoding: str) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "range": wire.range_json(problem.span, encoding),
+        "severity": int(problem.severity),
+        "code": problem.code,
+        "source": SOURCE,
+        "message": problem.message,
+    }
+    if problem.candidates:
+        found["data"] = {"candidates": list(problem.candidates)}
+    return found
+
+
+class Publisher:
+    def __init__(self, server: MemlspServer) -> None:
+        self._server = server
+        self._sent: dict[str, list[dict[str, Any]]] = {}  # document URI -> what the client has
+
+    def vault_changed(self, vault: LiveVault) -> None:
+        """Every open note of `vault`, again (call on the event loop)."""
+        for uri in list(self._server.workspace.text_documents):
+            found = self._server.vault_for(uri)
+            if found is not None and found[0] is vault:
+                self._publish(uri, vault, found[1])
+
+    def opened(self, uri: str) -> None:
+        found = self._server.vault_for(uri)
+        if found is not None:
+            self._publish(uri, *found)
+
+    def closed(self, uri: str) -> None:
+        """A closed note's problems leave the problems list."""
+        if self._sent.pop(uri, None):
+            self._send(uri, [])
+
+    def _publish(self, uri: str, vault: LiveVault, path: str) -> None:
+        engine = vault.engine
+        if engine is None:
+            return
+        encoding = self._server.encoding
+        problems = note_problems(engine.view(), path, levels_of(vault.settings))
+        diagnostics = [diagnostic_json(problem, encoding) for problem in problems]
+        if self._sent.get(uri, []) != diagnostics or uri not in self._sent:
+            self._sent[uri] = diagnostics
+            self._send(uri, diagnostics)
+
+    def _send(self, uri: str, diagnostics: list[dict[str, Any]]) -> None:
+        document = self._server.document(uri)
+        params = _CONVERTER.structure(
+            {"uri": document.uri if document else uri, "diagnostics": diagnostics},
+            types.PublishDiagnosticsParams,
+        )
+        if document is not None:
+            params.version = document.version
+        self._server.text_document_publish_diagnostics(params)
