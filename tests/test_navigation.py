@@ -154,17 +154,12 @@ def test_definition_of_a_markdown_image_embed(fixture_engine: Engine) -> None:
     assert found == [start("assets/search diagram.png")]
 
 
-def test_an_ambiguous_link_offers_every_candidate_the_followed_one_first(
-    fixture_engine: Engine,
-) -> None:
-    assert define(fixture_engine, "index.md", "[[ideas]]") == [
-        start("travel/ideas.md"),
-        start("cooking/ideas.md"),
-    ]
+def test_an_ambiguous_link_goes_to_the_one_note_obsidian_opens(fixture_engine: Engine) -> None:
+    """The shortest path from the vault root; the diagnostic names the other candidates."""
+    assert define(fixture_engine, "index.md", "[[ideas]]") == [start("travel/ideas.md")]
     # From cooking/, the same name follows the note in its own folder.
     assert define(fixture_engine, "cooking/weeknight-dinners.md", "[[ideas]]") == [
-        start("cooking/ideas.md"),
-        start("travel/ideas.md"),
+        start("cooking/ideas.md")
     ]
 
 

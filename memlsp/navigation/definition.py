@@ -8,12 +8,10 @@ from memlsp.vault.view import VaultView
 
 
 def destinations(resolved: ResolvedLink) -> tuple[str, ...]:
-    """Every file a link can mean: its targets (several for a shared alias), and for an ambiguous
-    link the note it follows first, then the other candidates in path order."""
+    """The files a link opens: its target, or every note of a shared alias. An ambiguous link opens
+    the one note Obsidian opens (vault/resolve.py); its diagnostic names the others."""
     resolution = resolved.resolution
-    if resolution.status is LinkStatus.AMBIGUOUS:
-        return tuple(dict.fromkeys(resolution.targets + resolution.candidates))
-    if resolution.status is LinkStatus.RESOLVED:
+    if resolution.status in (LinkStatus.RESOLVED, LinkStatus.AMBIGUOUS):
         return resolution.targets
     return ()
 

@@ -29,7 +29,6 @@ class Severity(IntEnum):
 
 SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING}
 SEVERITIES |= {"information": Severity.INFORMATION, "hint": Severity.HINT}
-LEVEL_NAMES = (*SEVERITIES, "off")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +42,7 @@ class Levels:
 
     @classmethod
     def named(cls, unresolved: str, missing_anchor: str, ambiguous: str, outside: str) -> Levels:
-        """From the settings' names ("information", "off", ...); LEVEL_NAMES lists them."""
+        """From the settings' names (config.PROBLEM_LEVELS: "information", "off", ...)."""
         return cls(
             *(SEVERITIES.get(name) for name in (unresolved, missing_anchor, ambiguous, outside))
         )

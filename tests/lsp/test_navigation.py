@@ -147,8 +147,8 @@ DEFINITIONS = [
     ),
     ("index.md", "[[ML]]", [("ml/机器学习.md", FILE)]),
     ("index.md", "[[Chengdu food]]", [("travel/成都美食.md", FILE)]),
-    # Ambiguous: the note it follows first, then the other candidate.
-    ("index.md", "[[ideas]]", [("travel/ideas.md", FILE), ("cooking/ideas.md", FILE)]),
+    # Ambiguous: the one note it opens (its diagnostic names the other).
+    ("index.md", "[[ideas]]", [("travel/ideas.md", FILE)]),
     ("index.md", "[old index](../outside.md)", []),  # outside the vault
     ("pkm/zettelkasten.md", "[[#^atomic]]", [("pkm/zettelkasten.md", 10)]),
     ("pkm/zettelkasten.md", "[[#Permanent notes]]", [("pkm/zettelkasten.md", 19)]),
