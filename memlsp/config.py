@@ -64,6 +64,9 @@ class Settings:
     missing_anchors: str = "warning"
     ambiguous_links: str = "information"
     links_outside: str = "warning"
+    # Where "Create note" puts a note a wikilink names: "" the vault root, "." beside the linking
+    # note, else this folder of the vault (a Markdown link's path is followed as written).
+    new_note_folder: str = ""
     # The settings the user gave in the editor or on the command line: a vault's file does not
     # override them (it may override the user config file's, which sit below it).
     chosen: frozenset[str] = frozenset()
@@ -103,6 +106,7 @@ USER_SETTINGS: dict[str, type] = {
     "missing_anchors": str,
     "ambiguous_links": str,
     "links_outside": str,
+    "new_note_folder": str,
 }
 PROBLEM_LEVELS = ("error", "warning", "information", "hint", "off")
 EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")

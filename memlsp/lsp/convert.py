@@ -7,6 +7,7 @@ converted with the line's text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from memlsp import wire
 from memlsp.model import Hit, Span
+from memlsp.navigation.actions import Action
 from memlsp.navigation.completion import Completions, Kind
 from memlsp.navigation.outline import Section
 from memlsp.navigation.places import Place
@@ -170,3 +172,30 @@ def completion_list(found: Completions, line_text: str, line: int, encoding: str
             }
         )
     return {"isIncomplete": found.incomplete, "items": items}
+
+
+def workspace_edit(
+    root: Path,
+    action: Action,
+    encoding: str,
+    version_of: Callable[[str], int | None],
+    document_changes: bool = True,
+) -> types.WorkspaceEdit:
+    """An action's edits; with `document_changes` (the client said it takes them) versioned, after
+    the file it creates. `version_of` gives an open document's version from its URI."""
+    edits: dict[str, list[types.TextEdit]] = {}
+    for edit in action.edits:
+        change = types.TextEdit(span_range(edit.span, encoding), edit.new_text)
+        edits.setdefault(note_uri(root, edit.path), []).append(change)
+    if not document_changes:
+        return types.WorkspaceEdit(changes=edits)
+    changes: list[Any] = []
+    if action.creates is not None:
+        created = note_uri(root, action.creates)
+        changes.append(
+            types.CreateFile(uri=created, options=types.CreateFileOptions(ignore_if_exists=True))
+        )
+    for uri, text_edits in edits.items():
+        document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version_of(uri))
+        changes.append(types.TextDocumentEdit(text_document=document, edits=list(text_edits)))
+    return types.WorkspaceEdit(document_changes=changes)

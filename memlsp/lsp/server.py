@@ -119,6 +119,11 @@ class MemlspServer(LanguageServer):
         document: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
         return document
 
+    def document_version(self, uri: str) -> int | None:
+        """The version of the document open at `uri`; None when it is not open (a file on disk)."""
+        document = self.document(uri)
+        return document.version if document is not None else None
+
     def lines(self, uri: str, view: VaultView, path: str) -> Sequence[str]:
         document = self.document(uri)
         return document.lines if document is not None else (view.read(path) or "").splitlines()
@@ -443,6 +448,7 @@ def _restart_key(settings: Settings) -> Settings:
         missing_anchors="",
         ambiguous_links="",
         links_outside="",
+        new_note_folder="",
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -102,3 +103,63 @@ async def test_a_setting_turns_a_kind_off_without_a_restart(session: Session) ->
     [hint] = await until_problems(session, "inbox/quiet.md", 1)
     assert hint.severity == types.DiagnosticSeverity.Hint
     session.close("inbox/quiet.md")
+
+
+# -- quick fixes (textDocument/codeAction) ---------------------------------------------------------
+
+
+async def fixes(session: Session, path: str, line: int, text: str, needle: str) -> list[Any]:
+    at = types.Position(line, session.units(text[: text.index(needle) + 2]))
+    found = await session.client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(session.uri(path)),
+            types.Range(at, at),
+            types.CodeActionContext(diagnostics=list(problems_of(session, path))),
+        )
+    )
+    return [action for action in found or [] if isinstance(action, types.CodeAction)]
+
+
+async def test_create_note_makes_the_file_and_the_problem_goes(session: Session) -> None:
+    text = "# Draft\n\n🚀 [[Someday soon]]\n"
+    session.open("inbox/draft2.md", text)
+    [problem] = await until_problems(session, "inbox/draft2.md", 1)
+    [create] = await fixes(session, "inbox/draft2.md", 2, text.split("\n")[2], "[[Someday")
+    assert create.title == "Create note Someday soon.md"
+    assert create.kind == types.CodeActionKind.QuickFix
+    assert list(create.diagnostics or ()) == [problem]
+    assert create.edit is not None and create.edit.document_changes is not None
+    made, filled = create.edit.document_changes
+    assert isinstance(made, types.CreateFile) and made.uri == session.uri("Someday soon.md")
+    assert isinstance(filled, types.TextDocumentEdit)
+    assert [getattr(edit, "new_text", None) for edit in filled.edits] == ["# Someday soon\n"]
+    assert not (session.vault / "Someday soon.md").exists()  # the server never writes the vault
+    session.write("Someday soon.md", "# Someday soon\n")  # as the client applies it
+    await until_problems(session, "inbox/draft2.md", 0)
+    session.close("inbox/draft2.md")
+
+
+async def test_link_to_one_candidate_of_an_ambiguous_name(session: Session) -> None:
+    text = "# Pick\n\n[[ideas|what to cook]]\n"
+    session.open("inbox/pick.md", text)
+    await until_problems(session, "inbox/pick.md", 1)
+    actions = await fixes(session, "inbox/pick.md", 2, text.split("\n")[2], "[[ideas")
+    titles = [action.title for action in actions]
+    assert titles == ["Link to travel/ideas.md (the note it opens now)", "Link to cooking/ideas.md"]
+    edit = actions[1].edit
+    assert edit is not None and edit.document_changes is not None
+    [change] = edit.document_changes
+    assert isinstance(change, types.TextDocumentEdit)
+    assert change.text_document.version == 1  # the open buffer's
+    [replace] = change.edits
+    assert isinstance(replace, types.TextEdit)
+    line = text.split("\n")[2]
+    new_line = (
+        line[: replace.range.start.character]
+        + replace.new_text
+        + line[replace.range.end.character :]
+    )
+    assert new_line == "[[cooking/ideas|what to cook]]"
+    session.change("inbox/pick.md", 2, (None, f"# Pick\n\n{new_line}\n"))
+    await until_problems(session, "inbox/pick.md", 0)
+    session.close("inbox/pick.md")

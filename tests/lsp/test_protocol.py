@@ -92,6 +92,11 @@ class Vault:
             types.TEXT_DOCUMENT_DEFINITION: at,
             types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY: at,
             types.TEXT_DOCUMENT_COMPLETION: at,
+            types.TEXT_DOCUMENT_CODE_ACTION: {
+                "textDocument": at["textDocument"],
+                "range": {"start": at["position"], "end": at["position"]},
+                "context": {"diagnostics": []},
+            },
             types.TEXT_DOCUMENT_REFERENCES: {**at, "context": {"includeDeclaration": True}},
             types.TEXT_DOCUMENT_DOCUMENT_SYMBOL: {"textDocument": at["textDocument"]},
             types.TEXT_DOCUMENT_DOCUMENT_LINK: {"textDocument": at["textDocument"]},
@@ -642,6 +647,13 @@ def well_typed(vault: Vault) -> dict[str, st.SearchStrategy[Any]]:
         types.TEXT_DOCUMENT_DEFINITION: at,
         types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY: at,
         types.TEXT_DOCUMENT_COMPLETION: at,
+        types.TEXT_DOCUMENT_CODE_ACTION: st.fixed_dictionaries(
+            {
+                "textDocument": st.fixed_dictionaries({"uri": uri}),
+                "range": span,
+                "context": st.fixed_dictionaries({"diagnostics": st.just([])}),
+            }
+        ),
         types.TEXT_DOCUMENT_REFERENCES: st.builds(
             lambda where, declaration: {**where, "context": {"includeDeclaration": declaration}},
             at,

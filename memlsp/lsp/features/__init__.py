@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memlsp.lsp.features import actions as actions
 from memlsp.lsp.features import calls as calls
 from memlsp.lsp.features import completion as completion
 from memlsp.lsp.features import custom as custom
@@ -22,6 +23,7 @@ MODULES = (
     references,
     hover,
     completion,
+    actions,
     links,
     calls,
     custom,

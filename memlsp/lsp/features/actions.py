@@ -1,0 +1,90 @@
+"""textDocument/codeAction: quick fixes for links with a problem (navigation/actions.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+from memlsp.lsp import convert
+from memlsp.lsp.server import MemlspServer, Note
+from memlsp.navigation.actions import Action, actions_at
+
+
+def register(server: MemlspServer) -> None:
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    async def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        uri, where = params.text_document.uri, params.range
+        if where.start.line != where.end.line:
+            return None  # a fix is for one link: a selection over lines asks for none
+
+        def work(note: Note) -> list[types.CodeAction] | None:
+            lines = [line.rstrip("\r\n") for line in server.lines(uri, note.view, note.path)]
+            if where.start.line >= len(lines):
+                return None
+            text = lines[where.start.line]
+            encoding = server.workspace.position_encoding
+            start = convert.column_of(text, where.start.character, encoding)
+            end = convert.column_of(text, where.end.character, encoding)
+            folder = _settings_folder(server, uri)
+            found = actions_at(note.view, note.path, lines, where.start.line, start, end, folder)
+            creates = _can_create(server)
+            return [
+                _code_action(server, note, action, params.context.diagnostics)
+                for action in found
+                if creates or action.creates is None
+            ]
+
+        return await server.in_note(uri, work, None)
+
+
+def _settings_folder(server: MemlspServer, uri: str) -> str:
+    found = server.vault_for(uri)
+    return found[0].settings.new_note_folder if found else ""
+
+
+def _can_create(server: MemlspServer) -> bool:
+    """Whether the client can make a file from an edit (VS Code can; Neovim 0.11 too)."""
+    workspace = server.client_capabilities.workspace
+    edit = workspace.workspace_edit if workspace else None
+    operations = (edit.resource_operations or []) if edit else []
+    return types.ResourceOperationKind.Create in operations
+
+
+def _document_changes(server: MemlspServer) -> bool:
+    """Versioned edits, as the client allows: Neovim 0.11 announces resource operations only."""
+    workspace = server.client_capabilities.workspace
+    edit = workspace.workspace_edit if workspace else None
+    return bool(edit and (edit.document_changes or edit.resource_operations))
+
+
+def _code_action(
+    server: MemlspServer, note: Note, action: Action, diagnostics: Sequence[types.Diagnostic]
+) -> types.CodeAction:
+    fixed = [_echo(d) for d in diagnostics if d.code == action.fixes and d.source == "memlsp"]
+    return types.CodeAction(
+        title=action.title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=fixed or None,
+        is_preferred=action.preferred or None,
+        edit=convert.workspace_edit(
+            note.root, action, server.encoding, server.document_version, _document_changes(server)
+        ),
+    )
+
+
+def _echo(diagnostic: types.Diagnostic) -> types.Diagnostic:
+    """The client's diagnostic as this server sends one: params are read leniently
+    (lsp/protocol.py), so a severity may still be a plain number there."""
+    severity = diagnostic.severity
+    return types.Diagnostic(
+        range=diagnostic.range,
+        message=diagnostic.message,
+        severity=None if severity is None else types.DiagnosticSeverity(int(severity)),
+        code=diagnostic.code,
+        source=diagnostic.source,
+        data=diagnostic.data,
+    )

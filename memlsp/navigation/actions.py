@@ -1,0 +1,152 @@
+"""Quick fixes for links with a problem (navigation/diagnostics.py):
+
+- a link to a note that does not exist: "Create note …", a new file whose first line is `# Title`,
+  where the `new_note_folder` setting says (as Obsidian's "default location for new notes": the
+  vault root, the linking note's folder, or a fixed folder); a Markdown link's path as written;
+- an ambiguous link: "Link to <path>" for every candidate, the one it opens now included, written
+  with enough of its path to mean that note only;
+- a link to a heading its note lacks: the closest headings the note has.
+
+Nothing here writes: an action is the edit a client applies when the user picks it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+from dataclasses import dataclass
+
+from memlsp.model import LinkKind, LinkStatus, ResolvedLink, Span
+from memlsp.vault.anchors import find_heading
+from memlsp.vault.linktext import wikilink_target
+from memlsp.vault.view import VaultView
+
+SAME_FOLDER = "."  # `new_note_folder`: beside the linking note; "" is the vault root
+# What Obsidian refuses in a file name (and what would leave the folder or hide the file).
+REFUSED = frozenset('*"\\<>:|?#^[]')
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    path: str  # a vault file
+    span: Span  # replaced by `new_text` (an empty span at 0:0 inserts at the start)
+    new_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    title: str
+    edits: tuple[Edit, ...]
+    creates: str | None = None  # a file made first (empty), then edited
+    fixes: str = ""  # the diagnostic code it answers
+    preferred: bool = False
+
+
+def actions_at(
+    view: VaultView, path: str, lines: list[str], line: int, start: int, end: int, folder: str
+) -> list[Action]:
+    """Fixes for the links of `path` that touch columns start..end of `line`."""
+    found: list[Action] = []
+    for resolved in view.graph.outlinks(path):
+        span = resolved.link.span
+        if span.line != line or span.end < start or span.start > end:
+            continue
+        status = resolved.resolution.status
+        if status is LinkStatus.UNRESOLVED:
+            found += _create(view, resolved, folder)
+        elif status is LinkStatus.AMBIGUOUS:
+            found += _choose(view, resolved, lines[line])
+        if status in (LinkStatus.RESOLVED, LinkStatus.AMBIGUOUS):
+            found += _closest_headings(view, resolved, lines[line])
+    return found
+
+
+def new_note_path(resolved: ResolvedLink, folder: str) -> str | None:
+    """Where the note a link names would be made; None when its name cannot be a file name or
+    the place is not inside the vault."""
+    link, source = resolved.link, resolved.source
+    written = link.target.strip().replace("\\", "/")
+    if not written:
+        return None
+    if link.kind is LinkKind.MARKDOWN or written.startswith(("./", "../")):
+        place = posixpath.join(posixpath.dirname(source), written.lstrip("/"))
+        if written.startswith("/"):
+            place = written.lstrip("/")
+    elif folder == SAME_FOLDER:
+        place = posixpath.join(posixpath.dirname(source), written)
+    else:
+        place = posixpath.join(folder.strip("/"), written)
+    place = posixpath.normpath(place)
+    if place.startswith(("../", "/")) or place in (".", ".."):
+        return None
+    name = posixpath.basename(place)
+    if not name or name.startswith(".") or any(c in REFUSED for c in place):
+        return None
+    return place if place.lower().endswith(".md") else place + ".md"
+
+
+def _create(view: VaultView, resolved: ResolvedLink, folder: str) -> list[Action]:
+    if resolved.link.embed and "." in posixpath.basename(resolved.link.target):
+        return []  # an image or a PDF: not a note to write
+    place = new_note_path(resolved, folder)
+    if place is None or view.graph.table.exists(place):
+        return []
+    title = posixpath.basename(place)[: -len(".md")]
+    first = Edit(place, Span(0, 0, 0), f"# {title}\n")
+    return [Action(f"Create note {place}", (first,), creates=place, fixes="unresolved-link")]
+
+
+def _target_span(resolved: ResolvedLink, line_text: str) -> Span | None:
+    """Where the link's written target sits on its line (a wikilink's, between `[[` and `#`/`|`)."""
+    link = resolved.link
+    if link.kind is not LinkKind.WIKI:
+        return None
+    opening = link.span.start + (3 if link.embed else 2)
+    written = line_text[opening : link.span.end]
+    stop = min(i for i in (written.find("#"), written.find("|"), written.find("]]")) if i >= 0)
+    return Span.on_line(line_text, link.span.line, opening, opening + stop)
+
+
+def _choose(view: VaultView, resolved: ResolvedLink, line_text: str) -> list[Action]:
+    where = _target_span(resolved, line_text)
+    if where is None:
+        return []
+    opened = resolved.resolution.targets[0]
+    choices = [opened, *(c for c in resolved.resolution.candidates if c != opened)]
+    actions = []
+    for candidate in choices:
+        written = wikilink_target(view.graph.table, resolved.source, candidate)
+        edit = Edit(resolved.source, where, written)
+        title = f"Link to {candidate}" + (" (the note it opens now)" if candidate == opened else "")
+        actions.append(Action(title, (edit,), fixes="ambiguous-link", preferred=False))
+    return actions
+
+
+def _closest_headings(view: VaultView, resolved: ResolvedLink, line_text: str) -> list[Action]:
+    link = resolved.link
+    if not link.headings or link.kind is not LinkKind.WIKI:
+        return []
+    target = resolved.resolution.targets[0]
+    note = view.graph.notes.get(target)
+    if note is None or find_heading(note, link.headings) is not None:
+        return []
+    names = [heading.text for heading in note.headings]
+    wanted = link.headings[-1]
+    closest = difflib.get_close_matches(wanted, names, n=3, cutoff=0.3)
+    inner = line_text[link.span.start : link.span.end]
+    hash_at = inner.find("#")
+    if hash_at < 0:
+        return []
+    stop = min(i for i in (inner.find("|", hash_at), inner.find("]]", hash_at)) if i >= 0)
+    where = Span.on_line(
+        line_text, link.span.line, link.span.start + hash_at + 1, link.span.start + stop
+    )
+    return [
+        Action(
+            f"Link to heading “{name}”",
+            (Edit(resolved.source, where, name),),
+            fixes="missing-heading",
+            preferred=i == 0,
+        )
+        for i, name in enumerate(closest)
+    ]
