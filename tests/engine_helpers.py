@@ -73,3 +73,12 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
             stat = path.stat()
             found[str(path.relative_to(folder))] = (stat.st_size, stat.st_mtime_ns)
     return found
+
+
+def small_vault_engine(root: Path, files: dict[str, str]) -> Engine:
+    """An indexed engine, keyword side only, on a vault of `files` written under `root/vault`."""
+    for path, text in files.items():
+        write(root / "vault", path, text)
+    engine = Engine.open(root / "vault", Settings(cache_dir=root / "cache", embedder="none"))
+    engine.refresh()
+    return engine

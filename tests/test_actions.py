@@ -6,28 +6,23 @@ from collections.abc import Iterator
 
 import pytest
 
-from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.navigation.actions import SAME_FOLDER, Action, actions_at
 from memlsp.vault.linktext import leads_only_to
-from tests.engine_helpers import write
+from tests.engine_helpers import small_vault_engine
 
 NOTE = "# Source\n[[Later]] [[ideas|my ideas]] [[Target#Methd]] [x](sub/New%20one.md) [[a:b]]\n"
 
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    root = tmp_path_factory.mktemp("actions")
     files = {
         "notes/Source.md": NOTE,
         "Target.md": "# Target\n\n## Method\n\n## Results\n",
         "travel/ideas.md": "# Travel ideas\n",
         "cooking/ideas.md": "# Cooking ideas\n",
     }
-    for path, text in files.items():
-        write(root / "vault", path, text)
-    opened = Engine.open(root / "vault", Settings(cache_dir=root / "cache", embedder="none"))
-    opened.refresh()
+    opened = small_vault_engine(tmp_path_factory.mktemp("actions"), files)
     yield opened
     opened.close()
 

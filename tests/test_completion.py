@@ -17,7 +17,7 @@ from memlsp.engine import Engine
 from memlsp.navigation.completion import MAX_ITEMS, Completions, Kind, complete
 from memlsp.navigation.fuzzy import Names, fold
 from memlsp.vault.linktext import leads_only_to, markdown_destination, wikilink_target
-from tests.engine_helpers import write
+from tests.engine_helpers import small_vault_engine, write
 
 VAULT = {
     "Vector Search.md": "# Vector Search\n\n## Intro\n\n### Why\n\n## Method\n\nA step. ^step-one\n",
@@ -34,11 +34,7 @@ VAULT = {
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    root = tmp_path_factory.mktemp("completion")
-    for path, text in VAULT.items():
-        write(root / "vault", path, text)
-    opened = Engine.open(root / "vault", Settings(cache_dir=root / "cache", embedder="none"))
-    opened.refresh()
+    opened = small_vault_engine(tmp_path_factory.mktemp("completion"), VAULT)
     yield opened
     opened.close()
 

@@ -6,10 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.navigation.diagnostics import Code, Levels, Severity, note_problems
-from tests.engine_helpers import write
+from tests.engine_helpers import small_vault_engine, write
 
 NOTE = (
     "# Source\n"
@@ -22,17 +21,13 @@ NOTE = (
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    root = tmp_path_factory.mktemp("diagnostics")
     files = {
         "Source.md": NOTE,
         "Target.md": "# Target\n\n## Real\n\nA line. ^blk\n",
         "travel/ideas.md": "# Travel ideas\n",
         "cooking/ideas.md": "# Cooking ideas\n",
     }
-    for path, text in files.items():
-        write(root / "vault", path, text)
-    opened = Engine.open(root / "vault", Settings(cache_dir=root / "cache", embedder="none"))
-    opened.refresh()
+    opened = small_vault_engine(tmp_path_factory.mktemp("diagnostics"), files)
     yield opened
     opened.close()
 

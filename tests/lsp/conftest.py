@@ -310,6 +310,19 @@ async def served(
         await client.stop()
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=sorted(CLIENTS))
+async def own(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Session]:
+    """A session per client for one test module, which may change its vault. Tests using it run in
+    the module's event loop: `pytestmark = pytest.mark.asyncio(loop_scope="module")`."""
+    folder = tmp_path_factory.mktemp(
+        f"{request.module.__name__.rsplit('.', 1)[-1]}-{request.param}"
+    )
+    async with served(folder, request.param) as session:
+        yield session
+
+
 @pytest_asyncio.fixture(scope="package", loop_scope="package", params=sorted(CLIENTS))
 async def shared(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory

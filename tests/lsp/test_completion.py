@@ -4,29 +4,19 @@ units, and an accepted item gives a link that the server then resolves."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from tests.lsp.conftest import CLIENTS, Session, served
+from tests.lsp.conftest import Session
 
 converter = get_converter()
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
     pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
 ]
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=sorted(CLIENTS))
-async def session(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Session]:
-    async with served(tmp_path_factory.mktemp(f"complete-{request.param}"), request.param) as made:
-        yield made
 
 
 async def completions(session: Session, path: str, line: int, text: str) -> dict[str, Any]:
@@ -42,62 +32,60 @@ async def completions(session: Session, path: str, line: int, text: str) -> dict
     return answer
 
 
-async def test_the_server_offers_completion_on_its_trigger_characters(session: Session) -> None:
-    assert session.result is not None
-    provider = session.result.capabilities.completion_provider
+async def test_the_server_offers_completion_on_its_trigger_characters(own: Session) -> None:
+    assert own.result is not None
+    provider = own.result.capabilities.completion_provider
     assert provider is not None
     assert set("[#^|") <= set(provider.trigger_characters or ())
 
 
 async def test_a_note_typed_after_two_brackets_is_offered_and_its_link_resolves(
-    session: Session,
+    own: Session,
 ) -> None:
     line = "😀 混合 see [[hybr"
-    session.open("inbox/draft.md", f"# Draft\n\n{line}\n", version=1)
-    found = await completions(session, "inbox/draft.md", 2, line)
+    own.open("inbox/draft.md", f"# Draft\n\n{line}\n", version=1)
+    found = await completions(own, "inbox/draft.md", 2, line)
     first = found["items"][0]
     assert first["detail"] == "search/hybrid-search.md"
     edit = first["textEdit"]
     assert edit["newText"] == "hybrid-search]]"
     # The range is what was typed after `[[`, in the client's units (the emoji is 2 or 4).
-    assert edit["range"]["start"] == {"line": 2, "character": session.units("😀 混合 see [[")}
-    assert edit["range"]["end"] == {"line": 2, "character": session.units(line)}
+    assert edit["range"]["start"] == {"line": 2, "character": own.units("😀 混合 see [[")}
+    assert edit["range"]["end"] == {"line": 2, "character": own.units(line)}
     # Accept it as the client would, then follow the link.
     accepted = "😀 混合 see [[" + edit["newText"]
-    session.change("inbox/draft.md", 2, (None, f"# Draft\n\n{accepted}\n"))
+    own.change("inbox/draft.md", 2, (None, f"# Draft\n\n{accepted}\n"))
 
     async def followed() -> list[str]:
-        places = await session.definition(
-            "inbox/draft.md", types.Position(2, session.units(accepted) - 3)
-        )
+        places = await own.definition("inbox/draft.md", types.Position(2, own.units(accepted) - 3))
         return [place[0] for place in places]
 
-    assert await session.until(followed) == ["search/hybrid-search.md"]
-    session.close("inbox/draft.md")
+    assert await own.until(followed) == ["search/hybrid-search.md"]
+    own.close("inbox/draft.md")
 
 
-async def test_a_shared_file_name_is_written_with_its_folder(session: Session) -> None:
-    session.open("inbox/ideas-draft.md", "[[ideas\n", version=1)
-    found = await completions(session, "inbox/ideas-draft.md", 0, "[[ideas")
+async def test_a_shared_file_name_is_written_with_its_folder(own: Session) -> None:
+    own.open("inbox/ideas-draft.md", "[[ideas\n", version=1)
+    found = await completions(own, "inbox/ideas-draft.md", 0, "[[ideas")
     written = {item["detail"]: item["textEdit"]["newText"] for item in found["items"][:2]}
     assert written == {"cooking/ideas.md": "cooking/ideas]]", "travel/ideas.md": "travel/ideas]]"}
-    session.close("inbox/ideas-draft.md")
+    own.close("inbox/ideas-draft.md")
 
 
-async def test_headings_of_a_linked_note_and_tags_with_counts(session: Session) -> None:
-    session.open("inbox/more.md", "[[hybrid-search#recip]]\n#sea\n", version=1)
-    found = await completions(session, "inbox/more.md", 0, "[[hybrid-search#recip")
+async def test_headings_of_a_linked_note_and_tags_with_counts(own: Session) -> None:
+    own.open("inbox/more.md", "[[hybrid-search#recip]]\n#sea\n", version=1)
+    found = await completions(own, "inbox/more.md", 0, "[[hybrid-search#recip")
     assert [item["label"] for item in found["items"]] == ["Reciprocal Rank Fusion"]
     assert found["items"][0]["textEdit"]["newText"] == "Reciprocal Rank Fusion"  # `]]` is there
-    tags = await completions(session, "inbox/more.md", 1, "#sea")
+    tags = await completions(own, "inbox/more.md", 1, "#sea")
     labels = [item["label"] for item in tags["items"]]
     assert labels[0] == "search" and {"search/ranking", "search/engines"} <= set(labels)
     assert tags["items"][0]["detail"].endswith(("note", "notes"))
-    session.close("inbox/more.md")
+    own.close("inbox/more.md")
 
 
-async def test_no_completion_inside_code(session: Session) -> None:
-    session.open("inbox/code.md", "```\n[[hybr\n```\n", version=1)
-    found = await completions(session, "inbox/code.md", 1, "[[hybr")
+async def test_no_completion_inside_code(own: Session) -> None:
+    own.open("inbox/code.md", "```\n[[hybr\n```\n", version=1)
+    found = await completions(own, "inbox/code.md", 1, "[[hybr")
     assert found == {"isIncomplete": False, "items": []}
-    session.close("inbox/code.md")
+    own.close("inbox/code.md")

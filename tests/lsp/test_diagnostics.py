@@ -5,27 +5,18 @@ note created by another program clears the problems of every open note that link
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from lsprotocol import types
 
-from tests.lsp.conftest import CLIENTS, Session, served
+from tests.lsp.conftest import Session
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
     pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
 ]
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=sorted(CLIENTS))
-async def session(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Session]:
-    async with served(tmp_path_factory.mktemp(f"problems-{request.param}"), request.param) as made:
-        yield made
 
 
 def problems_of(session: Session, path: str) -> Sequence[types.Diagnostic]:
@@ -44,65 +35,65 @@ async def until_problems(
     return problems_of(session, path)
 
 
-async def test_an_open_note_gets_its_problems_and_they_follow_the_buffer(session: Session) -> None:
+async def test_an_open_note_gets_its_problems_and_they_follow_the_buffer(own: Session) -> None:
     text = "# Plans\n\n😀 见 [[Not written yet]] and [[hybrid-search#No such heading]]\n"
-    session.open("inbox/plans.md", text)
-    found = await until_problems(session, "inbox/plans.md", 2)
+    own.open("inbox/plans.md", text)
+    found = await until_problems(own, "inbox/plans.md", 2)
     missing, anchor = sorted(found, key=lambda d: d.range.start.character)
     assert missing.severity == types.DiagnosticSeverity.Information
     assert missing.code == "unresolved-link" and missing.source == "memlsp"
     assert missing.message == "No note named “Not written yet” yet."
     line = text.split("\n")[2]
     start = line.index("[[Not")
-    assert missing.range.start == types.Position(2, session.units(line[:start]))
+    assert missing.range.start == types.Position(2, own.units(line[:start]))
     assert missing.range.end == types.Position(
-        2, session.units(line[: start + len("[[Not written yet]]")])
+        2, own.units(line[: start + len("[[Not written yet]]")])
     )
     assert anchor.severity == types.DiagnosticSeverity.Warning
     assert anchor.code == "missing-heading"
     # Fixed in the buffer: the warning goes, before anything is saved.
-    session.change("inbox/plans.md", 2, (None, text.replace("No such heading", "Fusion")))
-    await until_problems(session, "inbox/plans.md", 1)
-    session.close("inbox/plans.md")
-    await until_problems(session, "inbox/plans.md", 0)
+    own.change("inbox/plans.md", 2, (None, text.replace("No such heading", "Fusion")))
+    await until_problems(own, "inbox/plans.md", 1)
+    own.close("inbox/plans.md")
+    await until_problems(own, "inbox/plans.md", 0)
 
 
 async def test_creating_the_missing_note_clears_every_open_note_that_links_to_it(
-    session: Session,
+    own: Session,
 ) -> None:
-    session.open("inbox/a.md", "# A\n\n[[Someday]]\n")
-    session.open("inbox/b.md", "# B\n\nsee [[Someday|later]]\n")
-    await until_problems(session, "inbox/a.md", 1)
-    await until_problems(session, "inbox/b.md", 1)
-    session.write("Someday.md", "# Someday\n")  # another program
-    await until_problems(session, "inbox/a.md", 0)
-    await until_problems(session, "inbox/b.md", 0)
-    session.close("inbox/a.md")
-    session.close("inbox/b.md")
+    own.open("inbox/a.md", "# A\n\n[[Someday]]\n")
+    own.open("inbox/b.md", "# B\n\nsee [[Someday|later]]\n")
+    await until_problems(own, "inbox/a.md", 1)
+    await until_problems(own, "inbox/b.md", 1)
+    own.write("Someday.md", "# Someday\n")  # another program
+    await until_problems(own, "inbox/a.md", 0)
+    await until_problems(own, "inbox/b.md", 0)
+    own.close("inbox/a.md")
+    own.close("inbox/b.md")
 
 
-async def test_an_ambiguous_link_names_its_candidates(session: Session) -> None:
-    session.open("inbox/trip.md", "# Trip\n\n[[ideas]]\n")
-    [ambiguous] = await until_problems(session, "inbox/trip.md", 1)
+async def test_an_ambiguous_link_names_its_candidates(own: Session) -> None:
+    own.open("inbox/trip.md", "# Trip\n\n[[ideas]]\n")
+    [ambiguous] = await until_problems(own, "inbox/trip.md", 1)
     assert ambiguous.code == "ambiguous-link"
     assert ambiguous.severity == types.DiagnosticSeverity.Information
     assert ambiguous.data == {"candidates": ["travel/ideas.md", "cooking/ideas.md"]}
-    session.close("inbox/trip.md")
+    own.close("inbox/trip.md")
 
 
-async def test_a_setting_turns_a_kind_off_without_a_restart(session: Session) -> None:
-    session.open("inbox/quiet.md", "# Quiet\n\n[[Never]]\n")
-    await until_problems(session, "inbox/quiet.md", 1)
-    session.client.workspace_did_change_configuration(
+async def test_a_setting_turns_a_kind_off_without_a_restart(own: Session) -> None:
+    own.open("inbox/quiet.md", "# Quiet\n\n[[Never]]\n")
+    await until_problems(own, "inbox/quiet.md", 1)
+    own.client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"memlsp": {"unresolved_links": "off"}})
     )
-    await until_problems(session, "inbox/quiet.md", 0)
-    session.client.workspace_did_change_configuration(
+    await until_problems(own, "inbox/quiet.md", 0)
+    own.client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"memlsp": {"unresolved_links": "hint"}})
     )
-    [hint] = await until_problems(session, "inbox/quiet.md", 1)
+    [hint] = await until_problems(own, "inbox/quiet.md", 1)
     assert hint.severity == types.DiagnosticSeverity.Hint
-    session.close("inbox/quiet.md")
+    own.close("inbox/quiet.md")
 
 
 # -- quick fixes (textDocument/codeAction) ---------------------------------------------------------
@@ -120,30 +111,30 @@ async def fixes(session: Session, path: str, line: int, text: str, needle: str) 
     return [action for action in found or [] if isinstance(action, types.CodeAction)]
 
 
-async def test_create_note_makes_the_file_and_the_problem_goes(session: Session) -> None:
+async def test_create_note_makes_the_file_and_the_problem_goes(own: Session) -> None:
     text = "# Draft\n\n🚀 [[Someday soon]]\n"
-    session.open("inbox/draft2.md", text)
-    [problem] = await until_problems(session, "inbox/draft2.md", 1)
-    [create] = await fixes(session, "inbox/draft2.md", 2, text.split("\n")[2], "[[Someday")
+    own.open("inbox/draft2.md", text)
+    [problem] = await until_problems(own, "inbox/draft2.md", 1)
+    [create] = await fixes(own, "inbox/draft2.md", 2, text.split("\n")[2], "[[Someday")
     assert create.title == "Create note Someday soon.md"
     assert create.kind == types.CodeActionKind.QuickFix
     assert list(create.diagnostics or ()) == [problem]
     assert create.edit is not None and create.edit.document_changes is not None
     made, filled = create.edit.document_changes
-    assert isinstance(made, types.CreateFile) and made.uri == session.uri("Someday soon.md")
+    assert isinstance(made, types.CreateFile) and made.uri == own.uri("Someday soon.md")
     assert isinstance(filled, types.TextDocumentEdit)
     assert [getattr(edit, "new_text", None) for edit in filled.edits] == ["# Someday soon\n"]
-    assert not (session.vault / "Someday soon.md").exists()  # the server never writes the vault
-    session.write("Someday soon.md", "# Someday soon\n")  # as the client applies it
-    await until_problems(session, "inbox/draft2.md", 0)
-    session.close("inbox/draft2.md")
+    assert not (own.vault / "Someday soon.md").exists()  # the server never writes the vault
+    own.write("Someday soon.md", "# Someday soon\n")  # as the client applies it
+    await until_problems(own, "inbox/draft2.md", 0)
+    own.close("inbox/draft2.md")
 
 
-async def test_link_to_one_candidate_of_an_ambiguous_name(session: Session) -> None:
+async def test_link_to_one_candidate_of_an_ambiguous_name(own: Session) -> None:
     text = "# Pick\n\n[[ideas|what to cook]]\n"
-    session.open("inbox/pick.md", text)
-    await until_problems(session, "inbox/pick.md", 1)
-    actions = await fixes(session, "inbox/pick.md", 2, text.split("\n")[2], "[[ideas")
+    own.open("inbox/pick.md", text)
+    await until_problems(own, "inbox/pick.md", 1)
+    actions = await fixes(own, "inbox/pick.md", 2, text.split("\n")[2], "[[ideas")
     titles = [action.title for action in actions]
     assert titles == ["Link to travel/ideas.md (the note it opens now)", "Link to cooking/ideas.md"]
     edit = actions[1].edit
@@ -160,6 +151,6 @@ async def test_link_to_one_candidate_of_an_ambiguous_name(session: Session) -> N
         + line[replace.range.end.character :]
     )
     assert new_line == "[[cooking/ideas|what to cook]]"
-    session.change("inbox/pick.md", 2, (None, f"# Pick\n\n{new_line}\n"))
-    await until_problems(session, "inbox/pick.md", 0)
-    session.close("inbox/pick.md")
+    own.change("inbox/pick.md", 2, (None, f"# Pick\n\n{new_line}\n"))
+    await until_problems(own, "inbox/pick.md", 0)
+    own.close("inbox/pick.md")
