@@ -677,7 +677,11 @@ SYMBOL_QUERY = "Fusion"  # search/hybrid-search.md: "## Fusion", "### Reciprocal
 
 
 def heading_text(label: str) -> str:
-    """A heading as either side names it: "## Fusion" (built-in), "Hybrid search › Fusion" (memlsp)."""
+    """A heading as either side names it: "## Fusion" (built-in), "Hybrid search › Fusion" (memlsp).
+    VS Code marks a row whose section has problems (memlsp's diagnostics) with an icon (a private-use
+    codicon character) or their count after the name: neither is part of the heading."""
+    label = re.sub(r"[\ue000-\uf8ff]", "", label).strip()
+    label = re.sub(r"\s+\d+$", "", label)
     return re.sub(r"^#+\s*", "", label.split(" › ")[-1]).strip()
 
 

@@ -22,6 +22,11 @@ export const SERVER_SETTINGS = [
   "vector_weight",
   "min_strength",
   "vector_retry_seconds",
+  "unresolved_links",
+  "missing_anchors",
+  "ambiguous_links",
+  "links_outside",
+  "new_note_folder",
 ] as const;
 
 export type ServerSettingName = (typeof SERVER_SETTINGS)[number];
