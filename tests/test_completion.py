@@ -216,3 +216,13 @@ def test_every_inserted_link_leads_to_its_note_only(
         assert markdown_destination("a/b/x.md", "c d/y (1).md") == "../../c%20d/y%20%281%29.md"
     finally:
         engine.close()
+
+
+def test_a_short_query_ranks_every_name_it_starts() -> None:
+    """With many names starting with what was typed, the first tier alone is returned, and all
+    of it: the caller ranks it (by inlinks) as a whole."""
+    names = Names([f"a{n:03}" for n in range(300)] + ["b1", "xa"])
+    found, cut = names.best("a", enough=200)
+    assert cut and sorted(found) == [(0, i) for i in range(300)]
+    assert names.best("b", enough=200) == (names.matches("b"), False)
+    assert names.best("xa", enough=200) == ([(0, 301)], False)

@@ -138,7 +138,9 @@ def _notes(graph: LinkGraph, source: str, typed: str, column: int, closing: str)
     index = _name_index(graph)
     query = fold(typed.strip())
     ranked: dict[tuple[str, str], tuple[int, int, int, str]] = {}
-    for tier, position in index.names.matches(query):
+    # Many names start with one or two letters: the first tier alone then fills the list.
+    found, cut = index.names.best(query, enough=4 * MAX_ITEMS)
+    for tier, position in found:
         entry = index.entries[position]
         key = (entry.path, entry.alias)
         rank = (tier, -graph.inlink_count(entry.path), len(entry.shown), entry.path)
@@ -156,7 +158,7 @@ def _notes(graph: LinkGraph, source: str, typed: str, column: int, closing: str)
         items.append(
             Item(shown, kind, new_text + closing, start, column, target, filter_text=shown)
         )
-    return Completions(tuple(items), incomplete=len(ranked) > MAX_ITEMS)
+    return Completions(tuple(items), incomplete=cut or len(ranked) > MAX_ITEMS)
 
 
 @dataclass(frozen=True, slots=True)

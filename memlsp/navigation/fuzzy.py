@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -64,6 +64,20 @@ class Names:
             starts.append(offset)
             offset += len(name) + 1
         self._starts = starts
+        self._sorted = sorted((name, index) for index, name in enumerate(self.folded))
+
+    def best(self, query: str, enough: int) -> tuple[list[tuple[int, int]], bool]:
+        """Like `matches`, but when more than `enough` names start with the query (one or two
+        letters typed), only those, and True: no other tier can come before them."""
+        first = bisect_left(self._sorted, (query, -1))
+        prefixed = []
+        for name, index in self._sorted[first:]:
+            if not name.startswith(query):
+                break
+            prefixed.append((PREFIX, index))
+        if len(prefixed) > enough:
+            return prefixed, True
+        return self.matches(query), False
 
     def matches(self, query: str) -> list[tuple[int, int]]:
         """(tier, index) of every name the folded query matches, in index order."""
