@@ -9,7 +9,7 @@ and tantivy's own) left ~100 MB of freed pages spread over arenas once a backfil
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
+from typing import Any
 
 ARENAS = 2  # one for the main thread, one shared by the others
 _M_ARENA_MAX = -8  # mallopt's parameter number, from glibc's malloc.h
@@ -25,7 +25,8 @@ def _libc() -> ctypes.CDLL | None:
 _LIBC = _libc()
 
 
-def _function(name: str) -> Callable[[int, int], int] | Callable[[int], int] | None:
+def _function(name: str) -> Any:
+    """A glibc function (a ctypes function of C ints), or None on another C library."""
     return getattr(_LIBC, name, None) if _LIBC is not None else None
 
 
@@ -33,7 +34,7 @@ def limit_arenas() -> bool:
     """Call first thing in a process that will run models or serve: arenas made before stay.
     Whether glibc took the limit."""
     mallopt = _function("mallopt")
-    return mallopt is not None and mallopt(_M_ARENA_MAX, ARENAS) == 1  # type: ignore[call-arg]
+    return mallopt is not None and mallopt(_M_ARENA_MAX, ARENAS) == 1
 
 
 def release_memory() -> None:
@@ -41,4 +42,4 @@ def release_memory() -> None:
     activation buffers that glibc keeps: without this, RSS grows by ~80 MB over a backfill."""
     trim = _function("malloc_trim")
     if trim is not None:
-        trim(0)  # type: ignore[call-arg]
+        trim(0)

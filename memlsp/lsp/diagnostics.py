@@ -75,7 +75,7 @@ class Publisher:
         encoding = self._server.encoding
         problems = note_problems(engine.view(), path, levels_of(vault.settings))
         diagnostics = [diagnostic_json(problem, encoding) for problem in problems]
-        if self._sent.get(uri, []) != diagnostics or uri not in self._sent:
+        if self._sent.get(uri) != diagnostics:  # never sent counts as different
             self._sent[uri] = diagnostics
             self._send(uri, diagnostics)
 

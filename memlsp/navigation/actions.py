@@ -17,6 +17,7 @@ import posixpath
 from dataclasses import dataclass
 
 from memlsp.model import LinkKind, LinkStatus, ResolvedLink, Span
+from memlsp.navigation.diagnostics import Code, embeds_a_file
 from memlsp.vault.anchors import find_heading
 from memlsp.vault.linktext import wikilink_target
 from memlsp.vault.view import VaultView
@@ -86,14 +87,14 @@ def new_note_path(resolved: ResolvedLink, folder: str) -> str | None:
 
 
 def _create(view: VaultView, resolved: ResolvedLink, folder: str) -> list[Action]:
-    if resolved.link.embed and "." in posixpath.basename(resolved.link.target):
+    if embeds_a_file(resolved.link):
         return []  # an image or a PDF: not a note to write
     place = new_note_path(resolved, folder)
     if place is None or view.graph.table.exists(place):
         return []
     title = posixpath.basename(place)[: -len(".md")]
     first = Edit(place, Span(0, 0, 0), f"# {title}\n")
-    return [Action(f"Create note {place}", (first,), creates=place, fixes="unresolved-link")]
+    return [Action(f"Create note {place}", (first,), creates=place, fixes=Code.UNRESOLVED)]
 
 
 def _target_span(resolved: ResolvedLink, line_text: str) -> Span | None:
@@ -118,7 +119,7 @@ def _choose(view: VaultView, resolved: ResolvedLink, line_text: str) -> list[Act
         written = wikilink_target(view.graph.table, resolved.source, candidate)
         edit = Edit(resolved.source, where, written)
         title = f"Link to {candidate}" + (" (the note it opens now)" if candidate == opened else "")
-        actions.append(Action(title, (edit,), fixes="ambiguous-link", preferred=False))
+        actions.append(Action(title, (edit,), fixes=Code.AMBIGUOUS))
     return actions
 
 
@@ -145,7 +146,7 @@ def _closest_headings(view: VaultView, resolved: ResolvedLink, line_text: str) -
         Action(
             f"Link to heading “{name}”",
             (Edit(resolved.source, where, name),),
-            fixes="missing-heading",
+            fixes=Code.MISSING_HEADING,
             preferred=i == 0,
         )
         for i, name in enumerate(closest)

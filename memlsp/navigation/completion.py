@@ -24,17 +24,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
+from urllib.parse import unquote
 
 from memlsp.model import Heading, Note
 from memlsp.navigation.fuzzy import Names, fold
 from memlsp.parse.links import TAG_MAY_FOLLOW
 from memlsp.parse.markdown import parse_markdown
 from memlsp.parse.mask import iter_masked
-from memlsp.text import basename
 from memlsp.vault.anchors import find_heading
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.linktext import follows, markdown_destination, wikilink_target
-from memlsp.vault.names import strip_note_suffix
+from memlsp.vault.names import file_name
 from memlsp.vault.view import VaultView
 
 MAX_ITEMS = 50
@@ -111,12 +111,12 @@ def _in_wikilink(
 ) -> Completions:
     if "|" in inner:
         written, typed = inner.split("|", 1)
-        target = _target(view, path, written.split("#", 1)[0])
+        target = follows(view.graph.table, path, written.split("#", 1)[0].strip())
         return _labels(view.graph, target, typed, column, closing)
     if "#" in inner:
         written, anchor = inner.split("#", 1)
         if written:
-            target = _target(view, path, written)
+            target = follows(view.graph.table, path, written.strip())
             note = view.graph.notes.get(target) if target else None
         else:
             note = parse_markdown(path, "\n".join(lines))  # this note as it is being edited
@@ -129,23 +129,19 @@ def _in_wikilink(
     return _notes(view.graph, path, inner, column, closing)
 
 
-def _target(view: VaultView, source: str, written: str) -> str | None:
-    """The note a link's written target follows now (the first of an ambiguous one)."""
-    return follows(view.graph.table, source, written.strip())
-
-
 def _notes(graph: LinkGraph, source: str, typed: str, column: int, closing: str) -> Completions:
-    index = _name_index(graph)
+    index = _vault_names(graph).index
     query = fold(typed.strip())
+    # (path, alias) -> its best (tier, -inlinks, length, name shown)
     ranked: dict[tuple[str, str], tuple[int, int, int, str]] = {}
     # Many names start with one or two letters: the first tier alone then fills the list.
     found, cut = index.names.best(query, enough=4 * MAX_ITEMS)
     for tier, position in found:
         entry = index.entries[position]
         key = (entry.path, entry.alias)
-        rank = (tier, -graph.inlink_count(entry.path), len(entry.shown), entry.path)
+        rank = (tier, -graph.inlink_count(entry.path), len(entry.shown), entry.shown)
         if key not in ranked or rank < ranked[key]:
-            ranked[key] = (*rank[:3], entry.shown)
+            ranked[key] = rank
     best = heapq.nsmallest(
         MAX_ITEMS, ranked.items(), key=lambda item: (item[1][:3], item[0][0], item[0][1])
     )
@@ -153,7 +149,7 @@ def _notes(graph: LinkGraph, source: str, typed: str, column: int, closing: str)
     items = []
     for (target, alias), (*_, shown) in best:
         written = wikilink_target(graph.table, source, target)
-        kind = Kind.ALIAS if alias else Kind.NOTE if target.endswith(".md") else Kind.FILE
+        kind = Kind.ALIAS if alias else Kind.NOTE if target in graph.table.notes else Kind.FILE
         new_text = f"{written}|{alias}" if alias else written
         items.append(
             Item(shown, kind, new_text + closing, start, column, target, filter_text=shown)
@@ -172,10 +168,6 @@ class _Entry:
 class _NameIndex:
     entries: tuple[_Entry, ...]
     names: Names
-
-
-def _name_index(graph: LinkGraph) -> _NameIndex:
-    return _vault_names(graph).index
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,20 +198,19 @@ def _vault_names(graph: LinkGraph) -> _VaultNames:
         known = replace(known, sets=(table.notes, table.files))
         _remember(known)
     notes = known.notes
+    if len(notes) != len(graph.notes):
+        return _remember(_build(graph))
     changed: dict[str, tuple[Note, tuple[str, ...], frozenset[str]]] = {}
     for path, note in graph.notes.items():
         seen = notes.get(path)
         if seen is not None and seen[0] is note:
             continue
         entry = (note, _names_of(note), _tags_of(note))
-        if seen is None or entry[1] != seen[1] or entry[2] != seen[2]:
+        if seen is None or entry[1:] != seen[1:]:
             return _remember(_build(graph))  # a name or a tag changed: a new index
         changed[path] = entry
-    if changed or len(notes) != len(graph.notes):
-        if len(notes) != len(graph.notes):
-            return _remember(_build(graph))
-        known = replace(known, notes={**notes, **changed})
-        _remember(known)
+    if changed:
+        known = _remember(replace(known, notes={**notes, **changed}))
     return known
 
 
@@ -248,7 +239,7 @@ def _build(graph: LinkGraph) -> _VaultNames:
     notes: dict[str, tuple[Note, tuple[str, ...], frozenset[str]]] = {}
     tags: Counter[str] = Counter()
     for path in sorted(files):
-        name = strip_note_suffix(basename(path)) if path in table.notes else basename(path)
+        name = file_name(path)
         entries.append(_Entry(path, name))
         note = graph.notes.get(path)
         if note is None:
@@ -286,22 +277,20 @@ def _headings(
     *,
     slugs: bool,
 ) -> Completions:
-    headings = _under(note.headings, parents, note)
-    if headings is None:
-        return NOTHING
+    headings = _under(note, parents)
     texts = [heading.slug if slugs else heading.text for heading in headings]
     return _listed(texts, Kind.HEADING, typed, column, closing, detail=note.path)
 
 
-def _under(headings: tuple[Heading, ...], parents: tuple[str, ...], note: Note) -> list[Heading]:
-    """The headings nested under the heading path `parents` (all of them without one)."""
+def _under(note: Note, parents: tuple[str, ...]) -> list[Heading]:
+    """The note's headings nested under the heading path `parents` (all of them without one)."""
     if not parents:
-        return list(headings)
+        return list(note.headings)
     parent = find_heading(note, parents)
     if parent is None:
         return []
     inside = []
-    for heading in headings:
+    for heading in note.headings:
         if heading.line <= parent.line:
             continue
         if heading.level <= parent.level:
@@ -333,13 +322,13 @@ def _in_destination(
     graph = view.graph
     if "#" in typed:
         written, anchor = typed.split("#", 1)
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(source), _decoded(written)))
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(source), unquote(written)))
         note = graph.notes.get(target) if written else graph.notes.get(source)
         if note is None:
             return NOTHING
         return _headings(note, (), anchor, column, closing, slugs=True)
     index = _path_index(graph)
-    query = fold(_decoded(typed))
+    query = fold(unquote(typed))  # as the parser reads a destination (parse/links.py)
     matched = index.names.matches(query)
     best = heapq.nsmallest(
         MAX_ITEMS,
@@ -356,10 +345,6 @@ def _in_destination(
     return Completions(tuple(items), incomplete=len(matched) > MAX_ITEMS)
 
 
-def _decoded(written: str) -> str:
-    return written.replace("%20", " ")
-
-
 def _path_index(graph: LinkGraph) -> _NameIndex:
     return _paths(_vault_names(graph).files)
 
@@ -374,7 +359,7 @@ def _paths(files: frozenset[str]) -> _NameIndex:
 
 
 def _tags(graph: LinkGraph, typed: str, column: int) -> Completions:
-    counts = _tag_counts(graph)
+    counts = _vault_names(graph).tags
     names = sorted(counts, key=lambda tag: (-counts[tag], tag))
     matched = sorted(Names(names).matches(fold(typed)))
     start = column - len(typed)
@@ -387,7 +372,3 @@ def _tags(graph: LinkGraph, typed: str, column: int) -> Completions:
 
 def _notes_count(count: int) -> str:
     return f"{count} note" if count == 1 else f"{count} notes"
-
-
-def _tag_counts(graph: LinkGraph) -> Counter[str]:
-    return _vault_names(graph).tags

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
 
-from memlsp.model import LinkStatus, ResolvedLink, Span
+from memlsp.config import PROBLEM_LEVELS
+from memlsp.model import Link, LinkStatus, ResolvedLink, Span
 from memlsp.navigation.places import anchor_line
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.view import VaultView
@@ -27,8 +28,8 @@ class Severity(IntEnum):
     HINT = 4
 
 
-SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING}
-SEVERITIES |= {"information": Severity.INFORMATION, "hint": Severity.HINT}
+# The settings' names for them (config.PROBLEM_LEVELS, "off" aside).
+SEVERITIES = {name: Severity[name.upper()] for name in PROBLEM_LEVELS if name != "off"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +43,7 @@ class Levels:
 
     @classmethod
     def named(cls, unresolved: str, missing_anchor: str, ambiguous: str, outside: str) -> Levels:
-        """From the settings' names (config.PROBLEM_LEVELS: "information", "off", ...)."""
+        """From the settings' names ("information", "off", ...)."""
         return cls(
             *(SEVERITIES.get(name) for name in (unresolved, missing_anchor, ambiguous, outside))
         )
@@ -62,27 +63,31 @@ class Problem:
     severity: Severity
     code: str  # one of Code
     message: str
-    candidates: tuple[
-        str, ...
-    ] = ()  # the notes an ambiguous link could mean, the one it opens first
+    # The notes an ambiguous link could mean, the one it opens first.
+    candidates: tuple[str, ...] = ()
 
 
 def note_problems(view: VaultView, path: str, levels: Levels) -> list[Problem]:
     """Every problem with the links of the note `path`, in the order of the links."""
     problems = []
     for resolved in view.graph.outlinks(path):
-        problem = _problem(view, resolved, levels)
+        problem = _problem(view.graph, resolved, levels)
         if problem is not None:
             problems.append(problem)
     return problems
 
 
-def _problem(view: VaultView, resolved: ResolvedLink, levels: Levels) -> Problem | None:
+def embeds_a_file(link: Link) -> bool:
+    """An embed of something with an extension (an image, a PDF): a file, not a note."""
+    return link.embed and "." in link.target.rsplit("/", 1)[-1]
+
+
+def _problem(graph: LinkGraph, resolved: ResolvedLink, levels: Levels) -> Problem | None:
     link, resolution = resolved.link, resolved.resolution
     status = resolution.status
     written = link.target
     if status is LinkStatus.UNRESOLVED and levels.unresolved is not None:
-        what = "file" if link.embed and "." in written.rsplit("/", 1)[-1] else "note"
+        what = "file" if embeds_a_file(link) else "note"
         return Problem(
             link.span, levels.unresolved, Code.UNRESOLVED, f"No {what} named “{written}” yet."
         )
@@ -100,16 +105,16 @@ def _problem(view: VaultView, resolved: ResolvedLink, levels: Levels) -> Problem
         candidates = (opened, *others)
         return Problem(link.span, levels.ambiguous, Code.AMBIGUOUS, message, candidates)
     if status in (LinkStatus.RESOLVED, LinkStatus.AMBIGUOUS) and levels.missing_anchor is not None:
-        return _missing_anchor(view, resolved, levels.missing_anchor)
+        return _missing_anchor(graph, resolved, levels.missing_anchor)
     return None
 
 
-def _missing_anchor(view: VaultView, resolved: ResolvedLink, severity: Severity) -> Problem | None:
+def _missing_anchor(graph: LinkGraph, resolved: ResolvedLink, severity: Severity) -> Problem | None:
     link = resolved.link
     if not (link.block or link.headings):
         return None
     target = resolved.resolution.targets[0] if resolved.resolution.targets else None
-    note = view.graph.notes.get(target) if target else None
+    note = graph.notes.get(target) if target else None
     if note is None or anchor_line(note, resolved) is not None:
         return None  # found, or the target is a file without headings (an image, a PDF)
     if link.block:
@@ -137,16 +142,16 @@ class ProblemCounts:
 
 def vault_problems(view: VaultView) -> ProblemCounts:
     """How many links of each kind of problem the whole vault has, whatever the settings show."""
-    return _counted(view.graph, view)
+    return _counted(view.graph)
 
 
-@lru_cache(maxsize=2)
-def _counted(graph: LinkGraph, view: VaultView) -> ProblemCounts:
+@lru_cache(maxsize=2)  # a frozen graph is one revision: counted once, however often it is asked
+def _counted(graph: LinkGraph) -> ProblemCounts:
     every = Levels(*(Severity.HINT,) * 4)
     counts: Counter[str] = Counter()
     for path in graph.notes:
         for resolved in graph.outlinks(path):
-            problem = _problem(view, resolved, every)
+            problem = _problem(graph, resolved, every)
             if problem is not None:
                 counts[problem.code] += 1
     return ProblemCounts(

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 PREFIX, WORD, INSIDE, SCATTERED = range(4)
 # Where a word starts: after one of these, or where the script changes (`AI向量`).
@@ -30,13 +30,13 @@ def tier(query: str, folded: str) -> int | None:
     if folded.startswith(query):
         return PREFIX
     at = folded.find(query)
+    if at == -1:
+        return SCATTERED if _scattered(query).search(folded) else None
     while at != -1:
         if _word_start(folded, at):
             return WORD
         at = folded.find(query, at + 1)
-    if query in folded:
-        return INSIDE
-    return SCATTERED if _scattered(query).search(folded) else None
+    return INSIDE
 
 
 def _word_start(folded: str, position: int) -> bool:
@@ -64,7 +64,11 @@ class Names:
             starts.append(offset)
             offset += len(name) + 1
         self._starts = starts
-        self._sorted = sorted((name, index) for index, name in enumerate(self.folded))
+
+    @cached_property
+    def _sorted(self) -> list[tuple[str, int]]:
+        """The folded names in order, for `best`: only a vault's names are asked that."""
+        return sorted((name, index) for index, name in enumerate(self.folded))
 
     def best(self, query: str, enough: int) -> tuple[list[tuple[int, int]], bool]:
         """Like `matches`, but when more than `enough` names start with the query (one or two

@@ -29,6 +29,12 @@ def is_note_path(path: str) -> bool:
     return DEFAULT_RULES.is_note(path)
 
 
+def file_name(path: str) -> str:
+    """What a link names a file by: a note's file name without `.md`, another file's whole name."""
+    name = basename(path)
+    return strip_note_suffix(name) if is_note_path(path) else name
+
+
 class NameTable:
     """Every file of the vault by exact path, by case-insensitive path, by name and by alias.
 
@@ -73,8 +79,7 @@ class NameTable:
     @staticmethod
     def names_of(path: str, aliases: tuple[str, ...] = ()) -> set[str]:
         """The name keys under which a file can be found: its name, and its aliases (prefixed)."""
-        name = basename(path)
-        keys = {name_key(strip_note_suffix(name) if is_note_path(path) else name)}
+        keys = {name_key(file_name(path))}
         keys.update("alias:" + name_key(alias) for alias in aliases)
         return keys
 
@@ -82,7 +87,7 @@ class NameTable:
         self._own()
         (self.notes if is_note_path(path) else self.files).add(path)
         self._by_folded_path.writable(self.lookup_path(path), set).add(path)
-        self._by_name.writable(name_key(self._name(path)), set).add(path)
+        self._by_name.writable(name_key(file_name(path)), set).add(path)
         self._aliases[path] = aliases
         for alias in aliases:
             self._by_alias.writable(name_key(alias), set).add(path)
@@ -92,7 +97,7 @@ class NameTable:
         self.notes.discard(path)
         self.files.discard(path)
         _discard(self._by_folded_path, self.lookup_path(path), path)
-        _discard(self._by_name, name_key(self._name(path)), path)
+        _discard(self._by_name, name_key(file_name(path)), path)
         for alias in self._aliases.pop(path, ()):
             _discard(self._by_alias, name_key(alias), path)
 
@@ -107,11 +112,6 @@ class NameTable:
 
     def by_alias(self, alias: str) -> set[str]:
         return self._by_alias.get(name_key(alias)) or set()
-
-    @staticmethod
-    def _name(path: str) -> str:
-        name = basename(path)
-        return strip_note_suffix(name) if is_note_path(path) else name
 
 
 def _discard(table: SharedMap[str, set[str]], key: str, path: str) -> None:

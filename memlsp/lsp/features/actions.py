@@ -46,18 +46,22 @@ def _settings_folder(server: MemlspServer, uri: str) -> str:
     return found[0].settings.new_note_folder if found else ""
 
 
+def _edit_capabilities(server: MemlspServer) -> types.WorkspaceEditClientCapabilities | None:
+    workspace = server.client_capabilities.workspace
+    return workspace.workspace_edit if workspace else None
+
+
 def _can_create(server: MemlspServer) -> bool:
     """Whether the client can make a file from an edit (VS Code can; Neovim 0.11 too)."""
-    workspace = server.client_capabilities.workspace
-    edit = workspace.workspace_edit if workspace else None
-    operations = (edit.resource_operations or []) if edit else []
-    return types.ResourceOperationKind.Create in operations
+    edit = _edit_capabilities(server)
+    return edit is not None and types.ResourceOperationKind.Create in (
+        edit.resource_operations or []
+    )
 
 
 def _document_changes(server: MemlspServer) -> bool:
     """Versioned edits, as the client allows: Neovim 0.11 announces resource operations only."""
-    workspace = server.client_capabilities.workspace
-    edit = workspace.workspace_edit if workspace else None
+    edit = _edit_capabilities(server)
     return bool(edit and (edit.document_changes or edit.resource_operations))
 
 
