@@ -36,7 +36,7 @@ from memlsp.writer import Progress, VaultWriter
 log = logging.getLogger(__name__)
 
 _LATIN_WORD = re.compile("[A-Za-z]+")
-PARSER_VERSION = 3
+PARSER_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)

@@ -205,7 +205,7 @@ def test_hover_on_a_tag_counts_its_notes_nested_tags_included(fixture_engine: En
     text = hover_at(fixture_engine, "daily/2024-03-01.md", "#daily", into=1)
     assert text.startswith("**#daily** is on 3 notes (nested tags `#daily/…` included)\n\n")
     assert "- [2024-03-01](mem:daily/2024-03-01.md:2)\n" in text  # where the tag is written
-    assert "- [周五](mem:daily/2024-03-15.md:0) — 今天整理了" in text  # a frontmatter tag
+    assert "- [周五](mem:daily/2024-03-15.md:2) — 今天整理了" in text  # in the frontmatter
     search = tag_hover(view_of(fixture_engine), "search", uri)
     assert search.startswith("**#search** is on 5 notes")
     for path in ("search/bm25.md", "search/hybrid-search.md", "inbox/broken-config.md"):
@@ -224,7 +224,7 @@ def test_tag_matching_is_case_insensitive_and_stops_at_a_slash(tmp_path: Path) -
     )
     text = tag_hover(view_of(engine), "project", uri)
     assert text.startswith("**#project** is on 2 notes")
-    assert "(mem:a.md:0)" in text and "(mem:b.md:0)" in text and "c.md" not in text
+    assert "(mem:a.md:0)" in text and "(mem:b.md:1)" in text and "c.md" not in text
     assert tag_hover(view_of(engine), "nothing", uri).startswith("**#nothing** is on 0 notes")
 
 

@@ -49,7 +49,11 @@ def test_frontmatter_fields() -> None:
     assert note.title == "Hybrid search 混合检索"
     assert note.aliases == ("混合检索", "RRF search")
     assert tags(note) == ["search/fusion", "ir"]
-    assert all(tag.span is None for tag in note.tags)
+    # where each is written, `#` included: hover and rename find them there
+    assert [(t.span.line, t.span.start, t.span.end) for t in note.tags if t.span] == [
+        (3, 7, 20),
+        (3, 23, 26),
+    ]
     assert note.description == "Keyword plus vectors."
     assert note.date == "2024-03-01"
     assert note.body_start_line == 7
@@ -318,7 +322,7 @@ def test_inline_tags() -> None:
 def test_frontmatter_and_inline_tags_together() -> None:
     note = parse_markdown("n.md", "---\ntags: [recipe]\n---\nText #烹饪/川菜\n")
     assert [(t.name, t.span) for t in note.tags] == [
-        ("recipe", None),
+        ("recipe", Span(1, 7, 13)),
         ("烹饪/川菜", Span(3, 5, 11)),
     ]
 

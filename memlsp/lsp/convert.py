@@ -17,8 +17,8 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from memlsp import wire
 from memlsp.model import Hit, Span
-from memlsp.navigation.actions import Action
 from memlsp.navigation.completion import Completions, Kind
+from memlsp.navigation.edits import Change
 from memlsp.navigation.outline import Section
 from memlsp.navigation.places import Place
 
@@ -176,26 +176,31 @@ def completion_list(found: Completions, line_text: str, line: int, encoding: str
 
 def workspace_edit(
     root: Path,
-    action: Action,
+    change: Change,
     encoding: str,
     version_of: Callable[[str], int | None],
     document_changes: bool = True,
 ) -> types.WorkspaceEdit:
-    """An action's edits; with `document_changes` (the client said it takes them) versioned, after
-    the file it creates. `version_of` gives an open document's version from its URI."""
+    """A change as one edit; with `document_changes` (the client said it takes them) the file it
+    creates, versioned text edits, then the files it renames, in that order. `version_of` gives an
+    open document's version from its URI."""
     edits: dict[str, list[types.TextEdit]] = {}
-    for edit in action.edits:
-        change = types.TextEdit(span_range(edit.span, encoding), edit.new_text)
-        edits.setdefault(note_uri(root, edit.path), []).append(change)
+    for edit in change.edits:
+        text_edit = types.TextEdit(span_range(edit.span, encoding), edit.new_text)
+        edits.setdefault(note_uri(root, edit.path), []).append(text_edit)
     if not document_changes:
         return types.WorkspaceEdit(changes=edits)
     changes: list[Any] = []
-    if action.creates is not None:
-        created = note_uri(root, action.creates)
+    if change.creates is not None:
+        created = note_uri(root, change.creates)
         changes.append(
             types.CreateFile(uri=created, options=types.CreateFileOptions(ignore_if_exists=True))
         )
     for uri, text_edits in edits.items():
         document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version_of(uri))
         changes.append(types.TextDocumentEdit(text_document=document, edits=list(text_edits)))
+    for move in change.moves:
+        changes.append(
+            types.RenameFile(old_uri=note_uri(root, move.old), new_uri=note_uri(root, move.new))
+        )
     return types.WorkspaceEdit(document_changes=changes)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from memlsp.model import LinkKind, LinkStatus, ResolvedLink, Span
 from memlsp.navigation.diagnostics import Code, embeds_a_file
+from memlsp.navigation.edits import Change, Edit
 from memlsp.vault.anchors import find_heading
 from memlsp.vault.linktext import wikilink_target
 from memlsp.vault.view import VaultView
@@ -28,19 +29,16 @@ REFUSED = frozenset('*"\\<>:|?#^[]')
 
 
 @dataclass(frozen=True, slots=True)
-class Edit:
-    path: str  # a vault file
-    span: Span  # replaced by `new_text` (an empty span at 0:0 inserts at the start)
-    new_text: str
-
-
-@dataclass(frozen=True, slots=True)
 class Action:
     title: str
     edits: tuple[Edit, ...]
     creates: str | None = None  # a file made first (empty), then edited
     fixes: str = ""  # the diagnostic code it answers
     preferred: bool = False
+
+    @property
+    def change(self) -> Change:
+        return Change(self.edits, self.creates)
 
 
 def actions_at(

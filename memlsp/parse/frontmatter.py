@@ -24,6 +24,10 @@ MAX_EXPANDED_CHARS = 1_000_000
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # safe loading only, in C when built
 _HANDLER = YAMLHandler()
 _TAG_NAME = re.compile(r"[^,\s]+")
+# Where tags are written in the frontmatter's text: a top-level `tags:` / `tag:` key, the rest of
+# its line and the indented or `- ` lines under it; a tag is a run of what YAML leaves unquoted.
+_TAGS_KEY = re.compile(r"(?i)tags?\s*:")
+_TAG_WORD = re.compile(r"#?([^\s,\[\]'\"#]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +152,25 @@ def tag_names(values: list[str], limit: int) -> list[str]:
     """Tag names in frontmatter values (`[a, b]`, `"a b"`, `a, #b`), the first `limit` of them."""
     names = (match.group().lstrip("#") for value in values for match in _TAG_NAME.finditer(value))
     return list(islice((name for name in names if name), limit))
+
+
+def tag_places(lines: list[str], body_start: int) -> Iterator[tuple[int, int, int, str]]:
+    """(line, start, end, name) of every tag word written under a `tags:` key of the frontmatter
+    that ends before `body_start`, `#` included in the columns when it is written."""
+    inside = False
+    for line_no in range(1, max(body_start - 1, 1)):
+        text = lines[line_no]
+        if text[:1] not in (" ", "\t", "-", ""):  # a top-level key: ours, or the next one
+            key = _TAGS_KEY.match(text)
+            inside = key is not None
+            start = key.end() if key else len(text)
+        elif inside:
+            start = 0
+        else:
+            continue
+        for word in _TAG_WORD.finditer(text, start):
+            if word.group(1) != "-":
+                yield line_no, word.start(), word.end(), word.group(1)
 
 
 def as_date(value: Any) -> str | None:

@@ -8,6 +8,7 @@ call, never once per link.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 from memlsp.model import Link, LinkKind, Span, Tag
@@ -167,3 +168,45 @@ def find_block_id(masked: str) -> str | None:
         return None
     match = _BLOCK_ID.search(masked)
     return match.group(1) if match else None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkParts:
+    """Where a link's written parts sit on its line, as code-point columns (start, end): the
+    target (empty at the anchor for `[[#A]]`), and the anchor after `#` (`^id` for a block)."""
+
+    target: tuple[int, int]
+    anchor: tuple[int, int] | None
+
+
+def link_parts(line: str, link: Link) -> LinkParts | None:
+    """The parts of `link` on `line`, its line's text now; None when the text there is no longer
+    that link (the line changed since it was parsed)."""
+    start = link.span.start
+    if link.kind is LinkKind.WIKI:
+        match = _WIKILINK.match(line, start)
+        if match is None or match.end() != link.span.end:
+            return None
+        begin, stop = match.span(2)
+        pipe = line.find("|", begin, stop)
+        if pipe > begin and line[pipe - 1] == "\\":
+            pipe -= 1  # `\|` in a table: the backslash belongs to the pipe
+        stop = pipe if pipe >= 0 else stop
+    else:
+        match = _MD_LINK.match(line, start)
+        if match is None or match.end() != link.span.end or match.group(3) is None:
+            return None
+        begin, stop = match.span(3)
+        if line[begin : begin + 1] == "<":
+            begin, stop = begin + 1, stop - 1
+    hash_at = line.find("#", begin, stop)
+    target_end = hash_at if hash_at >= 0 else stop
+    anchor = (hash_at + 1, stop) if hash_at >= 0 else None
+    return LinkParts(_strip(line, begin, target_end), anchor and _strip(line, *anchor))
+
+
+def _strip(line: str, start: int, end: int) -> tuple[int, int]:
+    """The columns without the spaces around the text (`[[ note ]]` names `note`)."""
+    text = line[start:end]
+    lead = len(text) - len(text.lstrip())
+    return (start + lead, max(start + lead, end - (len(text) - len(text.rstrip()))))

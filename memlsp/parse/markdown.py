@@ -7,13 +7,14 @@ import unicodedata
 from itertools import islice
 from typing import Any
 
-from memlsp.model import Block, Heading, Link, Note, Tag
+from memlsp.model import Block, Heading, Link, Note, Span, Tag
 from memlsp.parse.frontmatter import (
     as_date,
     as_strings,
     parse_iso_date,
     split_frontmatter,
     tag_names,
+    tag_places,
 )
 from memlsp.parse.inline import strip_markup as strip_markup
 from memlsp.parse.inline import without_trailing_tags
@@ -109,10 +110,21 @@ def _date_from_path(path: str) -> str | None:
     return None
 
 
-def _front_tags(meta: dict[str, Any], limits: NoteLimits) -> list[Tag]:
+def _front_tags(
+    meta: dict[str, Any], lines: list[str], body_start: int, limits: NoteLimits
+) -> list[Tag]:
+    """The frontmatter's tags, each with the place it is written when it can be found there (a
+    tag YAML built some other way, through an anchor say, has none)."""
     values = as_strings(meta.get("tags"), MAX_TAGS + 1) + as_strings(meta.get("tag"), MAX_TAGS + 1)
     names = tag_names(values, MAX_TAGS + 1)
-    return [Tag(name, None) for name in names[: limits.keep(names, MAX_TAGS, TAGS)]]
+    places: dict[str, list[Span]] = {}
+    for line_no, start, end, name in tag_places(lines, body_start):
+        places.setdefault(name, []).append(Span.on_line(lines[line_no], line_no, start, end))
+    tags = []
+    for name in names[: limits.keep(names, MAX_TAGS, TAGS)]:
+        written = places.get(name)
+        tags.append(Tag(name, written.pop(0) if written else None))
+    return tags
 
 
 def _aliases(meta: dict[str, Any], limits: NoteLimits) -> list[str]:
@@ -139,7 +151,7 @@ def parse_markdown(path: str, text: str) -> Note:
     problems = [front.problem] if front.problem else []
     limits = NoteLimits()
 
-    tags = _front_tags(meta, limits)
+    tags = _front_tags(meta, lines, front.body_start if meta else 0, limits)
     headings: list[Heading] = []
     blocks: list[Block] = []
     links: list[Link] = []

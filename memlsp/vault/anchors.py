@@ -27,17 +27,23 @@ def heading_matches(heading: Heading, wanted: str) -> bool:
 
 def find_heading(note: Note, path: tuple[str, ...]) -> Heading | None:
     """`("A", "B")` is heading B nested under heading A (anywhere below it, in A's section)."""
+    found = heading_path(note, path)
+    return found[-1] if found else None
+
+
+def heading_path(note: Note, path: tuple[str, ...]) -> tuple[Heading, ...] | None:
+    """The heading each part of an anchor path names, or None if one names nothing."""
     candidates = list(note.headings)
-    found: Heading | None = None
+    found: list[Heading] = []
     for wanted in path:
         match = next((h for h in candidates if heading_matches(h, wanted)), None)
         if match is None:
             return None
-        found = match
+        found.append(match)
         after = candidates[candidates.index(match) + 1 :]
         section_end = next((i for i, h in enumerate(after) if h.level <= match.level), len(after))
         candidates = after[:section_end]
-    return found
+    return tuple(found)
 
 
 def find_block(note: Note, block_id: str) -> Block | None:

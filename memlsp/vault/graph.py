@@ -107,7 +107,7 @@ class LinkGraph:
             self._relink_dependents(self.table.names_of(path))
 
     def _relink_dependents(self, keys: set[str], also: str | None = None) -> None:
-        sources = {source for key in keys for source in self._dependents.get(key) or ()}
+        sources = self.sources_looking_up(keys)
         if also is not None:
             sources.add(also)
         for source in sorted(sources):
@@ -168,6 +168,11 @@ class LinkGraph:
 
     def inlink_sources(self, path: str) -> list[str]:
         return sorted(self._inlinks.get(path) or ())
+
+    def sources_looking_up(self, keys: Iterable[str]) -> set[str]:
+        """The notes with a link whose resolution can change when one of these name keys comes
+        or goes (see `NameTable.names_of`)."""
+        return {source for key in keys for source in self._dependents.get(key) or ()}
 
     def inlink_count(self, path: str) -> int:
         return len(self._inlinks.get(path) or ())

@@ -69,6 +69,13 @@ def resolve(link: Link, source: str, table: NameTable) -> Resolution:
     return UNRESOLVED
 
 
+def by_relative_path(link: Link, source: str, table: NameTable) -> str | None:
+    """The file a Markdown link's destination names as a path from `source`, without falling
+    back to the name (what a Markdown viewer other than Obsidian opens)."""
+    relative = _relative_path(link.target.replace("\\", "/").strip(), source)
+    return None if relative is None else _by_path(relative, table)
+
+
 def _relative_path(target: str, source: str) -> str | None:
     """`target` relative to the source note's folder (the vault root for `/x`); None if outside."""
     base = "" if target.startswith("/") else posixpath.dirname(source)

@@ -75,7 +75,11 @@ def _code_action(
         diagnostics=fixed or None,
         is_preferred=action.preferred or None,
         edit=convert.workspace_edit(
-            note.root, action, server.encoding, server.document_version, _document_changes(server)
+            note.root,
+            action.change,
+            server.encoding,
+            server.document_version,
+            _document_changes(server),
         ),
     )
 
