@@ -7,8 +7,8 @@ from memlsp.model import LinkStatus
 from memlsp.navigation.edits import Change
 from memlsp.parse.markdown import parse_markdown, split_lines
 from memlsp.vault.graph import LinkGraph
-from memlsp.vault.view import VaultView
 from memlsp.vault.names import is_note_path
+from memlsp.vault.view import VaultView
 
 
 def memory_view(files: dict[str, str]) -> VaultView:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from memlsp.navigation.edits import Change
 from memlsp.navigation.relink import relink
-from memlsp.navigation.rename import Refused, Renamable, Subject, rename, renamable_at
+from memlsp.navigation.rename import Refused, Renamable, Subject, renamable_at, rename
 from memlsp.parse.markdown import parse_markdown
 from memlsp.vault.view import VaultView
 from tests.memory_vault import applied, memory_view, targets
@@ -103,7 +103,7 @@ def test_a_name_taken_or_refused_by_obsidian_is_refused_with_the_reason() -> Non
     files = FILES | {"notes/Taken.md": "# Taken\n"}
     view = memory_view(files)
     what = at(view, files, "index.md", "[[Old Name]]")
-    with pytest.raises(Refused, match="notes/Taken.md already exists"):
+    with pytest.raises(Refused, match=r"notes/Taken\.md already exists"):
         rename(view, what, "taken")
     for bad in ("a/b", "what?", "x#y", "[x]", "", ".hidden"):
         with pytest.raises(Refused):

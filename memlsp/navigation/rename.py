@@ -36,6 +36,10 @@ class Refused(Exception):
     """Why this cannot be renamed, for the user."""
 
 
+class NothingToRename(Refused):
+    """The cursor is on plain text."""
+
+
 class Subject(StrEnum):
     NOTE = "note"
     HEADING = "heading"
@@ -77,7 +81,7 @@ def renamable_at(view: VaultView, path: str, lines: list[str], line: int, column
         if at >= 0 and at <= column <= at + 1 + len(block.id):
             span = Span.on_line(text, line, at + 1, at + 1 + len(block.id))
             return Renamable(Subject.BLOCK, span, block.id, path, block.line)
-    raise Refused(
+    raise NothingToRename(
         "Nothing to rename here: put the cursor on a link, a heading, a tag or a ^block-id"
     )
 

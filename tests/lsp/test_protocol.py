@@ -25,6 +25,7 @@ from memlsp.lsp.main import create_server
 from tests.lsp.wire import Wire, small_vault
 
 INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
+REQUEST_FAILED = -32803  # LSP's: a valid request the server cannot do, and says why
 PARSE_ERROR, NOT_INITIALIZED, CANCELLED = -32700, -32002, -32800
 HANG = 15.0  # seconds: a hang guard, not a timing
 _numbers = itertools.count(1)
@@ -55,6 +56,7 @@ AT_A_POSITION = [
     types.TEXT_DOCUMENT_REFERENCES,
     types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY,
     types.TEXT_DOCUMENT_COMPLETION,
+    types.TEXT_DOCUMENT_PREPARE_RENAME,
 ]
 
 
@@ -92,6 +94,11 @@ class Vault:
             types.TEXT_DOCUMENT_DEFINITION: at,
             types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY: at,
             types.TEXT_DOCUMENT_COMPLETION: at,
+            types.TEXT_DOCUMENT_PREPARE_RENAME: at,
+            types.TEXT_DOCUMENT_RENAME: {**at, "newName": "gamma"},
+            types.WORKSPACE_WILL_RENAME_FILES: {
+                "files": [{"oldUri": self.uri("beta.md"), "newUri": self.uri("sub/beta.md")}]
+            },
             types.TEXT_DOCUMENT_CODE_ACTION: {
                 "textDocument": at["textDocument"],
                 "range": {"start": at["position"], "end": at["position"]},
@@ -298,9 +305,13 @@ def test_bad_params_are_answered_invalid_params(served: Served) -> None:
     assert set(advertised) <= set(served.capabilities)
     assert {m for methods in advertised.values() for m in methods} <= set(FEATURES)
     assert {f"memlsp/{name}" for name in ("search", "links", "status", "reindex")} <= set(FEATURES)
-    # Good params get a result; the one command-less command gets InvalidParams.
+    # Good params get a result; the one command-less command gets InvalidParams, and renaming a
+    # note RequestFailed: this client announced no way to rename a file.
     answered = call_all(served.wire, [(m, served.vault.good(m)) for m in FEATURES])
-    assert [m for m, _, r in answered if code(r) is not None] == [types.WORKSPACE_EXECUTE_COMMAND]
+    assert {m: code(r) for m, _, r in answered if code(r) is not None} == {
+        types.WORKSPACE_EXECUTE_COMMAND: INVALID_PARAMS,
+        types.TEXT_DOCUMENT_RENAME: REQUEST_FAILED,
+    }
 
     calls = [(method, params) for method in FEATURES for params in served.vault.bad(method)]
     assert len(calls) > 150
@@ -647,6 +658,13 @@ def well_typed(vault: Vault) -> dict[str, st.SearchStrategy[Any]]:
         types.TEXT_DOCUMENT_DEFINITION: at,
         types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY: at,
         types.TEXT_DOCUMENT_COMPLETION: at,
+        types.TEXT_DOCUMENT_PREPARE_RENAME: at,
+        types.TEXT_DOCUMENT_RENAME: st.builds(
+            lambda where, name: {**where, "newName": name}, at, st.text(max_size=12)
+        ),
+        types.WORKSPACE_WILL_RENAME_FILES: st.fixed_dictionaries(
+            {"files": st.lists(st.fixed_dictionaries({"oldUri": uri, "newUri": uri}), max_size=3)}
+        ),
         types.TEXT_DOCUMENT_CODE_ACTION: st.fixed_dictionaries(
             {
                 "textDocument": st.fixed_dictionaries({"uri": uri}),
@@ -686,14 +704,15 @@ def test_fuzz_every_request_is_answered_once(fresh: tuple[Wire, Vault], tmp_path
         {"textDocument": st.fixed_dictionaries({"uri": JSON}) | JSON},
         optional={"position": st.fixed_dictionaries({"line": NUMBER, "character": NUMBER}) | JSON},
     )
-    methods = [*FEATURES, types.INITIALIZE, "memlsp/unknown", "textDocument/rename"]
+    methods = [*FEATURES, types.INITIALIZE, "memlsp/unknown", "textDocument/formatting"]
     call = st.sampled_from(methods).flatmap(
         lambda method: st.tuples(
             st.just(method), st.one_of(shaped.get(method, JSON), near_miss, JSON)
         )
     )
     notification = st.tuples(st.sampled_from(FUZZED_NOTIFICATIONS), JSON)
-    allowed = {None, INVALID_PARAMS, METHOD_NOT_FOUND, CANCELLED}
+    # RequestFailed: what cannot be renamed says why (a name taken, nothing at the cursor)
+    allowed = {None, INVALID_PARAMS, METHOD_NOT_FOUND, CANCELLED, REQUEST_FAILED}
     seen: set[tuple[str, int | None]] = set()
 
     @settings(

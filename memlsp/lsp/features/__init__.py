@@ -12,6 +12,7 @@ from memlsp.lsp.features import hover as hover
 from memlsp.lsp.features import lifecycle as lifecycle
 from memlsp.lsp.features import links as links
 from memlsp.lsp.features import references as references
+from memlsp.lsp.features import rename as rename
 from memlsp.lsp.features import symbols as symbols
 from memlsp.lsp.server import MemlspServer
 
@@ -24,6 +25,7 @@ MODULES = (
     hover,
     completion,
     actions,
+    rename,
     links,
     calls,
     custom,

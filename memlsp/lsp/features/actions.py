@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from memlsp.lsp import convert
+from memlsp.lsp import client, convert
 from memlsp.lsp.server import MemlspServer, Note
 from memlsp.navigation.actions import Action, actions_at
 
@@ -31,7 +31,7 @@ def register(server: MemlspServer) -> None:
             end = convert.column_of(text, where.end.character, encoding)
             folder = _settings_folder(server, uri)
             found = actions_at(note.view, note.path, lines, where.start.line, start, end, folder)
-            creates = _can_create(server)
+            creates = client.can_create_files(server.client_capabilities)
             return [
                 _code_action(server, note, action, params.context.diagnostics)
                 for action in found
@@ -44,25 +44,6 @@ def register(server: MemlspServer) -> None:
 def _settings_folder(server: MemlspServer, uri: str) -> str:
     found = server.vault_for(uri)
     return found[0].settings.new_note_folder if found else ""
-
-
-def _edit_capabilities(server: MemlspServer) -> types.WorkspaceEditClientCapabilities | None:
-    workspace = server.client_capabilities.workspace
-    return workspace.workspace_edit if workspace else None
-
-
-def _can_create(server: MemlspServer) -> bool:
-    """Whether the client can make a file from an edit (VS Code can; Neovim 0.11 too)."""
-    edit = _edit_capabilities(server)
-    return edit is not None and types.ResourceOperationKind.Create in (
-        edit.resource_operations or []
-    )
-
-
-def _document_changes(server: MemlspServer) -> bool:
-    """Versioned edits, as the client allows: Neovim 0.11 announces resource operations only."""
-    edit = _edit_capabilities(server)
-    return bool(edit and (edit.document_changes or edit.resource_operations))
 
 
 def _code_action(
@@ -79,7 +60,7 @@ def _code_action(
             action.change,
             server.encoding,
             server.document_version,
-            _document_changes(server),
+            client.takes_document_changes(server.client_capabilities),
         ),
     )
 

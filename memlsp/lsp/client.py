@@ -1,0 +1,29 @@
+"""What the client said it can do with a workspace edit (its recorded capabilities)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+
+def _workspace_edit(caps: types.ClientCapabilities) -> types.WorkspaceEditClientCapabilities | None:
+    return caps.workspace.workspace_edit if caps.workspace else None
+
+
+def _resource_operation(caps: types.ClientCapabilities, kind: types.ResourceOperationKind) -> bool:
+    edit = _workspace_edit(caps)
+    return edit is not None and kind in (edit.resource_operations or [])
+
+
+def can_create_files(caps: types.ClientCapabilities) -> bool:
+    """Whether an edit may make a file (VS Code can; Neovim 0.11 too)."""
+    return _resource_operation(caps, types.ResourceOperationKind.Create)
+
+
+def can_rename_files(caps: types.ClientCapabilities) -> bool:
+    return _resource_operation(caps, types.ResourceOperationKind.Rename)
+
+
+def takes_document_changes(caps: types.ClientCapabilities) -> bool:
+    """Versioned edits, as the client allows: Neovim 0.11 announces resource operations only."""
+    edit = _workspace_edit(caps)
+    return bool(edit and (edit.document_changes or edit.resource_operations))
