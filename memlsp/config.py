@@ -67,6 +67,7 @@ class Settings:
     # Where "Create note" puts a note a wikilink names: "" the vault root, "." beside the linking
     # note, else this folder of the vault (a Markdown link's path is followed as written).
     new_note_folder: str = ""
+    code_lens: bool = True  # "N inlinks · M outlinks" on a note's first line
     # The settings the user gave in the editor or on the command line: a vault's file does not
     # override them (it may override the user config file's, which sit below it).
     chosen: frozenset[str] = frozenset()
@@ -107,6 +108,7 @@ USER_SETTINGS: dict[str, type] = {
     "ambiguous_links": str,
     "links_outside": str,
     "new_note_folder": str,
+    "code_lens": bool,
 }
 PROBLEM_LEVELS = ("error", "warning", "information", "hint", "off")
 EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")

@@ -475,3 +475,13 @@ def test_most_linked_in_the_fixture_vault(fixture_engine: Engine) -> None:
     assert top[0] == "search/hybrid-search.md"
     counts = [fixture_engine.snapshot().graph.inlink_count(path) for path in top]
     assert counts == sorted(counts, reverse=True)
+
+
+def test_references_on_the_h1_that_is_the_note_name_are_the_notes_inlinks() -> None:
+    from tests.memory_vault import memory_view
+
+    files = {"n.md": "# n\n## Part\n", "a.md": "[[n]] [[n#Part]]\n", "b.md": "[[n#n]]\n"}
+    view = memory_view(files)
+    on_title = references(view, "n.md", 0, 1, False)
+    assert sorted(place.path for place in on_title) == ["a.md", "a.md", "b.md"]
+    assert [place.path for place in references(view, "n.md", 1, 1, False)] == ["a.md"]

@@ -266,6 +266,13 @@ class MemlspServer(LanguageServer):
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(action)
 
+    def refresh_code_lenses(self) -> None:
+        """Ask the client to ask for code lenses again, if it can be asked (VS Code can)."""
+        workspace = self.client_capabilities.workspace
+        lens = workspace.code_lens if workspace else None
+        if lens is not None and lens.refresh_support:
+            self.protocol.send_request(types.WORKSPACE_CODE_LENS_REFRESH, None)
+
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         """A line for the client's log (`window/logMessage`)."""
         log.info("%s", message)
@@ -429,6 +436,7 @@ class _ProgressListener(Listener):
         def tell() -> None:
             self.server.diagnostics.vault_changed(vault)
             self.server.protocol.notify("memlsp/changed", params)
+            self.server.refresh_code_lenses()
 
         self.server.from_thread(tell)
 
@@ -449,6 +457,7 @@ def _restart_key(settings: Settings) -> Settings:
         ambiguous_links="",
         links_outside="",
         new_note_folder="",
+        code_lens=True,
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from memlsp.model import LinkStatus, Neighbour, Note, ResolvedLink, Span
+from memlsp.navigation.counts import link_counts
 from memlsp.navigation.markdown_safe import code_span, escape_text, markdown_link, safe_markdown
 from memlsp.navigation.places import FILE_START, Place, anchor_line, link_at, tag_at, target_place
 from memlsp.parse.frontmatter import split_frontmatter
@@ -81,9 +82,12 @@ def _preview(view: VaultView, resolved: ResolvedLink, target: str, uri_of: UriOf
     crumbs = " › ".join([note.title, *_heading_path(note, resolved)])
     parts = [f"### {markdown_link(crumbs, uri_of(place))}"]
     text = view.read(target)
-    excerpt = _excerpt(note, resolved, split_lines(text)) if text is not None else _NO_EXCERPT
+    links = _clickable_links(view, target, uri_of)
+    excerpt = (
+        _excerpt(note, resolved, split_lines(text), links) if text is not None else _NO_EXCERPT
+    )
     description = " ".join(note.description.split())
-    shown = [strip_markup(line) for line in excerpt.lines]
+    shown = [strip_markup(line) for line in excerpt.plain_lines()]
     # Without a frontmatter description it is the first paragraph, often already in the excerpt.
     flat = " ".join(" ".join(shown).split())
     if description and description not in flat and not _starts_with_paragraph(shown, description):
@@ -111,10 +115,34 @@ def _heading_path(note: Note, resolved: ResolvedLink) -> list[str]:
     return [strip_markup(h.text) for h in path]
 
 
+# A link of the excerpt stands in its text as `_OPEN index _CLOSE` while the text is made safe,
+# then becomes the server's own link to where it goes. A note's own use of these private
+# characters is replaced first, so no note can forge a link (nor would it gain one: each leads to
+# a place the server chose).
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_HOLE = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Clickable:
+    start: int
+    end: int
+    text: str  # what it shows
+    markdown: str  # the server's link
+
+
+LinksByLine = dict[int, list[_Clickable]]
+
+
 @dataclass(frozen=True)
 class _Excerpt:
-    lines: tuple[str, ...]  # as the note has them, headings made bold
+    lines: tuple[str, ...]  # as the note has them, headings made bold, links made holes
     cut: bool  # at `MAX_LINES`
+    links: tuple[_Clickable, ...] = ()  # what each hole becomes
+
+    def plain_lines(self) -> list[str]:
+        """The lines with each link as its text."""
+        return [_HOLE.sub(lambda m: self.links[int(m.group(1))].text, line) for line in self.lines]
 
     def markdown(self) -> list[str]:
         """Safe to show, a cut marked, and a math block the cut left open closed."""
@@ -122,13 +150,47 @@ class _Excerpt:
         while shown and not shown[-1]:
             shown.pop()
         shown = _close_math(shown)
+        if self.links:
+            shown = [
+                _HOLE.sub(lambda m: self.links[int(m.group(1))].markdown, line) for line in shown
+            ]
         return [*shown, "…"] if self.cut else shown
 
 
 _NO_EXCERPT = _Excerpt((), False)
 
 
-def _excerpt(note: Note, resolved: ResolvedLink, lines: list[str]) -> _Excerpt:
+def _clickable_links(view: VaultView, path: str, uri_of: UriOf) -> LinksByLine:
+    """The note's links that lead somewhere, as links a client can follow: a wikilink shows its
+    label, else what it names; a Markdown link its text."""
+    found: LinksByLine = {}
+    for item in view.graph.outlinks(path):
+        if not item.resolution.targets:
+            continue
+        link = item.link
+        block = "^" + link.block if link.block else ""
+        shown = link.label or " › ".join(filter(None, [link.target, *link.headings, block]))
+        uri = uri_of(target_place(view, item, item.resolution.targets[0]))
+        span = link.span
+        clickable = _Clickable(span.start, span.end, shown, markdown_link(shown, uri))
+        found.setdefault(span.line, []).append(clickable)
+    return found
+
+
+def _with_holes(text: str, links: list[_Clickable], out: list[_Clickable]) -> str:
+    """`text` with each link that is still where the index says replaced by a hole."""
+    text = text.replace(_OPEN, "\ufffd").replace(_CLOSE, "\ufffd")
+    for link in sorted(links, key=lambda link: link.start, reverse=True):
+        written = text[link.start : link.end]
+        if written.endswith((")", "]")) and "[" in written[:3]:
+            text = f"{text[: link.start]}{_OPEN}{len(out)}{_CLOSE}{text[link.end :]}"
+            out.append(link)
+    return text
+
+
+def _excerpt(
+    note: Note, resolved: ResolvedLink, lines: list[str], links: LinksByLine | None = None
+) -> _Excerpt:
     """The heading's section, the block's paragraph, or the note's start, as the note has it.
 
     The note comes from the index and the text from the buffer or disk, which may be a keystroke
@@ -145,7 +207,7 @@ def _excerpt(note: Note, resolved: ResolvedLink, lines: list[str]) -> _Excerpt:
         level = next(h.level for h in note.headings if h.line == line)
         after = (h.line for h in note.headings if h.line > line and h.level <= level)
         start, end = line + 1, next(after, len(lines))
-    return _render(note, lines, start, min(end, len(lines)), skip_h1)
+    return _render(note, lines, start, min(end, len(lines)), skip_h1, links or {})
 
 
 def _paragraph_start(lines: list[str], line: int) -> int:
@@ -161,12 +223,15 @@ def _paragraph_start(lines: list[str], line: int) -> int:
     return max(start, 0)
 
 
-def _render(note: Note, lines: list[str], start: int, end: int, skip_h1: bool) -> _Excerpt:
+def _render(
+    note: Note, lines: list[str], start: int, end: int, skip_h1: bool, links: LinksByLine
+) -> _Excerpt:
     """Headings become bold lines (the hover's own title stays the biggest), setext underlines and
     `^block-id` markers go, blank runs shrink to one, and the result is cut to `MAX_LINES`."""
     headings = {h.line: h for h in note.headings}
     blocks = {b.line for b in note.blocks}
     out: list[str] = []
+    made: list[_Clickable] = []  # the links the holes in `out` stand for
     truncated = False
     index = start
     while index < end:
@@ -179,8 +244,11 @@ def _render(note: Note, lines: list[str], start: int, end: int, skip_h1: bool) -
             if skip_h1 and heading.level == 1 and not out:
                 continue
             text = f"**{escape_text(strip_markup(heading.text))}**"
-        elif number in blocks:
-            text = _BLOCK_ID.sub("", text)
+        else:
+            if number in links:
+                text = _with_holes(text, links[number], made)
+            if number in blocks:
+                text = _BLOCK_ID.sub("", text)
         text = text.rstrip()
         if not text and (not out or not out[-1]):
             continue
@@ -192,7 +260,7 @@ def _render(note: Note, lines: list[str], start: int, end: int, skip_h1: bool) -
         out.append(text)
     while out and not out[-1]:
         out.pop()
-    return _Excerpt(tuple(out), truncated)
+    return _Excerpt(tuple(out), truncated, tuple(made))
 
 
 def _close_math(lines: list[str]) -> list[str]:
@@ -219,11 +287,14 @@ def _close_math(lines: list[str]) -> list[str]:
 def _neighbour_lists(view: VaultView, path: str, uri_of: UriOf) -> list[str]:
     graph = view.graph
     outs = outlink_neighbours(graph, path)
-    inlink_total = sum(1 for source in graph.inlink_sources(path) if source != path)
+    counts = link_counts(view, path)
     ins = list(islice(inlink_neighbours(graph, path), MAX_NEIGHBOURS))
+    unresolved = f", {counts.unresolved} unresolved" if counts.unresolved else ""
     return [
-        _neighbour_list(f"outlinks ({len(outs)})", outs[:MAX_NEIGHBOURS], len(outs), uri_of),
-        _neighbour_list(f"inlinks ({inlink_total})", ins, inlink_total, uri_of),
+        _neighbour_list(
+            f"outlinks ({len(outs)}{unresolved})", outs[:MAX_NEIGHBOURS], len(outs), uri_of
+        ),
+        _neighbour_list(f"inlinks ({counts.inlinks})", ins, counts.inlinks, uri_of),
     ]
 
 

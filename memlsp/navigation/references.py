@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import insort
 from itertools import chain
 
-from memlsp.model import Note, ResolvedLink, Span
+from memlsp.model import Heading, Note, ResolvedLink, Span
 from memlsp.navigation.places import (
     FILE_START,
     Place,
@@ -20,7 +20,7 @@ from memlsp.navigation.places import (
     link_at,
     target_place,
 )
-from memlsp.vault.names import name_key
+from memlsp.vault.names import file_name, name_key
 from memlsp.vault.view import VaultView
 
 # What an anchor resolves to: the line it lands on, or (when it names nothing in the note) its
@@ -64,10 +64,17 @@ def _references(
     if note is None:
         return [], []
     heading = heading_at(view, path, line)
+    if heading is not None and is_title(note, heading):
+        heading = None  # the note's name as its H1 stands for the note, as rename takes it
     block = next((b for b in note.blocks if b.line == line), None)
     declared = heading.line if heading else block.line if block else None
     declaration = Place(path, FILE_START if declared is None else Span(declared, 0, 0))
     return [_links_to(view, path, declared)], [declaration]
+
+
+def is_title(note: Note, heading: Heading) -> bool:
+    """A level-1 heading that is the note's file name."""
+    return heading.level == 1 and name_key(heading.text) == name_key(file_name(note.path))
 
 
 def _links_to(view: VaultView, target: str, wanted: AnchorKey | None) -> list[Place]:

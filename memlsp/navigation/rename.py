@@ -18,6 +18,7 @@ from enum import StrEnum
 from memlsp.model import Heading, Link, LinkKind, Note, Span
 from memlsp.navigation.edits import Change, Edit, Move
 from memlsp.navigation.places import heading_at, link_at, tag_at
+from memlsp.navigation.references import is_title
 from memlsp.navigation.relink import StaleText, relink
 from memlsp.parse.links import link_parts
 from memlsp.parse.markdown import slugify, split_lines, strip_markup
@@ -69,12 +70,12 @@ def renamable_at(view: VaultView, path: str, lines: list[str], line: int, column
         start = tag.span.start + (text[tag.span.start : tag.span.start + 1] == "#")
         return Renamable(Subject.TAG, Span.on_line(text, line, start, tag.span.end), tag.name, path)
     heading = heading_at(view, path, line)
+    note = view.graph.notes.get(path)
     if heading is not None:
         span = _heading_span(text, heading)
-        if heading.level == 1 and name_key(heading.text) == name_key(file_name(path)):
+        if note is not None and is_title(note, heading):
             return Renamable(Subject.NOTE, span, file_name(path), path)
         return Renamable(Subject.HEADING, span, heading.text, path, heading.line)
-    note = view.graph.notes.get(path)
     block = next((b for b in note.blocks if b.line == line), None) if note else None
     if block is not None:
         at = text.rfind("^" + block.id)
@@ -181,7 +182,7 @@ def _rename_note(view: VaultView, old: str, new_name: str) -> Change:
 def _title_edits(view: VaultView, note: Note, title: str) -> list[Edit]:
     """The note's first H1, when it is the note's name."""
     first = next((h for h in note.headings if h.level == 1), None)
-    if first is None or name_key(first.text) != name_key(file_name(note.path)):
+    if first is None or not is_title(note, first):
         return []
     lines = _lines(view, note.path)
     if first.line >= len(lines) or first.text not in lines[first.line]:

@@ -9,6 +9,7 @@ from memlsp.lsp.features import custom as custom
 from memlsp.lsp.features import definition as definition
 from memlsp.lsp.features import documents as documents
 from memlsp.lsp.features import hover as hover
+from memlsp.lsp.features import lens as lens
 from memlsp.lsp.features import lifecycle as lifecycle
 from memlsp.lsp.features import links as links
 from memlsp.lsp.features import references as references
@@ -26,6 +27,7 @@ MODULES = (
     completion,
     actions,
     rename,
+    lens,
     links,
     calls,
     custom,
