@@ -6,7 +6,8 @@
 -- (Chinese and emoji before its links; the fixture has no such line). The script starts
 -- `PYTHON -m memlsp --stdio` on that note, waits for `initialize` and for the server's
 -- `memlsp/indexed` notification, then checks definition, references, hover, workspace/symbol and
--- completion (an item applied with Neovim's own function, then followed)
+-- completion (an item applied with Neovim's own function, then followed), rename (Neovim's own,
+-- the files renamed and written by Neovim)
 -- through Neovim's own LSP client, whose columns are UTF-8 bytes. Each check prints one JSON line
 -- {"check": ..., "ok": true|false, ...} on stdout; the last line is {"check": "done", ...}. Every
 -- wait is bounded; the exit code is 0 when every check passed, 1 otherwise.
@@ -338,6 +339,40 @@ local function check_completion(buf)
   })
 end
 
+--- Neovim's own rename (prepareRename, rename, its own apply_workspace_edit, which renames the
+--- file), every changed buffer written, then the links checked on disk and followed again.
+local function check_rename(buf)
+  local spot = locate(NOTE, "[[hybrid-search]]")
+  vim.api.nvim_win_set_cursor(0, { spot.line + 1, spot.byte + 4 })
+  vim.lsp.buf.rename("hybrid retrieval", { name = "memlsp" })
+  local renamed = VAULT .. "/search/hybrid retrieval.md"
+  local moved = vim.wait(REQUEST_MS, function()
+    return vim.fn.filereadable(renamed) == 1
+  end, 50)
+  vim.cmd("silent! wall")
+  local index = table.concat(vim.fn.readfile(VAULT .. "/index.md"), "\n")
+  local buffer = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  local place, err = nil, nil
+  vim.wait(REQUEST_MS, function()
+    local found
+    found, err = request(buf, "textDocument/definition", {
+      textDocument = { uri = vim.uri_from_bufnr(buf) },
+      position = { line = spot.line, character = spot.byte + 4 },
+    })
+    place = as_list(found)[1]
+    return place ~= nil and rel_of(place.uri) == "search/hybrid retrieval.md"
+  end, 100)
+  check("rename", moved
+    and vim.fn.filereadable(VAULT .. "/search/hybrid-search.md") == 0
+    and index:find("[[hybrid retrieval|混合检索]]", 1, true) ~= nil
+    and buffer:find("总览 [[hybrid retrieval]] 🎉", 1, true) ~= nil
+    and place ~= nil and rel_of(place.uri) == "search/hybrid retrieval.md", {
+    moved = moved,
+    followed = place and rel_of(place.uri),
+    error = err,
+  })
+end
+
 local buf = start()
 check_encoding()
 check_definition("definition heading link", buf, "[[hybrid-search#Fusion]]", "search/hybrid-search.md", "## Fusion")
@@ -348,4 +383,5 @@ check_symbol(buf, "tantivy", "search/tantivy.md")
 check_symbol(buf, "向量检索", "search/向量检索.md")
 check_completion(buf)
 check_semantic(buf)
+check_rename(buf)
 finish()
