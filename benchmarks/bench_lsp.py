@@ -6,7 +6,9 @@ Generates the synthetic vault (benchmarks/synthetic_vault.py), cold-indexes it o
 `memlsp index`, then starts `python -m memlsp --stdio` on the warm cache and measures, as a client
 with UTF-16 positions: `initialize`, warm start until `workspace/symbol` answers with results,
 definition / references / hover latency on random links and on the hub note (5,000 inlinks),
-completion after `[[` and `#` in an unsaved note, an edit (`didChange`) until `workspace/symbol` finds the new word, a plain file write until
+completion after `[[` and `#` in an unsaved note, the rename edit of the hub (and its move as a
+file explorer moves it), an edit until the note's diagnostics name the link it added, an edit
+(`didChange`) until `workspace/symbol` finds the new word, a plain file write until
 `workspace/symbol` finds it, and the server's peak RSS. Prints the issue's bars with PASS/FAIL and
 exits 0 once the figures are printed.
 """
@@ -53,9 +55,16 @@ LINK = re.compile(r"\[\[([^\]|#]*)[^\]]*\]\]")
 CAPABILITIES: dict[str, Any] = {
     "general": {"positionEncodings": ["utf-16"]},
     "window": {"workDoneProgress": True},
-    "workspace": {"workspaceFolders": True, "symbol": {"dynamicRegistration": False}},
+    "workspace": {
+        "workspaceFolders": True,
+        "symbol": {"dynamicRegistration": False},
+        "workspaceEdit": {"documentChanges": True, "resourceOperations": ["create", "rename"]},
+        "fileOperations": {"willRename": True},
+    },
     "textDocument": {
         "synchronization": {"dynamicRegistration": False, "didSave": True},
+        "rename": {"prepareSupport": True},
+        "publishDiagnostics": {},
         "hover": {"contentFormat": ["markdown", "plaintext"]},
         "definition": {"linkSupport": False},
         "completion": {"completionItem": {"snippetSupport": False}},
@@ -146,6 +155,19 @@ class Server:
                     return at
             time.sleep(0.005)
         raise RuntimeError(f"no {method} notification in {timeout:.0f} s")
+
+    def notification_after(
+        self, method: str, since: float, wanted: Callable[[Any], bool], timeout: float
+    ) -> float | None:
+        """perf_counter time of the first `method` notification after `since` whose params are
+        `wanted`; None if none came in `timeout` seconds."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            for at, message in list(self.notifications):
+                if at > since and message.get("method") == method and wanted(message["params"]):
+                    return at
+            time.sleep(0.002)
+        return None
 
     def vm(self, field_name: str) -> float:
         """A /proc/PID/status memory field (VmHWM, VmRSS) in MiB."""
@@ -378,6 +400,66 @@ def completion_rows(server: Server, vault: Path, count: int, rng: random.Random)
     return rows
 
 
+def editing_rows(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+    """Renaming the hub (5,000 inlinks) from a link to it, and moving it as a file explorer does:
+    the time to produce the edit, which is not applied. Then diagnostics of an open note after an
+    edit adds a link to a note that does not exist."""
+    spot = rng.choice([s for s in all_spots(vault) if s.target == HUB_TITLE])
+    at = position_params(vault, spot)
+    rows: list[Row] = []
+    _, seconds = server.request("textDocument/prepareRename", at)
+    rows.append(Row("prepareRename on a link to the hub", ms(seconds)))
+    timings, documents = [], 0
+    for _ in range(3):
+        edit, seconds = server.request("textDocument/rename", {**at, "newName": "Hub renamed"})
+        timings.append(seconds)
+        documents = len(edit["documentChanges"]) - 1  # the RenameFile
+    rows.append(
+        bar_row(f"rename the hub: slowest of 3 ({documents} notes edited)", max(timings), 2)
+    )
+    moved = {"oldUri": uri(vault, f"{HUB_TITLE}.md"), "newUri": uri(vault, f"moved/{HUB_TITLE}.md")}
+    edit, seconds = server.request("workspace/willRenameFiles", {"files": [moved]})
+    changed = len((edit or {}).get("documentChanges") or [])
+    rows.append(
+        bar_row(f"willRenameFiles: the hub moved to a folder ({changed} notes)", seconds, 2)
+    )
+    rows += diagnostics_rows(server, vault, count, rng)
+    return rows
+
+
+def diagnostics_rows(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+    rel = rng.choice(sorted(p.relative_to(vault).as_posix() for p in vault.glob("*/*.md")))
+    text = (vault / rel).read_text(encoding="utf-8")
+    lines = text.count("\n")
+    item = {"uri": uri(vault, rel), "languageId": "markdown", "version": 1, "text": text}
+    server.notify("textDocument/didOpen", {"textDocument": item})
+    timings, missed = [], 0
+    for version in range(2, count + 2):
+        missing = unique_word(rng)
+        where = {"line": lines, "character": 0}
+        change = {"range": {"start": where, "end": where}, "text": f"See [[{missing}]].\n"}
+        lines += 1
+        sent = time.perf_counter()
+        server.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": item["uri"], "version": version}, "contentChanges": [change]},
+        )
+
+        def names_it(params: Any, name: str = missing) -> bool:
+            return params["uri"] == item["uri"] and any(
+                name in d["message"] for d in params["diagnostics"]
+            )
+
+        arrived = server.notification_after(
+            "textDocument/publishDiagnostics", sent, names_it, POLL_TIMEOUT
+        )
+        missed += arrived is None
+        timings.append(POLL_TIMEOUT if arrived is None else arrived - sent)
+    server.notify("textDocument/didClose", {"textDocument": {"uri": item["uri"]}})
+    rows = latency_rows("edit to its diagnostics", timings, bar=0.1, detail="edits")
+    return [*rows, *([Row("  diagnostics never sent", str(missed), "0", False)] if missed else [])]
+
+
 def unique_word(rng: random.Random) -> str:
     return "zq" + "".join(rng.choices(string.ascii_lowercase, k=10))
 
@@ -460,6 +542,7 @@ def session(vault: Path, cache: Path, args: argparse.Namespace, log: Path | None
                 rows += navigation(server, vault, args.requests, rng)
                 rows += symbol_rows(server, "workspace/symbol", args.requests, rng)
                 rows += completion_rows(server, vault, args.requests, rng)
+                rows += editing_rows(server, vault, args.requests, rng)
                 rows += live_edits(server, vault, args.edits, rng)
                 rows += external_writes(server, vault, args.writes, rng)
                 rows += memory_rows(server, sampler)
