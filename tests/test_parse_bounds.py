@@ -312,8 +312,10 @@ def _check_ranges(note: Note, lines: list[str]) -> None:
         else:
             assert link.target in unquote(written)
     for tag in note.tags:
-        if tag.span is not None:
-            assert _on_line(tag.span, lines)[tag.span.start : tag.span.end].startswith("#")
+        if tag.span is not None:  # inline, `#name`; in the frontmatter, `name` or `#name`
+            written = _on_line(tag.span, lines)[tag.span.start : tag.span.end]
+            assert written.startswith("#") or tag.span.line < note.body_start_line
+            assert tag.name in written
     for heading in note.headings:
         assert 0 <= heading.line < len(lines)
         assert heading.text in lines[heading.line]

@@ -264,13 +264,10 @@ async def start_session(
 
 
 def _accept_registrations(lsp_client: LanguageClient, events: dict[str, list[Any]]) -> None:
-    """Answer `client/registerCapability` as an editor does (pytest-lsp's client has no handler)."""
-    method = types.CLIENT_REGISTER_CAPABILITY
-
-    def register(_client: LanguageClient, params: types.RegistrationParams) -> None:
-        events.setdefault(method, []).append(params)
-
-    lsp_client.feature(method)(register)
+    """Answer `client/registerCapability` and `workspace/codeLens/refresh` as an editor does
+    (pytest-lsp's client has no handler for them); both are recorded."""
+    for method in (types.CLIENT_REGISTER_CAPABILITY, types.WORKSPACE_CODE_LENS_REFRESH):
+        lsp_client.feature(method)(_recorder(events, method))
 
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "memlsp", "--stdio"])

@@ -403,7 +403,7 @@ async def test_hover_on_a_tag_lists_the_notes_carrying_it(shared: Session) -> No
     assert sorted(p for _, p in links_in(shared, text)) == [
         "daily/2024-03-01.md#L3",
         "daily/2024-03-02.md#L3",
-        "daily/2024-03-15.md",  # a frontmatter tag: the note's start
+        "daily/2024-03-15.md#L3",  # a frontmatter tag: where it is written
     ]
     # A nested tag counts for its parent.
     text = await shared.hover(

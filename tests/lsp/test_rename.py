@@ -116,9 +116,14 @@ async def test_a_taken_or_refused_name_is_refused_with_the_reason(own: Session) 
         await rename(own, "index.md", "[[hybrid-search|", "BM25")
     with pytest.raises(JsonRpcException, match="cannot contain /"):
         await rename(own, "index.md", "[[hybrid-search|", "a/b")
+    plain = types.Position(2, 0)  # on plain text: nothing, in the client's words or ours
+    prepared = await own.client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(own.doc("index.md"), plain)
+    )
+    assert prepared is None
     with pytest.raises(JsonRpcException, match="Nothing to rename here"):
-        await own.client.text_document_prepare_rename_async(
-            types.PrepareRenameParams(own.doc("index.md"), types.Position(2, 0))
+        await own.client.text_document_rename_async(
+            types.RenameParams(own.doc("index.md"), plain, "x")
         )
 
 
