@@ -8,6 +8,7 @@ at the time they are asked for (an open buffer of this revision wins over the di
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,14 @@ class Snapshot:
     @property
     def view(self) -> VaultView:
         """What navigation reads of it."""
-        return VaultView(self.revision, self.graph, self.read)
+        return VaultView(self.revision, self.graph, self.read, self.modified)
+
+    def modified(self, path: str) -> int:
+        """When a file last changed (ns); an open buffer is being changed now."""
+        if path in self.buffers:
+            return sys.maxsize
+        record = self.records.get(path)
+        return record.mtime_ns if record is not None else 0
 
     def read(self, path: str) -> str | None:
         """The text of a vault file: its open buffer, else the file on disk now."""

@@ -4,6 +4,7 @@ where its item says."""
 
 from __future__ import annotations
 
+import os
 import string
 from collections.abc import Iterator
 from pathlib import Path
@@ -146,15 +147,17 @@ def test_nothing_inside_code_or_where_nothing_is_typed(engine: Engine) -> None:
 
 def test_long_lists_are_cut_and_say_so(tmp_path: Path) -> None:
     for number in range(MAX_ITEMS + 10):
-        write(tmp_path / "vault", f"Topic {number:03}.md", f"# Topic {number:03}\n")
+        note = write(tmp_path / "vault", f"Topic {number:03}.md", f"# Topic {number:03}\n")
+        os.utime(note, (1_700_000_000 + number, 1_700_000_000 + number))  # one a second
     engine = Engine.open(tmp_path / "vault", Settings(cache_dir=tmp_path / "c", embedder="none"))
     engine.refresh()
     try:
         found = at(engine, "Topic 000.md", "[[topic")
         assert len(found.items) == MAX_ITEMS and found.incomplete
         narrow = at(engine, "Topic 000.md", "[[topic 05")
-        # The ten that hold "topic 05" come first; those with its letters apart ("Topic 005") after.
-        assert labels(narrow)[:10] == [f"Topic 05{n}" for n in range(10)]
+        # The ten that hold "topic 05" come first (the last written first); those with its
+        # letters apart ("Topic 005") after.
+        assert labels(narrow)[:10] == [f"Topic 05{n}" for n in reversed(range(10))]
         assert "Topic 005" in labels(narrow)[10:]
     finally:
         engine.close()
@@ -226,3 +229,15 @@ def test_a_short_query_ranks_every_name_it_starts() -> None:
     assert cut and sorted(found) == [(0, i) for i in range(300)]
     assert names.best("b", enough=200) == (names.matches("b"), False)
     assert names.best("xa", enough=200) == ([(0, 301)], False)
+
+
+def test_among_equal_matches_with_equal_inlinks_the_latest_changed_note_comes_first() -> None:
+    from dataclasses import replace
+
+    from tests.memory_vault import memory_view
+
+    files = {"plan old.md": "# a\n", "plan new.md": "# b\n", "plan mid.md": "# c\n"}
+    changed = {"plan old.md": 1, "plan mid.md": 2, "plan new.md": 3}
+    view = replace(memory_view(files), modified=lambda path: changed.get(path, 0))
+    found = complete(view, "x.md", ["[[plan"], 0, len("[[plan"))
+    assert [item.label for item in found.items] == ["plan new", "plan mid", "plan old"]

@@ -1,7 +1,8 @@
 """Completion: what can be typed at the cursor, from what the vault holds.
 
 - `[[` or `![[`: notes by title, file name and alias (and other files), fuzzy-matched
-  (navigation/fuzzy.py), ranked by match, then by how many notes link to them; the text inserted is
+  (navigation/fuzzy.py), ranked by match, then by how many notes link to them, then by the most
+  recently changed (an open buffer first); the text inserted is
   the shortest that leads to the note (vault/linktext.py), and `]]` when the link is not closed yet.
   An alias item writes `[[note|alias]]`.
 - `[[note#`: the note's headings (`[[note#A#` those under A); `[[note#^`: its block ids; `[[#`: the
@@ -126,24 +127,26 @@ def _in_wikilink(
             return _blocks(note, anchor[1:], column, closing)
         *parents, typed = anchor.split("#")
         return _headings(note, tuple(parents), typed, column, closing, slugs=False)
-    return _notes(view.graph, path, inner, column, closing)
+    return _notes(view, path, inner, column, closing)
 
 
-def _notes(graph: LinkGraph, source: str, typed: str, column: int, closing: str) -> Completions:
+def _notes(view: VaultView, source: str, typed: str, column: int, closing: str) -> Completions:
+    graph = view.graph
     index = _vault_names(graph).index
     query = fold(typed.strip())
-    # (path, alias) -> its best (tier, -inlinks, length, name shown)
-    ranked: dict[tuple[str, str], tuple[int, int, int, str]] = {}
+    # (path, alias) -> its best (tier, -inlinks, -last change, length, name shown)
+    ranked: dict[tuple[str, str], tuple[int, int, int, int, str]] = {}
     # Many names start with one or two letters: the first tier alone then fills the list.
     found, cut = index.names.best(query, enough=4 * MAX_ITEMS)
     for tier, position in found:
         entry = index.entries[position]
         key = (entry.path, entry.alias)
-        rank = (tier, -graph.inlink_count(entry.path), len(entry.shown), entry.shown)
+        inlinks, changed = graph.inlink_count(entry.path), view.modified(entry.path)
+        rank = (tier, -inlinks, -changed, len(entry.shown), entry.shown)
         if key not in ranked or rank < ranked[key]:
             ranked[key] = rank
     best = heapq.nsmallest(
-        MAX_ITEMS, ranked.items(), key=lambda item: (item[1][:3], item[0][0], item[0][1])
+        MAX_ITEMS, ranked.items(), key=lambda item: (item[1][:4], item[0][0], item[0][1])
     )
     start = column - len(typed)
     items = []

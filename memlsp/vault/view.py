@@ -14,8 +14,14 @@ from dataclasses import dataclass
 from memlsp.vault.graph import LinkGraph
 
 
+def _unknown(path: str) -> int:
+    return 0
+
+
 @dataclass(frozen=True, slots=True)
 class VaultView:
     revision: int
     graph: LinkGraph
     read: Callable[[str], str | None]  # a note's text: its open buffer, else the file
+    # when a file last changed, in ns (greater is more recent; an open buffer is the most recent)
+    modified: Callable[[str], int] = _unknown
