@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.uris import from_fs_path, to_fs_path
 
 from memlsp import wire
@@ -21,6 +22,8 @@ from memlsp.navigation.completion import Completions, Kind
 from memlsp.navigation.edits import Change
 from memlsp.navigation.outline import Section
 from memlsp.navigation.places import Place
+
+_CONVERTER = get_converter()
 
 
 def encoding_name(kind: types.PositionEncodingKind | str | None) -> str:
@@ -180,27 +183,31 @@ def workspace_edit(
     encoding: str,
     version_of: Callable[[str], int | None],
     document_changes: bool = True,
-) -> types.WorkspaceEdit:
-    """A change as one edit; with `document_changes` (the client said it takes them) the file it
-    creates, versioned text edits, then the files it renames, in that order. `version_of` gives an
-    open document's version from its URI."""
-    edits: dict[str, list[types.TextEdit]] = {}
+) -> dict[str, Any]:
+    """A change as one `WorkspaceEdit`, in JSON form (see `AsJson`: a hub's rename edits 5,000
+    notes); with `document_changes` (the client said it takes them) the file it creates,
+    versioned text edits, then the files it renames, in that order. `version_of` gives an open
+    document's version from its URI."""
+    edits: dict[str, list[dict[str, Any]]] = {}
     for edit in change.edits:
-        text_edit = types.TextEdit(span_range(edit.span, encoding), edit.new_text)
+        text_edit = {"range": wire.range_json(edit.span, encoding), "newText": edit.new_text}
         edits.setdefault(note_uri(root, edit.path), []).append(text_edit)
     if not document_changes:
-        return types.WorkspaceEdit(changes=edits)
-    changes: list[Any] = []
+        return {"changes": edits}
+    changes: list[dict[str, Any]] = []
     if change.creates is not None:
         created = note_uri(root, change.creates)
-        changes.append(
-            types.CreateFile(uri=created, options=types.CreateFileOptions(ignore_if_exists=True))
-        )
+        changes.append({"kind": "create", "uri": created, "options": {"ignoreIfExists": True}})
     for uri, text_edits in edits.items():
-        document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version_of(uri))
-        changes.append(types.TextDocumentEdit(text_document=document, edits=list(text_edits)))
+        document = {"uri": uri, "version": version_of(uri)}
+        changes.append({"textDocument": document, "edits": text_edits})
     for move in change.moves:
-        changes.append(
-            types.RenameFile(old_uri=note_uri(root, move.old), new_uri=note_uri(root, move.new))
-        )
-    return types.WorkspaceEdit(document_changes=changes)
+        old, new = note_uri(root, move.old), note_uri(root, move.new)
+        changes.append({"kind": "rename", "oldUri": old, "newUri": new})
+    return {"documentChanges": changes}
+
+
+def structured_edit(edit: dict[str, Any]) -> types.WorkspaceEdit:
+    """The same edit as lsprotocol's type, for the few places that need one (a code action)."""
+    converted: types.WorkspaceEdit = _CONVERTER.structure(edit, types.WorkspaceEdit)
+    return converted

@@ -55,12 +55,14 @@ def _code_action(
         kind=types.CodeActionKind.QuickFix,
         diagnostics=fixed or None,
         is_preferred=action.preferred or None,
-        edit=convert.workspace_edit(
-            note.root,
-            action.change,
-            server.encoding,
-            server.document_version,
-            client.takes_document_changes(server.client_capabilities),
+        edit=convert.structured_edit(
+            convert.workspace_edit(
+                note.root,
+                action.change,
+                server.encoding,
+                server.document_version,
+                client.takes_document_changes(server.client_capabilities),
+            )
         ),
     )
 

@@ -59,8 +59,8 @@ def register(server: MemlspServer) -> None:
         return await server.at_cursor(params.text_document.uri, params.position, work, None)
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
-    async def on_rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
-        def work(at: Cursor) -> types.WorkspaceEdit:
+    async def on_rename(params: types.RenameParams) -> dict[str, Any] | None:
+        def work(at: Cursor) -> dict[str, Any]:
             try:
                 what = _renamable(server, params.text_document.uri, at)
                 if what.subject is Subject.NOTE and not client.can_rename_files(
@@ -75,8 +75,8 @@ def register(server: MemlspServer) -> None:
         return await server.at_cursor(params.text_document.uri, params.position, work, None)
 
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, FILE_OPERATIONS)
-    async def on_will_rename(params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
-        edits: list[types.WorkspaceEdit] = []
+    async def on_will_rename(params: types.RenameFilesParams) -> dict[str, Any] | None:
+        edits: list[dict[str, Any]] = []
         for vault, moves in _moves_by_vault(server, params.files).items():
             engine = vault.engine
             if engine is None:
@@ -105,7 +105,7 @@ def _range(what: Renamable, encoding: str) -> dict[str, Any]:
     }
 
 
-def _edit(server: MemlspServer, root: Path, change: Change) -> types.WorkspaceEdit:
+def _edit(server: MemlspServer, root: Path, change: Change) -> dict[str, Any]:
     return convert.workspace_edit(
         root,
         change,
@@ -147,15 +147,10 @@ def _expanded(view: VaultView, moves: dict[str, str]) -> dict[str, str]:
     return every
 
 
-def _merged(edits: list[types.WorkspaceEdit]) -> types.WorkspaceEdit:
+def _merged(edits: list[dict[str, Any]]) -> dict[str, Any]:
     """One edit of several vaults' (one vault's, nearly always)."""
     if len(edits) == 1:
         return edits[0]
-    changes: dict[str, Sequence[types.TextEdit]] = {}
-    document_changes: list[Any] = []
-    for edit in edits:
-        changes.update(edit.changes or {})
-        document_changes += edit.document_changes or []
-    if document_changes:
-        return types.WorkspaceEdit(document_changes=document_changes)
-    return types.WorkspaceEdit(changes=changes)
+    if any("documentChanges" in edit for edit in edits):
+        return {"documentChanges": [c for edit in edits for c in edit.get("documentChanges", [])]}
+    return {"changes": {uri: e for edit in edits for uri, e in edit.get("changes", {}).items()}}
