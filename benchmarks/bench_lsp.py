@@ -427,26 +427,38 @@ def editing_rows(server: Server, vault: Path, count: int, rng: random.Random) ->
     return rows
 
 
-def diagnostics_rows(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+def open_some_note(server: Server, vault: Path, rng: random.Random) -> tuple[str, str, int]:
+    """didOpen a random note: its path, URI and line count (the text ends with a newline, so a
+    line inserted at that line goes at the end)."""
     rel = rng.choice(sorted(p.relative_to(vault).as_posix() for p in vault.glob("*/*.md")))
     text = (vault / rel).read_text(encoding="utf-8")
-    lines = text.count("\n")
     item = {"uri": uri(vault, rel), "languageId": "markdown", "version": 1, "text": text}
     server.notify("textDocument/didOpen", {"textDocument": item})
+    return rel, item["uri"], text.count("\n")
+
+
+def insert_line(server: Server, note_uri: str, version: int, line: int, text: str) -> float:
+    """didChange inserting `text` as line `line`; perf_counter time when it was sent."""
+    where = {"line": line, "character": 0}
+    change = {"range": {"start": where, "end": where}, "text": text + "\n"}
+    sent = time.perf_counter()
+    server.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": note_uri, "version": version}, "contentChanges": [change]},
+    )
+    return sent
+
+
+def diagnostics_rows(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+    _, note_uri, lines = open_some_note(server, vault, rng)
     timings, missed = [], 0
     for version in range(2, count + 2):
         missing = unique_word(rng)
-        where = {"line": lines, "character": 0}
-        change = {"range": {"start": where, "end": where}, "text": f"See [[{missing}]].\n"}
+        sent = insert_line(server, note_uri, version, lines, f"See [[{missing}]].")
         lines += 1
-        sent = time.perf_counter()
-        server.notify(
-            "textDocument/didChange",
-            {"textDocument": {"uri": item["uri"], "version": version}, "contentChanges": [change]},
-        )
 
         def names_it(params: Any, name: str = missing) -> bool:
-            return params["uri"] == item["uri"] and any(
+            return params["uri"] == note_uri and any(
                 name in d["message"] for d in params["diagnostics"]
             )
 
@@ -455,7 +467,7 @@ def diagnostics_rows(server: Server, vault: Path, count: int, rng: random.Random
         )
         missed += arrived is None
         timings.append(POLL_TIMEOUT if arrived is None else arrived - sent)
-    server.notify("textDocument/didClose", {"textDocument": {"uri": item["uri"]}})
+    server.notify("textDocument/didClose", {"textDocument": {"uri": note_uri}})
     rows = latency_rows("edit to its diagnostics", timings, bar=0.1, detail="edits")
     return [*rows, *([Row("  diagnostics never sent", str(missed), "0", False)] if missed else [])]
 
@@ -477,26 +489,16 @@ def poll_symbol(server: Server, vault: Path, word: str, rel: str, since: float) 
 
 def live_edits(server: Server, vault: Path, edits: int, rng: random.Random) -> list[Row]:
     """didOpen one note, then didChange adding a new word at its end, again and again."""
-    rel = rng.choice(sorted(p.relative_to(vault).as_posix() for p in vault.glob("*/*.md")))
-    text = (vault / rel).read_text(encoding="utf-8")
-    lines = text.count("\n")  # the text ends with a newline: insert on the empty last line
-    item = {"uri": uri(vault, rel), "languageId": "markdown", "version": 1, "text": text}
-    server.notify("textDocument/didOpen", {"textDocument": item})
+    rel, note_uri, lines = open_some_note(server, vault, rng)
     timings, missed = [], 0
     for version in range(2, edits + 2):
         word = unique_word(rng)
-        where = {"line": lines, "character": 0}
-        change = {"range": {"start": where, "end": where}, "text": f"Edited {word} here.\n"}
-        document = {"uri": item["uri"], "version": version}
-        sent = time.perf_counter()
-        server.notify(
-            "textDocument/didChange", {"textDocument": document, "contentChanges": [change]}
-        )
+        sent = insert_line(server, note_uri, version, lines, f"Edited {word} here.")
         lines += 1
         seconds = poll_symbol(server, vault, word, rel, sent)
         missed += seconds is None
         timings.append(POLL_TIMEOUT if seconds is None else seconds)
-    server.notify("textDocument/didClose", {"textDocument": {"uri": item["uri"]}})
+    server.notify("textDocument/didClose", {"textDocument": {"uri": note_uri}})
     rows = latency_rows("edit visible to workspace/symbol", timings, bar=0.2, detail="edits")
     return [*rows, *([Row("  edits never found", str(missed), "0", False)] if missed else [])]
 
