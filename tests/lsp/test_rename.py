@@ -99,7 +99,18 @@ async def test_renaming_a_note_rewrites_every_link_and_they_resolve_after_reinde
     assert versions["index.md"] == 1 and versions["search/bm25.md"] is None
     assert not (own.vault / "search/向量搜索.md").exists()  # the server wrote nothing
     own.close("index.md")
+    texts = {p.relative_to(own.vault).as_posix(): p.read_bytes() for p in own.vault.rglob("*.md")}
     apply(own, edit)
+    # Nothing else changed: other files keep every byte; in the edited ones, each changed line is
+    # the old line with the name replaced (a link's target), and every other line is kept.
+    for path, old in texts.items():
+        now = own.vault / path.replace("search/向量检索.md", "search/向量搜索.md")
+        old_lines, new_lines = old.decode().split("\n"), now.read_text(encoding="utf-8").split("\n")
+        assert len(old_lines) == len(new_lines), path
+        for before_line, after_line in zip(old_lines, new_lines, strict=True):
+            assert after_line == before_line or after_line.replace("向量搜索", "向量检索") == (
+                before_line
+            ), (path, before_line, after_line)
 
     async def moved() -> list[str]:
         return await inlink_sources(own, "search/向量搜索.md")
