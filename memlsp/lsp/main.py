@@ -31,6 +31,18 @@ _CHUNK = 1 << 20  # bytes of a body read at once
 SWITCH_INTERVAL = 0.001
 
 
+def _late_cancel(record: logging.LogRecord) -> bool:
+    """pygls warns when a client cancels a request whose answer is already sent: a race that
+    every editor causes in normal use (VS Code cancels code actions as the cursor moves), so it
+    is logged as information, not shown as a problem."""
+    if record.levelno == logging.WARNING and record.getMessage().startswith(
+        "Cancel notification for unknown message id"
+    ):
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        return logging.getLogger().isEnabledFor(logging.INFO)
+    return True
+
+
 def create_server() -> MemlspServer:
     server = MemlspServer()
     register_all(server)
@@ -48,6 +60,7 @@ def serve(tcp: str | None = None, verbose: bool = False) -> int:
     # waits up to the switch interval to get it back from a busy embedding thread: 5 ms by
     # default, paid many times per request. 1 ms keeps that wait short.
     sys.setswitchinterval(SWITCH_INTERVAL)
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_late_cancel)
     server = create_server()
     try:
         if tcp:

@@ -53,6 +53,18 @@ class Note:
     view: VaultView
     root: Path
     path: str
+    # The open buffer's lines as they were when the request came: the position is in that
+    # version, and the client may send more edits while the request runs on a thread.
+    buffer: Sequence[str] | None
+
+    def lines(self) -> list[str]:
+        """The note's lines as the request sees them (its buffer, else the file), no line ends."""
+        lines = (
+            self.buffer
+            if self.buffer is not None
+            else (self.view.read(self.path) or "").splitlines()
+        )
+        return [line.rstrip("\r\n") for line in lines]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,18 +136,15 @@ class MemlspServer(LanguageServer):
         document = self.document(uri)
         return document.version if document is not None else None
 
-    def lines(self, uri: str, view: VaultView, path: str) -> Sequence[str]:
-        document = self.document(uri)
-        return document.lines if document is not None else (view.read(path) or "").splitlines()
-
     async def in_note(self, uri: str, work: Callable[[Note], T], nothing: T) -> T:
         """Run `work` on a thread, on a view of the vault, for a note of an indexed vault."""
         found = self.engine_for(uri)
         if found is None:
             return nothing
         engine, path, root = found
-
-        return await self.run(lambda: work(Note(engine.view(), root, path)))
+        document = self.document(uri)
+        buffer = document.lines if document is not None else None  # now, on the event loop
+        return await self.run(lambda: work(Note(engine.view(), root, path, buffer)))
 
     async def at_cursor(
         self, uri: str, position: types.Position, work: Callable[[Cursor], T], nothing: T
@@ -143,13 +152,14 @@ class MemlspServer(LanguageServer):
         """Like `in_note`, at a client position converted to a code-point column."""
 
         def at(note: Note) -> T:
-            lines = self.lines(uri, note.view, note.path)  # read once: it may come from disk
+            lines = note.lines()  # read once: it may come from disk
             if position.line > len(lines):
                 return nothing  # after the last line; past a line's end is the line's end
-            text = lines[position.line].rstrip("\r\n") if position.line < len(lines) else ""
+            text = lines[position.line] if position.line < len(lines) else ""
             encoding = self.workspace.position_encoding
             column = convert.column_of(text, position.character, encoding)
-            return work(Cursor(note.view, note.root, note.path, position.line, column))
+            cursor = Cursor(note.view, note.root, note.path, note.buffer, position.line, column)
+            return work(cursor)
 
         return await self.in_note(uri, at, nothing)
 

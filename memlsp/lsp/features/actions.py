@@ -22,7 +22,7 @@ def register(server: MemlspServer) -> None:
             return None  # a fix is for one link: a selection over lines asks for none
 
         def work(note: Note) -> list[types.CodeAction] | None:
-            lines = [line.rstrip("\r\n") for line in server.lines(uri, note.view, note.path)]
+            lines = note.lines()
             if where.start.line >= len(lines):
                 return None
             text = lines[where.start.line]

@@ -22,7 +22,7 @@ def register(server: MemlspServer) -> None:
         uri, position = params.text_document.uri, params.position
 
         def work(note: Note) -> dict[str, Any] | None:
-            lines = [line.rstrip("\r\n") for line in server.lines(uri, note.view, note.path)]
+            lines = note.lines()
             if position.line >= len(lines):
                 return None  # past the last line (an empty last line offers nothing either)
             text = lines[position.line]

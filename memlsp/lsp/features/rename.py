@@ -49,7 +49,7 @@ def register(server: MemlspServer) -> None:
     async def on_prepare_rename(params: types.PrepareRenameParams) -> dict[str, Any] | None:
         def work(at: Cursor) -> dict[str, Any] | None:
             try:
-                what = _renamable(server, params.text_document.uri, at)
+                what = _renamable(at)
             except NothingToRename:
                 return None  # the client says so in its own words
             except Refused as refused:
@@ -62,7 +62,7 @@ def register(server: MemlspServer) -> None:
     async def on_rename(params: types.RenameParams) -> dict[str, Any] | None:
         def work(at: Cursor) -> dict[str, Any]:
             try:
-                what = _renamable(server, params.text_document.uri, at)
+                what = _renamable(at)
                 if what.subject is Subject.NOTE and not client.can_rename_files(
                     server.client_capabilities
                 ):
@@ -91,9 +91,8 @@ def register(server: MemlspServer) -> None:
         return _merged(edits) if edits else None
 
 
-def _renamable(server: MemlspServer, uri: str, at: Cursor) -> Renamable:
-    lines = [line.rstrip("\r\n") for line in server.lines(uri, at.view, at.path)]
-    return renamable_at(at.view, at.path, lines, at.line, at.column)
+def _renamable(at: Cursor) -> Renamable:
+    return renamable_at(at.view, at.path, at.lines(), at.line, at.column)
 
 
 def _range(what: Renamable, encoding: str) -> dict[str, Any]:
