@@ -4,7 +4,7 @@
 
 import * as vscode from "vscode";
 import { ClientCapabilities, FeatureState, Middleware, StaticFeature } from "vscode-languageclient/node";
-import { NamedPlace, Place, withoutOverlaps, withoutSameSymbols } from "./overlap";
+import { NamedPlace, Place, inMarkdownDestination, withoutOverlaps, withoutSameSymbols } from "./overlap";
 
 // VS Code's `vscode.execute…Provider` commands ask every provider, this extension's too: while
 // one is under way for a key, this extension answers nothing for that key, so the command gets
@@ -57,6 +57,11 @@ export const middleware: Middleware = {
       othersAnswer<vscode.SymbolInformation>(key, "vscode.executeWorkspaceSymbolProvider", query),
     ]);
     return withoutSameSymbols(ours ?? [], symbolPlace, theirs.map(symbolPlace));
+  },
+
+  provideCompletionItem: (document, position, context, token, next) => {
+    const before = document.lineAt(position.line).text.slice(0, position.character);
+    return inMarkdownDestination(before) ? [] : next(document, position, context, token);
   },
 
   provideDocumentLinks: async (document, token, next) => {

@@ -1,15 +1,17 @@
 // Wiring: starts the memlsp language server over stdio and adds the vault commands
-// (search, links, reindex, status, restart) and the status bar. The logic worth testing lives
-// in the pure modules (serverCommand, settings, picker, status, overlap); this file only talks to
-// VS Code and probes the machine.
+// (search, links, reindex, status, restart), the status bar and the Markdown preview's wikilinks.
+// The logic worth testing lives in the pure modules (serverCommand, settings, picker, status,
+// overlap, preview); this file only talks to VS Code and probes the machine.
 
 import { execFile } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import * as os from "node:os";
+import type MarkdownIt from "markdown-it";
 import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, LanguageClient, LanguageClientOptions, State } from "vscode-languageclient/node";
 import { NoWorkDoneProgress, middleware } from "./builtinMarkdown";
 import { PickItem, Target, linkItems, searchItem } from "./picker";
+import { PreviewAnswers, wikilinkPlugin } from "./preview";
 import { ServerNotFound, discoverServer, installSteps, serverExecutable } from "./serverCommand";
 import { CLIENT_SETTINGS, ServerSettingName, serverOptions } from "./settings";
 import { StatusItemView, anyBusy, statusItems, statusLines } from "./status";
@@ -26,13 +28,27 @@ let output: vscode.LogOutputChannel;
 // The first item is always there (starting, errors, the only vault); one more per further vault.
 let statusBar: vscode.StatusBarItem[] = [];
 let pollTimer: NodeJS.Timeout | undefined;
+let previewAnswers: PreviewAnswers | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+/** What VS Code's Markdown preview asks of an extension with `markdown.markdownItPlugins`. */
+export interface MarkdownPreviewApi {
+  extendMarkdownIt(md: MarkdownIt): MarkdownIt;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<MarkdownPreviewApi> {
   // A log channel: vscode-languageclient 11 writes its own trace there too.
   output = vscode.window.createOutputChannel("memlsp", { log: true });
   statusBar = [newStatusItem(0)];
+  const answers = new PreviewAnswers({
+    fetch: fetchLinks,
+    version: (uri) => vscode.workspace.textDocuments.find((document) => document.uri.toString() === uri)?.version,
+    refresh: () => void vscode.commands.executeCommand("markdown.preview.refresh"),
+  });
+  previewAnswers = answers;
   context.subscriptions.push(
     output,
+    { dispose: () => answers.dispose() },
+    vscode.workspace.onDidChangeTextDocument((event) => answers.documentChanged(event.document.uri.toString())),
     vscode.commands.registerCommand("memlsp.searchVault", searchVault),
     vscode.commands.registerCommand("memlsp.showLinks", showLinks),
     vscode.commands.registerCommand("memlsp.reindex", reindex),
@@ -43,6 +59,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     { dispose: () => statusBar.forEach((item) => item.dispose()) },
   );
   await start(false);
+  return { extendMarkdownIt: (md) => wikilinkPlugin(md, (uri) => answers.get(uri)) };
 }
 
 export async function deactivate(): Promise<void> {
@@ -119,7 +136,12 @@ async function start(explicit: boolean): Promise<void> {
   }
   lastStartError = "";
   for (const method of ["memlsp/indexed", "memlsp/vectors", "memlsp/changed"]) {
-    next.onNotification(method, () => void refreshStatus());
+    next.onNotification(method, () => {
+      void refreshStatus();
+      if (method !== "memlsp/vectors") {
+        previewAnswers?.reloadAll(); // links may lead elsewhere now
+      }
+    });
   }
   if (explicit) {
     void vscode.window.showInformationMessage(`memlsp: the server is running: ${commandLine} (from ${found.origin}).`);
@@ -373,9 +395,19 @@ async function searchVault(): Promise<void> {
   pick.show();
 }
 
-async function showLinks(): Promise<void> {
+/** The links of a note for the preview; undefined while no server runs (nothing is shown then). */
+async function fetchLinks(uri: string): Promise<Messages["memlsp/links"] | undefined> {
+  if (!client?.isRunning()) {
+    return undefined;
+  }
+  return client.sendRequest<Messages["memlsp/links"]>("memlsp/links", { uri });
+}
+
+// From the palette: the active note's links; from the code lens on a note's first line: that note's.
+async function showLinks(noteUri?: unknown): Promise<void> {
   const editor = vscode.window.activeTextEditor;
-  if (!editor || editor.document.languageId !== "markdown") {
+  const given = typeof noteUri === "string" ? noteUri : undefined;
+  if (!given && (!editor || editor.document.languageId !== "markdown")) {
     void vscode.window.showInformationMessage("memlsp: open a Markdown note to see its links.");
     return;
   }
@@ -383,7 +415,10 @@ async function showLinks(): Promise<void> {
   if (!lsp) {
     return;
   }
-  const uri = editor.document.uri.toString();
+  const uri = given ?? editor?.document.uri.toString();
+  if (!uri) {
+    return;
+  }
   const answer = await lsp.sendRequest<Messages["memlsp/links"]>("memlsp/links", { uri });
   if (!answer) {
     void vscode.window.showInformationMessage("memlsp: this note is not in an open vault.");

@@ -18,7 +18,15 @@
 //   (wikilinks, embeds too). memlsp's links that overlap a built-in one are left out.
 // - Definition, hover, call hierarchy: the built-in gives no definition for a wikilink (only a
 //   heading to itself, which memlsp does not) and has no hover or call hierarchy: no overlap.
-// - Folding, selection ranges, path completion, rename of headings: the built-in's alone.
+// - Completion: the built-in completes a Markdown link's destination (`[text](` paths, then `#`
+//   heading slugs) as memlsp does, so both lists would show each file. There the built-in's
+//   alone (`inMarkdownDestination`); `[[` wikilinks and `#tags`, which it does not complete, are
+//   memlsp's.
+// - Rename: memlsp renames notes, headings, tags and block ids with every link to them, and moves
+//   in the explorer keep links (`workspace/willRenameFiles`). VS Code asks memlsp first; on plain
+//   text memlsp declines and the built-in may answer. The built-in's own link updates on a move
+//   (`markdown.updateLinksOnFileMove.enabled`) are off by default: leave them off, or both edit.
+// - Folding, selection ranges: the built-in's alone.
 // Pure, for the unit tests: positions and places as plain values.
 
 export interface Position {
@@ -55,6 +63,11 @@ export function withoutOverlaps<T>(ours: readonly T[], place: (item: T) => Place
     const mine = place(item);
     return !theirs.some((other) => other.uri === mine.uri && overlaps(other.range, mine.range));
   });
+}
+
+/** Whether the text before the cursor ends inside a Markdown link's destination: `[text](pa`. */
+export function inMarkdownDestination(before: string): boolean {
+  return /\]\([^()\s]*$/.test(before);
 }
 
 /** A heading's text, as either side names it ("## Fusion", "Hybrid search › Fusion"). */

@@ -27,6 +27,7 @@ export const SERVER_SETTINGS = [
   "ambiguous_links",
   "links_outside",
   "new_note_folder",
+  "code_lens",
 ] as const;
 
 export type ServerSettingName = (typeof SERVER_SETTINGS)[number];

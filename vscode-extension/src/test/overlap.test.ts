@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NamedPlace, Place, headingText, overlaps, withoutOverlaps, withoutSameSymbols } from "../overlap";
+import { NamedPlace, Place, headingText, inMarkdownDestination, overlaps, withoutOverlaps, withoutSameSymbols } from "../overlap";
 
 const span = (line: number, from: number, to: number, endLine = line) => ({
   start: { line, character: from },
@@ -45,4 +45,13 @@ test("workspace symbols: the same heading by line or by name in the same file is
   );
   assert.equal(headingText("### Reciprocal Rank Fusion"), "Reciprocal Rank Fusion");
   assert.equal(headingText("Hybrid search › Fusion › Reciprocal Rank Fusion"), "Reciprocal Rank Fusion");
+});
+
+test("inMarkdownDestination: after `](` until the destination ends; not in wikilinks or text", () => {
+  assert.ok(inMarkdownDestination("see [text]("));
+  assert.ok(inMarkdownDestination("see [text](../search/bm"));
+  assert.ok(inMarkdownDestination("[t](query%20understanding.md#"));
+  assert.equal(inMarkdownDestination("see [[bm"), false);
+  assert.equal(inMarkdownDestination("[t](a.md) and #ta"), false);
+  assert.equal(inMarkdownDestination("[t](a.md \"title"), false);
 });
