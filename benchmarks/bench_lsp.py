@@ -432,9 +432,10 @@ def open_some_note(server: Server, vault: Path, rng: random.Random) -> tuple[str
     line inserted at that line goes at the end)."""
     rel = rng.choice(sorted(p.relative_to(vault).as_posix() for p in vault.glob("*/*.md")))
     text = (vault / rel).read_text(encoding="utf-8")
-    item = {"uri": uri(vault, rel), "languageId": "markdown", "version": 1, "text": text}
+    note_uri = uri(vault, rel)
+    item = {"uri": note_uri, "languageId": "markdown", "version": 1, "text": text}
     server.notify("textDocument/didOpen", {"textDocument": item})
-    return rel, item["uri"], text.count("\n")
+    return rel, note_uri, text.count("\n")
 
 
 def insert_line(server: Server, note_uri: str, version: int, line: int, text: str) -> float:

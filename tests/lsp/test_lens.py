@@ -47,11 +47,12 @@ async def test_a_note_has_one_lens_on_its_first_line_that_opens_its_links(own: S
 async def test_the_counts_follow_other_notes(own: Session) -> None:
     [before] = await lenses(own, "pkm/zettelkasten.md")
     assert before.command is not None
+    title = before.command.title
     own.write("inbox/new-reader.md", "# New reader\n\n[[zettelkasten]] and [[Never written]]\n")
 
     async def one_more() -> bool:
         [now] = await lenses(own, "pkm/zettelkasten.md")
-        return now.command is not None and now.command.title != before.command.title
+        return now.command is not None and now.command.title != title
 
     await own.until(one_more)
     [after] = await lenses(own, "inbox/new-reader.md")
