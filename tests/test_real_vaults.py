@@ -48,3 +48,58 @@ def test_real_vault_parses_and_links(name: str) -> None:
     for item in graph.links_with_status(LinkStatus.AMBIGUOUS):
         assert len(item.resolution.candidates) > 1
         assert item.resolution.targets[0] in item.resolution.candidates
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", NAMES)
+def test_renaming_the_most_linked_notes_and_moving_a_folder_keep_every_link(name: str) -> None:
+    """Each of the five most-linked notes renamed, the edits applied and the vault indexed again:
+    every link leads where it led; the reverse rename gives back every byte but for links that
+    write the name in another case than the file's (rewritten with the name as given). The
+    largest folder moved: the same."""
+    from memlsp.model import Span
+    from memlsp.navigation.edits import Change
+    from memlsp.navigation.relink import relink
+    from memlsp.navigation.rename import Renamable, Subject, rename
+    from memlsp.vault.names import file_name, name_key
+    from tests.memory_vault import applied, memory_view, targets
+
+    root = VAULTS / name
+    if not root.is_dir():
+        pytest.skip(f"real vault {name} not found under {VAULTS} (shared test data absent)")
+    rules = VaultRules.of(Settings(embedder="none"))
+    files = {
+        path.relative_to(root).as_posix(): path.read_text(encoding="utf-8", errors="replace")
+        if rules.is_note(path.name)
+        else ""
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not rules.ignored(path.relative_to(root).as_posix())
+    }
+    view = memory_view(files)
+    before = targets(view)
+
+    def kept(after: dict[str, str], moves: dict[str, str]) -> bool:
+        wanted = sorted(tuple(moves.get(t, t) for t in found) for found in before.values())
+        return sorted(targets(memory_view(after)).values()) == wanted
+
+    for path in sorted(view.graph.notes, key=lambda p: (-view.graph.inlink_count(p), p))[:5]:
+        old = file_name(path)
+        forward = rename(view, Renamable(Subject.NOTE, Span(0, 0, 0), old, path), old + " 改名")
+        after = applied(files, forward)
+        new = forward.moves[0].new
+        assert kept(after, {path: new}), path
+        again = memory_view(after)
+        back = applied(
+            after, rename(again, Renamable(Subject.NOTE, Span(0, 0, 0), old + " 改名", new), old)
+        )
+        differing = [p for p in files if back[p] != files[p]]
+        for changed in differing:
+            for was, now in zip(files[changed].split("\n"), back[changed].split("\n"), strict=True):
+                assert was == now or name_key(was) == name_key(now), (changed, was, now)
+    folder = max(
+        {p.rsplit("/", 1)[0] for p in view.graph.notes if "/" in p},
+        key=lambda f: sum(p.startswith(f + "/") for p in files),
+    )
+    moves = {p: "moved/" + p for p in files if p.startswith(folder + "/")}
+    after = applied(files, Change(tuple(relink(view, moves))))
+    assert kept({moves.get(p, p): text for p, text in after.items()}, moves)

@@ -283,3 +283,9 @@ def _note(view: VaultView, path: str) -> Renamable:
     from memlsp.model import Span
 
     return Renamable(Subject.NOTE, Span(0, 2, 2 + len(name)), name, note.path)
+
+
+def test_an_h1_in_another_case_than_the_name_is_a_title_of_its_own_and_stays() -> None:
+    files = {"tags.md": "# Tags\n", "a.md": "[[tags]]\n"}
+    after = renamed(files, "a.md", "[[tags]]", "labels")
+    assert after == {"labels.md": "# Tags\n", "a.md": "[[labels]]\n"}

@@ -180,9 +180,10 @@ def _rename_note(view: VaultView, old: str, new_name: str) -> Change:
 
 
 def _title_edits(view: VaultView, note: Note, title: str) -> list[Edit]:
-    """The note's first H1, when it is the note's name."""
+    """The note's first H1, when it is the note's name exactly (`# Tags` in `tags.md` is a title
+    of its own, in its own case: a rename and its reverse leave it as it is)."""
     first = next((h for h in note.headings if h.level == 1), None)
-    if first is None or not is_title(note, first):
+    if first is None or first.text != file_name(note.path):
         return []
     lines = _lines(view, note.path)
     if first.line >= len(lines) or first.text not in lines[first.line]:
