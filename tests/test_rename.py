@@ -245,6 +245,9 @@ def _link_to(draw: st.DrawFn, source: str, target: str) -> str:
         f"[t]({markdown_destination(source, target)}{'#part-one' if anchor == '#Part one' else ''})",
         f"[r](/{markdown_destination('', target)})",
     ]
+    destination = markdown_destination(source, target)
+    if not destination.startswith("../"):
+        forms.append(f"[d](./{destination})")
     relative = posixpath.relpath(stem, posixpath.dirname(source) or ".")
     forms.append(f"[[{relative if relative.startswith('../') else './' + relative}]]")
     return draw(st.sampled_from(forms))

@@ -42,6 +42,7 @@ from memlsp.vault.roots import VAULT_MARKERS, vault_of_lone_note, vault_root
 from memlsp.vault.view import VaultView
 
 log = logging.getLogger(__name__)
+CATCH_UP_SECONDS = 2.0  # the longest an edit request waits for the index to take a keystroke
 
 T = TypeVar("T")
 
@@ -135,6 +136,29 @@ class MemlspServer(LanguageServer):
         """The version of the document open at `uri`; None when it is not open (a file on disk)."""
         document = self.document(uri)
         return document.version if document is not None else None
+
+    async def caught_up(self, uris: Sequence[str], timeout: float = CATCH_UP_SECONDS) -> None:
+        """Wait (a little) until the index has taken the open buffers at `uris` as they are now:
+        an edit is worked out on the indexed text, and a keystroke is indexed after a pause."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline and not all(self._indexed_as_open(uri) for uri in uris):
+            await asyncio.sleep(0.01)
+
+    def _indexed_as_open(self, uri: str) -> bool:
+        document, found = self.document(uri), self.engine_for(uri)
+        if document is None or found is None:
+            return True
+        engine, path, _ = found
+        return engine.view().read(path) == document.source
+
+    def open_documents(self, vault: LiveVault) -> list[str]:
+        """The URIs of the open documents in `vault`."""
+        return [
+            uri
+            for uri in list(self.workspace.text_documents)
+            if (found := self.vault_for(uri)) is not None and found[0] is vault
+        ]
 
     async def in_note(self, uri: str, work: Callable[[Note], T], nothing: T) -> T:
         """Run `work` on a thread, on a view of the vault, for a note of an indexed vault."""

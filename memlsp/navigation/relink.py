@@ -122,7 +122,9 @@ def rewritten(
     if link.kind is LinkKind.MARKDOWN:
         if written.startswith("/"):
             return "/" + markdown_destination("", shown(target))
-        return markdown_destination(source, shown(target))
+        destination = markdown_destination(source, shown(target))
+        keeps_dot = written.startswith("./") and not destination.startswith("../")
+        return "./" + destination if keeps_dot else destination
     if written.startswith(("./", "../")):
         relative = posixpath.relpath(target, posixpath.dirname(source) or ".")
         return shown(relative if relative.startswith("../") else "./" + relative)

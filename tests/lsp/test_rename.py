@@ -99,6 +99,15 @@ async def test_renaming_a_note_rewrites_every_link_and_they_resolve_after_reinde
     assert versions["index.md"] == 1 and versions["search/bm25.md"] is None
     assert not (own.vault / "search/向量搜索.md").exists()  # the server wrote nothing
     own.close("index.md")
+    # The client applies the edit, then announces its file rename (VS Code does): the links are
+    # done already, so that answer has no edit.
+    [move] = [c for c in edit.document_changes if isinstance(c, types.RenameFile)]
+    echo = await own.client.workspace_will_rename_files_async(
+        types.RenameFilesParams(
+            files=[types.FileRename(old_uri=move.old_uri, new_uri=move.new_uri)]
+        )
+    )
+    assert echo is None
     texts = {p.relative_to(own.vault).as_posix(): p.read_bytes() for p in own.vault.rglob("*.md")}
     apply(own, edit)
     # Nothing else changed: other files keep every byte; in the edited ones, each changed line is
@@ -179,3 +188,42 @@ async def test_moving_a_folder_in_the_explorer_returns_the_edits_that_keep_its_l
     assert await own.until(moved, timeout=20) == sorted(
         p.replace("travel/", "trips/past/") for p in before
     )
+
+
+async def test_a_rename_asked_while_the_note_is_typed_into_is_right_or_refused(
+    own: Session,
+) -> None:
+    """The edit's ranges come from the indexed text: asked a moment after a keystroke the index
+    has not taken yet, the answer is refused (try again) rather than sent for the wrong text."""
+    text = "# Typing\n\nsee [[embeddings]] here\n"
+    own.write("inbox/typing.md", text)
+    own.open("inbox/typing.md", text)
+    await own.until(lambda: inlink_sources(own, "ml/embeddings.md"), timeout=20)
+
+    async def linked() -> bool:
+        return "inbox/typing.md" in await inlink_sources(own, "ml/embeddings.md")
+
+    await own.until(linked, timeout=20)
+    typed = "# Typing\n\nmore words first, see [[embeddings]] here\n"
+    own.change("inbox/typing.md", 2, (None, typed))
+    at = own.find("inbox/typing.md", "[[embeddings]]", 3, text=typed)
+    try:
+        edit = await own.client.text_document_rename_async(
+            types.RenameParams(own.doc("inbox/typing.md"), at, "vectors of words")
+        )
+    except JsonRpcException as refused:
+        assert "changed since it was indexed" in str(refused)
+        return
+    assert isinstance(edit, types.WorkspaceEdit) and edit.document_changes
+    [mine] = [
+        c
+        for c in edit.document_changes
+        if isinstance(c, types.TextDocumentEdit)
+        and own.relative(c.text_document.uri) == "inbox/typing.md"
+    ]
+    assert mine.text_document.version == 2
+    [replace] = mine.edits
+    line = typed.split("\n")[2]
+    start = _column(line, replace.range.start.character, own.encoding)
+    end = _column(line, replace.range.end.character, own.encoding)
+    assert line[start:end] == "embeddings"

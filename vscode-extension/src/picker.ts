@@ -71,8 +71,12 @@ function encodePath(path: string): string {
   return path.split("/").map(encodeURIComponent).join("/");
 }
 
-function linkText(link: VaultLinkJson): string {
+/** The link as written, near enough: a wikilink `[[target#anchor]]`, a Markdown link `](target#anchor)`. */
+export function linkText(link: VaultLinkJson): string {
   const anchor = link.anchor ? `#${link.anchor}` : "";
+  if (link.kind === "markdown") {
+    return `${link.embed ? "!" : ""}](${link.target}${anchor})`;
+  }
   return `${link.embed ? "!" : ""}[[${link.target}${anchor}]]`;
 }
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -44,7 +45,15 @@ class RequestFailed(JsonRpcException):
     CODE = types.LSPErrorCodes.RequestFailed.value
 
 
+# How long a file rename this server answered stays "ours": the client applies the edit, then
+# announces the same file rename with workspace/willRenameFiles (VS Code does, as the LSP asks).
+OURS_SECONDS = 120.0
+
+
 def register(server: MemlspServer) -> None:
+    # (vault root, old path, new path) of the file renames in rename answers, and when
+    ours: dict[tuple[Path, str, str], float] = {}
+
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     async def on_prepare_rename(params: types.PrepareRenameParams) -> dict[str, Any] | None:
         def work(at: Cursor) -> dict[str, Any] | None:
@@ -56,6 +65,7 @@ def register(server: MemlspServer) -> None:
                 raise RequestFailed(str(refused)) from refused
             return {"range": _range(what, server.encoding), "placeholder": what.name}
 
+        await server.caught_up([params.text_document.uri])
         return await server.at_cursor(params.text_document.uri, params.position, work, None)
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
@@ -68,26 +78,42 @@ def register(server: MemlspServer) -> None:
                 ):
                     raise Refused("This editor cannot rename files from a language server")
                 change = rename(at.view, what, params.new_name)
+                answer = _edit(server, at.root, at.view, change)
+            except StaleText as stale:
+                raise RequestFailed(f"{stale} changed since it was indexed: try again") from stale
             except Refused as refused:
                 raise RequestFailed(str(refused)) from refused
-            return _edit(server, at.root, change)
+            now = time.monotonic()
+            ours.update({(at.root, move.old, move.new): now for move in change.moves})
+            return answer
 
+        found = server.vault_for(params.text_document.uri)
+        await server.caught_up(server.open_documents(found[0]) if found else [])
         return await server.at_cursor(params.text_document.uri, params.position, work, None)
 
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, FILE_OPERATIONS)
     async def on_will_rename(params: types.RenameFilesParams) -> dict[str, Any] | None:
         edits: list[dict[str, Any]] = []
+        now = time.monotonic()
+        for key, answered in list(ours.items()):
+            if now - answered > OURS_SECONDS:
+                del ours[key]
         for vault, moves in _moves_by_vault(server, params.files).items():
+            # A rename this server answered already carries its links' edits: the client has
+            # applied them, so editing those links again would change them twice.
+            moves = {
+                old: new for old, new in moves.items() if not ours.pop((vault.root, old, new), 0)
+            }
             engine = vault.engine
-            if engine is None:
+            if engine is None or not moves:
                 continue
+            await server.caught_up(server.open_documents(vault))
             view = engine.view()
             try:
                 found = await server.run(partial(_relinked, view, moves))
+                edits.append(_edit(server, vault.root, view, Change(tuple(found))))
             except StaleText as stale:
                 server.tell(f"memlsp: links to the moved files were not updated: {stale} changed")
-                continue
-            edits.append(_edit(server, vault.root, Change(tuple(found))))
         return _merged(edits) if edits else None
 
 
@@ -104,12 +130,24 @@ def _range(what: Renamable, encoding: str) -> dict[str, Any]:
     }
 
 
-def _edit(server: MemlspServer, root: Path, change: Change) -> dict[str, Any]:
+def _edit(server: MemlspServer, root: Path, view: VaultView, change: Change) -> dict[str, Any]:
+    """The change as the client's edit, each open note's at the version it was computed on."""
+
+    def version_of(uri: str) -> int | None:
+        document = server.document(uri)
+        if document is None:
+            return None
+        path = convert.path_of(uri)
+        relative = path.relative_to(root).as_posix() if path is not None else ""
+        if view.read(relative) != document.source:
+            raise StaleText(relative)  # typed into since the index read it: ranges are off
+        return document.version
+
     return convert.workspace_edit(
         root,
         change,
         server.encoding,
-        server.document_version,
+        version_of,
         client.takes_document_changes(server.client_capabilities),
     )
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { linkItems, rootUri, searchItem, snippet } from "../picker";
+import { linkItems, linkText, rootUri, searchItem, snippet } from "../picker";
 import { LinksAnswerJson, VaultLinkJson, VaultSearchResultJson } from "../wire";
 
 function result(overrides: Partial<VaultSearchResultJson> = {}): VaultSearchResultJson {
@@ -119,4 +119,10 @@ test("links: outlinks open their target, inlinks open the linking note at the li
 test("in a multi-root workspace the description names the result's folder", () => {
   const item = searchItem(result(), "vault-beta");
   assert.equal(item.description, "vault-beta/search/tantivy.md:5-12  $(search) keyword");
+});
+
+test("linkText: a Markdown link is shown as one, a wikilink as one", () => {
+  const base = { source: "a.md", status: "resolved", targets: ["b.md"], candidates: [], uri: "file:///v/a.md", range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } };
+  assert.equal(linkText({ ...base, target: "bm25.md", anchor: "why-idf", kind: "markdown", embed: false } as VaultLinkJson), "](bm25.md#why-idf)");
+  assert.equal(linkText({ ...base, target: "bm25", anchor: "", kind: "wiki", embed: true } as VaultLinkJson), "![[bm25]]");
 });
