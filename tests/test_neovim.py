@@ -45,6 +45,7 @@ CHECKS = (
     "workspace/symbol 向量检索",
     "completion",
     "semantic search",
+    "code lens",
     "rename",
     "client stopped",
     "done",

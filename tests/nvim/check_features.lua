@@ -339,6 +339,25 @@ local function check_completion(buf)
   })
 end
 
+--- The code lens on the note's first line, through Neovim's own codelens module (refresh, then
+--- the lenses it keeps for the buffer), and its command bound as the README says.
+local function check_code_lens(buf)
+  vim.lsp.commands["memlsp.showLinks"] = function()
+    vim.lsp.buf.references()
+  end
+  vim.lsp.codelens.refresh({ bufnr = buf })
+  local lenses = {}
+  vim.wait(REQUEST_MS, function()
+    lenses = vim.lsp.codelens.get(buf)
+    return #lenses > 0 and lenses[1].command ~= nil
+  end, 50)
+  local lens = lenses[1]
+  local title = lens and lens.command and lens.command.title or ""
+  check("code lens", lens ~= nil and lens.range.start.line == 0
+    and title:match("^%d+ inlinks? · %d+ outlinks?") ~= nil
+    and lens.command.command == "memlsp.showLinks", { title = title })
+end
+
 --- Neovim's own rename (prepareRename, rename, its own apply_workspace_edit, which renames the
 --- file), every changed buffer written, then the links checked on disk and followed again.
 local function check_rename(buf)
@@ -383,5 +402,6 @@ check_symbol(buf, "tantivy", "search/tantivy.md")
 check_symbol(buf, "向量检索", "search/向量检索.md")
 check_completion(buf)
 check_semantic(buf)
+check_code_lens(buf)
 check_rename(buf)
 finish()
