@@ -4,9 +4,10 @@
 ;;
 ;; Visits NOTE, lets the command loop's post-command-hook run once (where `eglot-ensure'
 ;; connects), else runs M-x eglot's own guess, waits for the server's `memlsp/indexed', then asks
-;; for the definition of the wikilink LINK (its text, found in NOTE) and for `memlsp/status'.
+;; for the definition of the wikilink LINK (its text, found in NOTE) and for `memlsp/status', and
+;; asks to rename LINK's note (this eglot announces no file renames: the answer is why not).
 ;; Prints one JSON line on stdout: {"attached", "project_root", "definition": [{"path", "line"}],
-;; "status", "error"}.  Every wait is bounded; the test reads the line and decides.
+;; "status", "rename", "error"}.  Every wait is bounded; the test reads the line and decides.
 
 (require 'cl-lib)
 (require 'json)
@@ -67,7 +68,15 @@
                                (jsonrpc-request server :textDocument/definition
                                                 (eglot--TextDocumentPositionParams)))
                               :status (jsonrpc-request server :memlsp/status
-                                                       (make-hash-table))))))
+                                                       (make-hash-table))
+                              :rename
+                              (condition-case refused
+                                  (progn
+                                    (jsonrpc-request server :textDocument/rename
+                                                     (append (eglot--TextDocumentPositionParams)
+                                                             (list :newName "renamed")))
+                                    "an edit")
+                                (jsonrpc-error (error-message-string refused)))))))
       (error (setq report (append report (list :error (error-message-string failure))))))
     (princ (json-encode report))
     (terpri)
