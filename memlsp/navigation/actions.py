@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from memlsp.model import LinkKind, LinkStatus, ResolvedLink, Span
 from memlsp.navigation.diagnostics import Code, embeds_a_file
 from memlsp.navigation.edits import Change, Edit
+from memlsp.parse.links import link_parts
 from memlsp.vault.anchors import find_heading
 from memlsp.vault.linktext import wikilink_target
 from memlsp.vault.view import VaultView
@@ -95,21 +96,11 @@ def _create(view: VaultView, resolved: ResolvedLink, folder: str) -> list[Action
     return [Action(f"Create note {place}", (first,), creates=place, fixes=Code.UNRESOLVED)]
 
 
-def _target_span(resolved: ResolvedLink, line_text: str) -> Span | None:
-    """Where the link's written target sits on its line (a wikilink's, between `[[` and `#`/`|`)."""
-    link = resolved.link
-    if link.kind is not LinkKind.WIKI:
-        return None
-    opening = link.span.start + (3 if link.embed else 2)
-    written = line_text[opening : link.span.end]
-    stop = min(i for i in (written.find("#"), written.find("|"), written.find("]]")) if i >= 0)
-    return Span.on_line(line_text, link.span.line, opening, opening + stop)
-
-
 def _choose(view: VaultView, resolved: ResolvedLink, line_text: str) -> list[Action]:
-    where = _target_span(resolved, line_text)
-    if where is None:
+    parts = link_parts(line_text, resolved.link)
+    if resolved.link.kind is not LinkKind.WIKI or parts is None:
         return []
+    where = Span.on_line(line_text, resolved.link.span.line, *parts.target)
     opened = resolved.resolution.targets[0]
     choices = [opened, *(c for c in resolved.resolution.candidates if c != opened)]
     actions = []
@@ -132,14 +123,10 @@ def _closest_headings(view: VaultView, resolved: ResolvedLink, line_text: str) -
     names = [heading.text for heading in note.headings]
     wanted = link.headings[-1]
     closest = difflib.get_close_matches(wanted, names, n=3, cutoff=0.3)
-    inner = line_text[link.span.start : link.span.end]
-    hash_at = inner.find("#")
-    if hash_at < 0:
+    parts = link_parts(line_text, link)
+    if parts is None or parts.anchor is None:
         return []
-    stop = min(i for i in (inner.find("|", hash_at), inner.find("]]", hash_at)) if i >= 0)
-    where = Span.on_line(
-        line_text, link.span.line, link.span.start + hash_at + 1, link.span.start + stop
-    )
+    where = Span.on_line(line_text, link.span.line, *parts.anchor)
     return [
         Action(
             f"Link to heading “{name}”",
