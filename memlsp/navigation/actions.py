@@ -22,11 +22,10 @@ from memlsp.navigation.edits import Change, Edit
 from memlsp.parse.links import link_parts
 from memlsp.vault.anchors import find_heading
 from memlsp.vault.linktext import wikilink_target
+from memlsp.vault.names import REFUSED_IN_FILE_NAMES
 from memlsp.vault.view import VaultView
 
 SAME_FOLDER = "."  # `new_note_folder`: beside the linking note; "" is the vault root
-# What Obsidian refuses in a file name (and what would leave the folder or hide the file).
-REFUSED = frozenset('*"\\<>:|?#^[]')
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +79,7 @@ def new_note_path(resolved: ResolvedLink, folder: str) -> str | None:
     if place.startswith(("../", "/")) or place in (".", ".."):
         return None
     name = posixpath.basename(place)
-    if not name or name.startswith(".") or any(c in REFUSED for c in place):
+    if not name or name.startswith(".") or any(c in REFUSED_IN_FILE_NAMES for c in place):
         return None
     return place if place.lower().endswith(".md") else place + ".md"
 

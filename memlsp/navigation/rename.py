@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache, partial
 
 from memlsp.model import Heading, Link, LinkKind, Note, Span
 from memlsp.navigation.edits import Change, Edit, Move
@@ -23,11 +25,10 @@ from memlsp.navigation.relink import StaleText, relink
 from memlsp.parse.links import link_parts
 from memlsp.parse.markdown import slugify, split_lines, strip_markup
 from memlsp.vault.anchors import find_block, heading_path
-from memlsp.vault.names import file_name, name_key
+from memlsp.vault.names import REFUSED_IN_FILE_NAMES, file_name, name_key
 from memlsp.vault.view import VaultView
 
-# What Obsidian refuses in a file name, and `/` (a rename keeps the folder).
-REFUSED_IN_NAMES = frozenset('*"\\/<>:|?#^[]')
+REFUSED_IN_NAMES = REFUSED_IN_FILE_NAMES | {"/"}  # a rename keeps the note's folder
 REFUSED_IN_HEADINGS = frozenset("#|^[]")
 _BLOCK_ID = re.compile(r"[A-Za-z0-9\-]+")
 _TAG = re.compile(r"[\w\-/]+")
@@ -209,12 +210,18 @@ def _rename_heading(view: VaultView, what: Renamable, new_name: str) -> Change:
         raise StaleText(what.note)
     edits = [Edit(what.note, _heading_span(lines[heading.line], heading), new)]
     slug = slugify(strip_markup(new))
+    line_of = _line_reader(view)
+    paths: dict[tuple[str, ...], tuple[Heading, ...] | None] = {}  # a hub's links repeat a few
     for item in view.graph.inlinks(what.note):
         link = item.link
-        found = heading_path(note, link.headings) if link.headings else None
+        if not link.headings:
+            continue
+        if link.headings not in paths:
+            paths[link.headings] = heading_path(note, link.headings)
+        found = paths[link.headings]
         if not found or heading not in found:
             continue
-        text = _line_of(view, item.source, link.span.line)
+        text = line_of(item.source, link.span.line)
         parts = link_parts(text, link)
         if parts is None or parts.anchor is None:
             raise StaleText(item.source)
@@ -237,9 +244,15 @@ def _anchor_parts(text: str, anchor: tuple[int, int]) -> list[tuple[int, int]]:
     return parts
 
 
-def _line_of(view: VaultView, path: str, line: int) -> str:
-    lines = _lines(view, path)
-    return lines[line] if line < len(lines) else ""
+def _line_reader(view: VaultView) -> Callable[[str, int], str]:
+    """A line of a note, each note read once however many of its links a rename edits."""
+    read = cache(partial(_lines, view))
+
+    def line_of(path: str, line: int) -> str:
+        lines = read(path)
+        return lines[line] if line < len(lines) else ""
+
+    return line_of
 
 
 def _rename_block(view: VaultView, what: Renamable, new_name: str) -> Change:
@@ -251,7 +264,8 @@ def _rename_block(view: VaultView, what: Renamable, new_name: str) -> Change:
         raise Refused(f"{what.note} already has a block ^{new}")
     if new == what.name:
         return Change()
-    text = _line_of(view, what.note, what.line)
+    line_of = _line_reader(view)
+    text = line_of(what.note, what.line)
     at = text.rfind("^" + what.name)
     if at < 0:
         raise StaleText(what.note)
@@ -259,7 +273,7 @@ def _rename_block(view: VaultView, what: Renamable, new_name: str) -> Change:
     for item in view.graph.inlinks(what.note):
         if (item.link.block or "").casefold() != what.name.casefold():
             continue
-        line = _line_of(view, item.source, item.link.span.line)
+        line = line_of(item.source, item.link.span.line)
         parts = link_parts(line, item.link)
         if parts is None or parts.anchor is None:
             raise StaleText(item.source)

@@ -12,6 +12,11 @@ from memlsp.vault.shared import SharedMap
 # a vault can change (config.USER_SETTINGS), so the table needs no settings.
 
 
+# What Obsidian refuses in a file name (and what would hide the file or be read as a link's
+# anchor, label or path).
+REFUSED_IN_FILE_NAMES = frozenset('*"\\<>:|?#^[]')
+
+
 def name_key(text: str) -> str:
     """How Obsidian compares names: Unicode NFC, case-insensitive."""
     return unicodedata.normalize("NFC", text).casefold()
