@@ -53,9 +53,9 @@ class Publisher:
 
     def vault_changed(self, vault: LiveVault) -> None:
         """Every open note of `vault`, again (call on the event loop)."""
-        for uri in list(self._server.workspace.text_documents):
+        for uri in self._server.open_documents(vault):
             found = self._server.vault_for(uri)
-            if found is not None and found[0] is vault:
+            if found is not None:
                 self._publish(uri, vault, found[1])
 
     def opened(self, uri: str) -> None:

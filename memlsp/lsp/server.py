@@ -146,11 +146,11 @@ class MemlspServer(LanguageServer):
             await asyncio.sleep(0.01)
 
     def _indexed_as_open(self, uri: str) -> bool:
-        document, found = self.document(uri), self.engine_for(uri)
-        if document is None or found is None:
+        document, found = self.document(uri), self.vault_for(uri)
+        engine = found[0].engine if found is not None else None
+        if document is None or found is None or engine is None:
             return True
-        engine, path, _ = found
-        return engine.view().read(path) == document.source
+        return engine.view().read(found[1]) == document.source
 
     def open_documents(self, vault: LiveVault) -> list[str]:
         """The URIs of the open documents in `vault`."""

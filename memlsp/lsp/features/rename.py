@@ -12,6 +12,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from memlsp import wire
 from memlsp.live import LiveVault
 from memlsp.lsp import client, convert
 from memlsp.lsp.server import Cursor, MemlspServer
@@ -63,7 +64,7 @@ def register(server: MemlspServer) -> None:
                 return None  # the client says so in its own words
             except Refused as refused:
                 raise RequestFailed(str(refused)) from refused
-            return {"range": _range(what, server.encoding), "placeholder": what.name}
+            return {"range": wire.range_json(what.span, server.encoding), "placeholder": what.name}
 
         await server.caught_up([params.text_document.uri])
         return await server.at_cursor(params.text_document.uri, params.position, work, None)
@@ -119,15 +120,6 @@ def register(server: MemlspServer) -> None:
 
 def _renamable(at: Cursor) -> Renamable:
     return renamable_at(at.view, at.path, at.lines(), at.line, at.column)
-
-
-def _range(what: Renamable, encoding: str) -> dict[str, Any]:
-    start, end = what.span.columns(encoding)
-    line = what.span.line
-    return {
-        "start": {"line": line, "character": start},
-        "end": {"line": line, "character": end},
-    }
 
 
 def _edit(server: MemlspServer, root: Path, view: VaultView, change: Change) -> dict[str, Any]:
