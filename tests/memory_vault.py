@@ -6,15 +6,14 @@ from __future__ import annotations
 from memlsp.model import LinkStatus
 from memlsp.navigation.edits import Change
 from memlsp.parse.markdown import parse_markdown, split_lines
-from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import is_note_path
 from memlsp.vault.view import VaultView
+from tests.helpers_vault import graph_of
 
 
 def memory_view(files: dict[str, str]) -> VaultView:
-    graph = LinkGraph()
     notes = [parse_markdown(path, text) for path, text in files.items() if is_note_path(path)]
-    graph.load(notes, [path for path in files if not is_note_path(path)])
+    graph = graph_of(notes, [path for path in files if not is_note_path(path)])
     return VaultView(0, graph.freeze(), files.get)
 
 
