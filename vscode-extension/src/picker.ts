@@ -1,6 +1,7 @@
 // Pure mapping of the server's JSON answers (memlsp/search, memlsp/links) into what the UI
 // shows. No `vscode` import, so the node:test unit tests run without an editor.
 
+import { encodePath } from "./preview";
 import { LinksAnswerJson, VaultLinkJson, VaultSearchResultJson } from "./wire";
 
 /** Where opening an item goes: a note and 0-based lines to reveal and select. */
@@ -65,10 +66,6 @@ export function rootUri(noteUri: string, notePath: string): string {
   const depth = notePath.split("/").filter((part) => part !== "").length;
   const parts = noteUri.split("/");
   return parts.slice(0, Math.max(parts.length - depth, 0)).join("/");
-}
-
-function encodePath(path: string): string {
-  return path.split("/").map(encodeURIComponent).join("/");
 }
 
 /** The link as written, near enough: a wikilink `[[target#anchor]]`, a Markdown link `](target#anchor)`. */

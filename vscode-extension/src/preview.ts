@@ -82,10 +82,7 @@ export function relativePath(from: string, to: string): string {
 
 /** A relative path as a URL path: each name percent-encoded (`#`, `?`, `%`, `:` and spaces too). */
 export function encodePath(path: string): string {
-  return path
-    .split("/")
-    .map((name) => (name === ".." ? name : encodeURIComponent(name)))
-    .join("/");
+  return path.split("/").map(encodeURIComponent).join("/"); // `..` stays as it is
 }
 
 /** Where the preview sends a click: the target file relative to the note, and its heading's slug. */
