@@ -316,7 +316,7 @@ def reindex_one_note(engine: Engine, vault: Path, edits: int, seed: int) -> tupl
         with open(vault / rel, "a", encoding="utf-8") as handle:
             handle.write(f"\nOne more sentence about {marker} appended by the benchmark.\n")
         times.append(timed(partial(engine.refresh_paths, [rel])))
-        response = engine.search(SearchRequest(query=marker, limit=3))
+        response = engine.read().search(SearchRequest(query=marker, limit=3))
         found += any(hit.chunk.path == rel for hit in response.hits)
     ms = [t * 1000 for t in times]
     median = statistics.median(ms)
@@ -357,7 +357,7 @@ def search_latency(
     for query in queries:
         request = SearchRequest(query=query, limit=10, expand=expand, mode=mode)
         started = time.perf_counter()
-        responses.append(engine.search(request))
+        responses.append(engine.read().search(request))
         times.append((time.perf_counter() - started) * 1000)
     return times, responses
 
@@ -485,7 +485,7 @@ def hybrid_rows(vault: Path, cache: Path, queries: Sequence[str]) -> tuple[list[
         engine.refresh()
         first, _ = search_latency(engine, [WARM_QUERY], mode="hybrid")
         status = Backfill(engine).plan()  # compares the store with the index: all embedded?
-        embedder = engine.embedder
+        embedder = engine._vectors.embedder
         if status.state != "ready" or embedder is None:
             problem = status.problem or status.state
             return [Row("hybrid search", f"vectors unavailable: {problem}")], []
@@ -590,7 +590,7 @@ def backfill_rows(
         search_latency(engine, [WARM_QUERY])  # warm-up, as the idle figure had before it
         quiet = Spread.of(search_latency(engine, queries)[0])
         if not backfill.start():
-            status = engine.vector_status()
+            status = engine.read().vectors.status
             problem = backfill.failure or status.problem or f"{status.state}, nothing pending"
             return [Row("keyword search during a backfill", f"no backfill ran: {problem}")], []
         before = backfill.embedded

@@ -73,22 +73,22 @@ def main() -> None:
 
     ledger.step("onnxruntime's import")
     engine.connect_vectors()
-    embedder = engine.embedder
+    embedder = engine._vectors.embedder
     assert embedder is not None, "no embedder: is the `embedder` setting `none`?"
-    ledger.step(f"Chroma opened, {engine.vector_status().stored} vector ids listed")
+    ledger.step(f"Chroma opened, {engine.read().vectors.status.stored} vector ids listed")
     embedder.embed_query("the harbour lantern is lit at dusk")
     ledger.step("MiniLM (and USE where blocks need it) loaded, an English query embedded")
     embedder.embed_query("量子纠缠的解释")
     embedder.embed_documents(["word " * 300, "长文本 " * 300])
     ledger.step("a Chinese query and two long texts embedded (both models loaded)")
     for query in ("lantern keeper harbour", "量子 纠缠", "gradient notes"):
-        engine.search(SearchRequest(query=query, mode="vector"))
+        engine.read().search(SearchRequest(query=query, mode="vector"))
     ledger.step("three vector searches (Chroma loads its indexes)")
     queries = ["lantern keeper harbour", "量子 纠缠", "gradient notes", "river stone mill"] * 13
     took = []
     for query in queries[:50]:
         started = time.perf_counter()
-        engine.search(SearchRequest(query=query, mode="hybrid"))
+        engine.read().search(SearchRequest(query=query, mode="hybrid"))
         took.append(time.perf_counter() - started)
     took.sort()
     p95 = took[int(len(took) * 0.95)]

@@ -75,7 +75,7 @@ class Backfill:
 
     def _report(self, embedded: int) -> Step:
         self.embedded += embedded
-        status = self.engine.vector_status()
+        status = self.engine.read().vectors.status
         step = Step(embedded, status.pending, status.state, status.problem)
         if step.done and self.embedded and not self._pruned:
             # Once per backfill that embedded something: texts no longer in the vault leave the

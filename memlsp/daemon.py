@@ -42,7 +42,7 @@ if sys.platform != "win32":
     import fcntl
 
 if TYPE_CHECKING:
-    from memlsp.live import LiveVault
+    from memlsp.live.vault import LiveVault
 
 log = logging.getLogger(__name__)
 
@@ -456,7 +456,7 @@ def serve(
 ) -> int:
     """Keep the vault live and answer on its socket until `idle` seconds pass without a request,
     or SIGTERM; the vault is closed cleanly either way. Logs go to a file in the cache folder."""
-    from memlsp.live import Listener, LiveVault
+    from memlsp.live.vault import Listener, LiveVault
 
     cache = cache_dir_for(root, settings)
     cache.mkdir(parents=True, exist_ok=True)
@@ -467,7 +467,7 @@ def serve(
     served: list[VaultSocket] = []
 
     class Opened(Listener):
-        def indexing_started(self, vault: LiveVault, total: int) -> None:
+        def indexing_started(self, vault: LiveVault) -> None:
             engine = vault.engine
             if served or engine is None:
                 return

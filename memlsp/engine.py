@@ -8,11 +8,10 @@ everything written goes to the per-vault cache folder.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from memlsp.config import Settings, cache_dir_for
@@ -20,39 +19,13 @@ from memlsp.embed.base import Embedder
 from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.index.store import Wait, open_store
-from memlsp.model import (
-    IndexSummary,
-    LinkStatus,
-    ResolvedLink,
-    SearchRequest,
-    SearchResponse,
-)
-from memlsp.search import hybrid
-from memlsp.snapshot import Snapshot
-from memlsp.vault.names import name_key
-from memlsp.vault.view import VaultView
+from memlsp.model import IndexSummary
+from memlsp.snapshot import Snapshot, Vectors
 from memlsp.writer import Progress, VaultWriter
 
 log = logging.getLogger(__name__)
 
-_LATIN_WORD = re.compile("[A-Za-z]+")
 PARSER_VERSION = 4
-
-
-@dataclass(frozen=True, slots=True)
-class NoteLinks:
-    path: str
-    outlinks: tuple[ResolvedLink, ...]
-    inlinks: tuple[ResolvedLink, ...]
-
-    @property
-    def unresolved(self) -> tuple[ResolvedLink, ...]:
-        bad = (LinkStatus.UNRESOLVED, LinkStatus.OUTSIDE)
-        return tuple(item for item in self.outlinks if item.resolution.status in bad)
-
-    @property
-    def ambiguous(self) -> tuple[ResolvedLink, ...]:
-        return tuple(i for i in self.outlinks if i.resolution.status is LinkStatus.AMBIGUOUS)
 
 
 class Engine:
@@ -66,13 +39,14 @@ class Engine:
         connect_on_search: bool = True,
     ) -> None:
         self.root = root
-        self.settings = settings
+        # Swapped whole by `use_settings`; every `read` hands out the value of its moment.
+        self._settings = settings
         self.messages: list[str] = []  # what a user should know about this index, said once
         self.cache_dir = cache_dir_for(root, settings, tell=self._tell)  # never inside the vault
         self._store = open_store(self.cache_dir, self._fingerprint(), self._tell, wait or _sleep)
         self._writer = VaultWriter(root, settings, self._store, self.messages)
         # Vectors: connected and filled by memlsp.backfill, from a background thread or the CLI.
-        self.vectors = VectorSide(settings, root, self.cache_dir, embedder)
+        self._vectors = VectorSide(settings, root, self.cache_dir, embedder)
         self._planned_revision = -1
         self._plan_lock = threading.Lock()  # one plan at a time (the backfill and the CLI)
         self._connect_on_search = connect_on_search
@@ -116,11 +90,25 @@ class Engine:
         return self._store.writer_available()
 
     def _fingerprint(self) -> str:
-        s = self.settings
+        s = self._settings
         return (
             f"parser={PARSER_VERSION};keyword={KEYWORD_FORMAT};cap={s.max_chunk_tokens};"
             f"max={s.max_file_bytes};suffixes={s.note_suffixes + s.record_suffixes}"
         )
+
+    # -- reading (any thread, no lock) --------------------------------------------------------
+
+    def read(self) -> Snapshot:
+        """Everything one request reads, as of now: the latest published revision, the settings
+        and the vector side's state. A read-only engine's keyword index is the other process's:
+        looked at again each time for what that process committed since."""
+        snapshot = self._writer.snapshot
+        settings = self._settings
+        vectors = Vectors(self._vector_status(), self._vectors, self._connect_on_search)
+        if self.read_only:
+            keyword = self._store.keyword.reader()
+            return replace(snapshot, keyword=keyword, settings=settings, vectors=vectors)
+        return replace(snapshot, settings=settings, vectors=vectors)
 
     # -- writing (one writer thread) ----------------------------------------------------------
 
@@ -150,30 +138,22 @@ class Engine:
         self._writer.save_manifest()
 
     def use_settings(self, settings: Settings) -> None:
-        """Settings a request reads each time (fusion weights, limits): from the next one on."""
-        self.settings = settings
-        self._writer.settings = settings
-
-    def open_buffers(self) -> dict[str, str]:
-        """The editor's open buffers the engine holds (path -> text), as of now."""
-        return self._writer.open_buffers()
+        """Settings a request reads each time (limits, weights, diagnostics): every `read` from
+        now on carries them. Settings that change what is indexed reopen the vault instead."""
+        self._settings = settings
+        self._vectors.settings = settings
 
     # -- the vector side ----------------------------------------------------------------------
 
     @property
     def semantic(self) -> bool:
         """Whether this vault has a vector side at all (an embedder other than `none`)."""
-        return self.vectors.enabled
-
-    @property
-    def embedder(self) -> Embedder | None:
-        """The embedding model, once the vector side has made it."""
-        return self.vectors.embedder
+        return self._vectors.enabled
 
     def connect_vectors(self) -> bool:
         """Open the vector side if it is not (loading the models on first success); False while
         it cannot, until its retry time has passed."""
-        side = self.vectors
+        side = self._vectors
         if side.ready:
             return True
         if not side.connect():
@@ -184,13 +164,13 @@ class Engine:
     def plan_vectors(self) -> bool:
         """Connect the vector side and plan which chunks lack a vector (when the vault changed
         since the last plan); False when the side cannot run now. memlsp.backfill drives this."""
-        side = self.vectors
+        side = self._vectors
         if not side.connect():
             return False
         if self.read_only:
             return False  # the store is the writing process's to plan and fill
         with self._plan_lock:
-            snapshot = self.snapshot()
+            snapshot = self._writer.snapshot
             if self._planned_revision != snapshot.revision or side.needs_plan:
                 side.reconcile(*_vector_plan(snapshot))
                 self._planned_revision = snapshot.revision
@@ -202,106 +182,30 @@ class Engine:
         between the model's small groups of texts (index/semantic.py `step`)."""
         if not self.plan_vectors() or limit <= 0:
             return 0
-        return self.vectors.step(self.snapshot().keyword.chunks_of, limit, pause)
+        return self._vectors.step(self._writer.snapshot.keyword.chunks_of, limit, pause)
 
     def forget_unused_vectors(self) -> int:
         """Drop cached vectors of texts no chunk of the vault has now; how many went."""
-        snapshot = self.snapshot()
+        snapshot = self._writer.snapshot
         paths = [path for path, record in snapshot.records.items() if record.chunk_ids]
-        return self.vectors.prune_cache(
+        return self._vectors.prune_cache(
             chunk for path in paths for chunk in snapshot.keyword.chunks_of(path)
         )
 
-    def vector_status(self) -> VectorStatus:
+    def _vector_status(self) -> VectorStatus:
         """The vector side's status. Connected but not yet planned counts as connecting: until
         the store is compared with the index nothing is known to be pending, and "ready" with 0
         pending would claim everything embedded. (A read-only engine never plans: its store is
         as the writer left it.)"""
-        status = self.vectors.status()
-        if status.state == "ready" and self.vectors.needs_plan and not self.read_only:
+        status = self._vectors.status()
+        if status.state == "ready" and self._vectors.needs_plan and not self.read_only:
             return replace(status, state="connecting")
         return status
-
-    # -- reading (any thread, no lock) --------------------------------------------------------
-
-    def snapshot(self) -> Snapshot:
-        """The vault as of its latest published revision. A read-only engine's keyword index is
-        the other process's: looked at again each time for what that process committed since."""
-        snapshot = self._writer.snapshot
-        if self.read_only:
-            return replace(snapshot, keyword=self._store.keyword.reader())
-        return snapshot
-
-    def view(self) -> VaultView:
-        """What navigation reads: the link graph and note texts of the latest revision."""
-        return self._writer.snapshot.view
-
-    @property
-    def revision(self) -> int:
-        return self._writer.snapshot.revision
-
-    def counts(self) -> tuple[int, int, int]:
-        """Notes, chunks and the revision, as of now."""
-        snapshot = self._writer.snapshot
-        return (*snapshot.counts(), snapshot.revision)
-
-    def search(self, request: SearchRequest) -> SearchResponse:
-        """Hybrid by default; keyword-only, with a warning, while the vector side cannot answer."""
-        side = self.vectors
-        vector_hits = None
-        warnings: list[str] = []
-        if request.mode != "keyword" and side.enabled:
-            if self._connect_on_search:
-                side.connect()
-            vector_hits = side.query(
-                request.query, hybrid.vector_candidates(request, self.settings)
-            )
-            status = side.status()
-            if vector_hits is None and status.state == "connecting":
-                warnings.append("semantic search is starting; keyword results only")
-            elif vector_hits is None:
-                warnings.append(
-                    f"semantic search unavailable ({status.problem}); keyword results only"
-                )
-            elif status.pending:
-                warnings.append(f"{status.pending} chunks are still waiting for vectors")
-        elif request.mode == "vector":
-            warnings.append("semantic search is off (embedder = none)")
-        # Only Latin words: the model that reads Chinese has no tokenizer to ask.
-        meaningless = bool(vector_hits) and side.reads_none_of(_LATIN_WORD.findall(request.query))
-        snapshot = self.snapshot()
-        return hybrid.search(
-            request,
-            snapshot.keyword,
-            snapshot.graph,
-            self.settings,
-            vector_hits,
-            warnings,
-            meaningless,
-            side.scales(request.query),
-        )
-
-    def find_note(self, reference: str) -> str | None:
-        """A note given by vault-relative path (with or without `.md`) or by name / title."""
-        reference = reference.strip().replace("\\", "/").removeprefix("./")
-        notes = self._writer.snapshot.graph.notes
-        for candidate in (reference, reference + ".md"):
-            if candidate in notes:
-                return candidate
-        wanted = name_key(reference.removesuffix(".md"))
-        for path in sorted(notes):
-            if name_key(notes[path].stem) == wanted or name_key(notes[path].title) == wanted:
-                return path
-        return None
-
-    def links(self, path: str) -> NoteLinks:
-        graph = self._writer.snapshot.graph
-        return NoteLinks(path, graph.outlinks(path), tuple(graph.inlinks(path)))
 
     def close(self) -> None:
         """Saves what the writer did; call it once no change is being applied."""
         self._writer.close()
-        self.vectors.close()
+        self._vectors.close()
 
 
 def _vector_plan(snapshot: Snapshot) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:

@@ -1,13 +1,17 @@
-"""The vault as of one revision, immutable: what every request reads.
+"""The vault as one request reads it, immutable: revision, graph, keyword index, settings, vectors.
 
 The engine's single writer applies a change as one batch and then publishes a new `Snapshot`;
-a request takes the current one without a lock and keeps it for as long as it runs, so it never
-sees half of a change, and a long request never holds up the writer. Only note texts are read
-at the time they are asked for (an open buffer of this revision wins over the disk).
+`Engine.read()` hands a request the current one, with the settings and the vector side's state of
+that moment, without a lock. A request keeps it for as long as it runs and answers from it alone,
+so it never sees half of a change, two revisions, or two sets of settings, and a long request
+never holds up the writer. Only note texts are read when they are asked for (an open buffer of
+this revision wins over the disk), and a search asks the vector side, which is live, for its
+nearest chunks.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,11 +21,47 @@ from types import MappingProxyType
 from memlsp.config import Settings
 from memlsp.index.keyword import KeywordReader
 from memlsp.index.manifest import FileRecord
+from memlsp.index.semantic import VectorSide, VectorStatus
+from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse
+from memlsp.search import hybrid
 from memlsp.sync.scan import read_text, stat_path
 from memlsp.vault.graph import LinkGraph
+from memlsp.vault.names import name_key
 from memlsp.vault.view import VaultView
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
+_LATIN_WORD = re.compile("[A-Za-z]+")
+
+
+@dataclass(frozen=True, slots=True)
+class NoteLinks:
+    path: str
+    outlinks: tuple[ResolvedLink, ...]
+    inlinks: tuple[ResolvedLink, ...]
+
+    @property
+    def unresolved(self) -> tuple[ResolvedLink, ...]:
+        bad = (LinkStatus.UNRESOLVED, LinkStatus.OUTSIDE)
+        return tuple(item for item in self.outlinks if item.resolution.status in bad)
+
+    @property
+    def ambiguous(self) -> tuple[ResolvedLink, ...]:
+        return tuple(i for i in self.outlinks if i.resolution.status is LinkStatus.AMBIGUOUS)
+
+
+@dataclass(frozen=True, slots=True)
+class Vectors:
+    """The vector side as a request sees it: its state when the request began, and the side to
+    ask for a query's nearest chunks (None when the vault has none)."""
+
+    status: VectorStatus
+    side: VectorSide | None = None
+    # Whether a search may load the models and open the store itself: the CLI's one-shot
+    # searches may; the language server connects on its embedding thread, so no request waits.
+    connect: bool = False
+
+
+NO_VECTORS = Vectors(VectorStatus("off", "none", 0, 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +73,7 @@ class Snapshot:
     buffers: Mapping[str, str]  # open editor buffers, which win over the disk
     root: Path
     settings: Settings
+    vectors: Vectors = NO_VECTORS
 
     @property
     def view(self) -> VaultView:
@@ -63,3 +104,65 @@ class Snapshot:
             notes += record.note is not None
             chunks += len(record.chunk_ids)
         return notes, chunks
+
+    # -- questions about the vault --------------------------------------------------------------
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        """Hybrid by default; keyword-only, with a warning, while the vector side cannot answer."""
+        side = self.vectors.side
+        vector_hits = None
+        warnings: list[str] = []
+        if request.mode != "keyword" and side is not None and side.enabled:
+            if self.vectors.connect:
+                side.connect()
+            vector_hits = side.query(
+                request.query, hybrid.vector_candidates(request, self.settings)
+            )
+            status = side.status()
+            if vector_hits is None and status.state == "connecting":
+                warnings.append("semantic search is starting; keyword results only")
+            elif vector_hits is None:
+                warnings.append(
+                    f"semantic search unavailable ({status.problem}); keyword results only"
+                )
+            elif status.pending:
+                warnings.append(f"{status.pending} chunks are still waiting for vectors")
+        elif request.mode == "vector":
+            warnings.append("semantic search is off (embedder = none)")
+        # Only Latin words: the model that reads Chinese has no tokenizer to ask.
+        meaningless = (
+            side is not None
+            and bool(vector_hits)
+            and side.reads_none_of(_LATIN_WORD.findall(request.query))
+        )
+        return hybrid.search(
+            request,
+            self.keyword,
+            self.graph,
+            self.settings,
+            vector_hits,
+            warnings,
+            meaningless,
+            side.scales(request.query) if side is not None else (),
+        )
+
+    def find_note(self, reference: str) -> str | None:
+        """A note given by vault-relative path (with or without `.md`) or by name / title; of
+        several with that name, the first path in code-point order."""
+        reference = reference.strip().replace("\\", "/").removeprefix("./")
+        notes = self.graph.notes
+        for candidate in (reference, reference + ".md"):
+            if candidate in notes:
+                return candidate
+        wanted = name_key(reference.removesuffix(".md"))
+        return min(
+            (
+                path
+                for path, note in notes.items()
+                if name_key(note.stem) == wanted or name_key(note.title) == wanted
+            ),
+            default=None,
+        )
+
+    def links(self, path: str) -> NoteLinks:
+        return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))

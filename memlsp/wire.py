@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
-from memlsp.engine import NoteLinks
 from memlsp.index.semantic import VectorStatus
 from memlsp.model import (
     Hit,
@@ -29,9 +28,10 @@ from memlsp.model import (
     Span,
 )
 from memlsp.navigation.diagnostics import ProblemCounts
+from memlsp.snapshot import NoteLinks
 
 if TYPE_CHECKING:  # the command line has no live vault: it need not load the watcher
-    from memlsp.live import VaultStatus
+    from memlsp.live.status import VaultStatus
 
 # The values `VaultStatus.state` and `VectorStatus.state` take (memlsp/live.py,
 # memlsp/index/semantic.py); a client switches on them, so they are spelled out.

@@ -1,11 +1,11 @@
 """The one writer of a vault's index: changes go in as batches, and each batch ends by publishing
 a new immutable `Snapshot` for readers.
 
-A batch (`with writer.batch() as batch:`) upserts and forgets notes and attachments in the keyword
-index, the manifest and a writable copy of the link graph; publishing commits the keyword index
-once and swaps in a snapshot of all three. `refresh`, `refresh_paths`, `apply_text` and
-`release_text` decide what changed and hand it to a batch. Files are read before a change is
-applied, never while the writer's lock is held.
+A batch upserts and forgets notes and attachments in the keyword index, the manifest and a
+writable copy of the link graph; publishing commits the keyword index once and swaps in a
+snapshot of all three. `refresh`, `refresh_paths`, `apply_text` and `release_text` decide what
+changed and hand it to a batch, each under the writer's plain lock, taken once. Only the writer
+thread writes, so the lock never makes a reader wait: readers take the published snapshot.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -52,12 +52,15 @@ class _Counts:
 
 
 class VaultWriter:
+    """Only the vault's writer thread calls it (and `close`, once that thread has stopped); each
+    public method takes the lock once, for the whole operation, and readers never take it."""
+
     def __init__(self, root: Path, settings: Settings, store: IndexStore, messages: list[str]):
         self.root = root
         self.settings = settings
         self.store = store
         self._messages = messages
-        self._lock = threading.RLock()  # one batch operation at a time; readers never take it
+        self._lock = threading.Lock()
         manifest = store.manifest
         saved = manifest.graph
         if isinstance(saved, LinkGraph):
@@ -65,27 +68,29 @@ class VaultWriter:
         else:
             graph = _loaded(manifest.records.values(), manifest.files)
         self._revision = 0
-        self._uncommitted: set[str] = set()  # changed in the keyword index since its last commit
         self._manifest_dirty = False
-        self.buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
-        self._buffers_changed = False  # since the last snapshot
+        self._buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
         # Open buffers whose file was deleted or renamed by another program: not notes of the
         # vault until the file exists again (a tab left open must not leave a ghost note).
         self._orphans: set[str] = set()
+        # Open buffers whose file has existed since they opened: only those can be orphaned. A
+        # note opened in the editor and never saved has no file to lose.
+        self._saved: set[str] = set()
         self._symlinks_to: dict[str, set[str]] = {}  # a file -> the notes that are links to it
         self.snapshot = self._snapshot(graph.freeze())
-        self._graph = graph.edited()
 
     # -- batches ----------------------------------------------------------------------------
 
     @contextmanager
-    def batch(self) -> Iterator[Batch]:
+    def _batch(self, *, buffers_changed: bool = False) -> Iterator[Batch]:
         """One unit of change, published once at the end (or at each `publish` before it)."""
-        batch = Batch(self)
+        batch = Batch(self.store, self.snapshot.graph.edited(), self._buffers, self._publish)
+        batch.buffers_changed = buffers_changed
         try:
             yield batch
         finally:
             batch.publish()
+            self._manifest_dirty |= batch.manifest_changed
 
     def _snapshot(self, graph: LinkGraph) -> Snapshot:
         return Snapshot(
@@ -93,25 +98,21 @@ class VaultWriter:
             graph,
             self.store.keyword.reader(),
             MappingProxyType(dict(self.store.manifest.records)),
-            MappingProxyType(dict(self.buffers)) if self.buffers else EMPTY,
+            MappingProxyType(dict(self._buffers)) if self._buffers else EMPTY,
             self.root,
             self.settings,
         )
 
-    def _publish(self) -> None:
-        """Commit the keyword index and hand readers the new revision."""
+    def _publish(self, graph: LinkGraph, uncommitted: set[str]) -> None:
+        """Commit the keyword index and hand readers the new revision (a batch's `publish`)."""
         self._revision += 1
         self._manifest_dirty = True
-        self._buffers_changed = False
-        if self._uncommitted:
+        if uncommitted:
             # Journaled first: if this process dies after the commit, the next one knows these
             # paths' indexed text is not what the saved manifest says.
-            self.store.journal.add(self._uncommitted)
-            self._uncommitted.clear()
+            self.store.journal.add(uncommitted)
             self.store.keyword.commit()
-        graph = self._graph.freeze()
         self.snapshot = self._snapshot(graph)
-        self._graph = graph.edited()
 
     # -- changes ----------------------------------------------------------------------------
 
@@ -137,30 +138,30 @@ class VaultWriter:
             records = self.store.manifest.records
             deleted = [p for p in records if p not in scan.indexable]
             stale = [s for s in scan.indexable.values() if self._stat_changed(s)]
-            stale = [s for s in stale if s.path not in self.buffers]
-            bulk = not self._graph.notes and not progressive
-        with self.batch() as batch:
-            published = time.monotonic()
-            for done, prepared in enumerate(prepare_files(self.root, self.settings, stale), 1):
-                if cancel is not None and cancel.is_set():
-                    deleted = []
-                    break
-                batch.upsert(prepared, link=not bulk)
-                if progressive and time.monotonic() - published > PUBLISH_EVERY:
-                    batch.publish()
-                    published = time.monotonic()
-                if progress is not None and (done % 100 == 0 or done == len(stale)):
-                    progress(done, len(stale))
-            for path in deleted:
-                batch.forget(path)
-            if bulk:
-                batch.relink_all(scan.files)
-            else:
-                batch.attachments(scan.files)
-            for path in sorted(self._orphans & scan.indexable.keys()):  # saved again meanwhile
-                self._refresh_buffered(path, batch)
-        self.save_manifest()
-        return self.summary(started, batch.counts, scan.skipped)
+            stale = [s for s in stale if s.path not in self._buffers]
+            bulk = not self.snapshot.graph.notes and not progressive
+            with self._batch() as batch:
+                published = time.monotonic()
+                for done, prepared in enumerate(prepare_files(self.root, self.settings, stale), 1):
+                    if cancel is not None and cancel.is_set():
+                        deleted = []
+                        break
+                    batch.upsert(prepared, link=not bulk)
+                    if progressive and time.monotonic() - published > PUBLISH_EVERY:
+                        batch.publish()
+                        published = time.monotonic()
+                    if progress is not None and (done % 100 == 0 or done == len(stale)):
+                        progress(done, len(stale))
+                for path in deleted:
+                    batch.forget(path)
+                if bulk:
+                    batch.relink_all(scan.files)
+                else:
+                    batch.attachments(scan.files)
+                for path in sorted(self._orphans & scan.indexable.keys()):  # saved again meanwhile
+                    self._refresh_buffered(path, batch)
+            self._save_manifest()
+            return self.summary(started, batch.counts, scan.skipped)
 
     def refresh_paths(self, paths: Iterable[str]) -> IndexSummary:
         """Re-index just these vault-relative paths (changed, added or deleted files, or folders:
@@ -168,14 +169,17 @@ class VaultWriter:
         A path that fails is logged and left as it was; the others still apply."""
         started = time.perf_counter()
         with self._lock:
-            paths = self._with_contents(paths)
-        with self.batch() as batch:
-            for path in paths:
+            counts = self._refresh_paths(paths)
+            return self.summary(started, counts, [])
+
+    def _refresh_paths(self, paths: Iterable[str], *, buffers_changed: bool = False) -> _Counts:
+        with self._batch(buffers_changed=buffers_changed) as batch:
+            for path in self._with_contents(paths):
                 try:
                     self._refresh_path(path, batch)
                 except Exception:
                     log.exception("%s: could not be indexed", printable(path))
-        return self.summary(started, batch.counts, [])
+        return batch.counts
 
     def apply_text(self, path: str, text: str) -> None:
         """Index an editor buffer's text for `path`; it wins over the disk until `release_text`."""
@@ -184,20 +188,24 @@ class VaultWriter:
         # A client may send lone surrogates (JSON allows "\ud800"): no store can encode them.
         text = _LONE_SURROGATE.sub("\ufffd", text)
         prepared = self._prepared_buffer(path, text)  # pure, and seconds on a huge note
-        with self._lock, self.batch() as batch:
-            self.buffers[path] = text
-            self._buffers_changed = True
-            if path not in self._orphans:  # its file is gone: held for when it is saved again
-                batch.upsert(prepared)
+        exists = path not in self._saved and self._stat(path) is not None  # read before the lock
+        with self._lock:
+            record = self.store.manifest.records.get(path)
+            if exists or (record is not None and record.mtime_ns != -1):  # indexed from disk
+                self._saved.add(path)
+            self._buffers[path] = text
+            with self._batch(buffers_changed=True) as batch:
+                if path not in self._orphans:  # its file is gone: held for when it is saved again
+                    batch.upsert(prepared)
 
     def release_text(self, path: str) -> None:
         """The buffer closed: the file on disk (or its absence) is the truth again."""
         with self._lock:
             self._orphans.discard(path)
-            held = self.buffers.pop(path, None) is not None
-            self._buffers_changed |= held
-        if held:
-            self.refresh_paths([path])  # reads the file: outside the lock
+            self._saved.discard(path)
+            if self._buffers.pop(path, None) is not None:
+                # Published even when the file did not change: readers stop seeing the buffer.
+                self._refresh_paths([path], buffers_changed=True)
 
     def _with_contents(self, paths: Iterable[str]) -> list[str]:
         """`paths`, with the notes that are symlinks to one of them, and each followed by the known
@@ -205,7 +213,7 @@ class VaultWriter:
         or deleted folder by its own path only, and an edit by the edited file's own path."""
         given = list(dict.fromkeys(paths))
         given += sorted({link for path in given for link in self._symlinks_to.get(path, ())})
-        records, files = self.store.manifest.records, self._graph.table.files
+        records, files = self.store.manifest.records, self.snapshot.graph.table.files
         folders = {
             path.rstrip("/")
             for path in given
@@ -218,11 +226,11 @@ class VaultWriter:
         return list(dict.fromkeys(given + inside))
 
     def _refresh_path(self, path: str, batch: Batch) -> None:
-        if path in self.buffers:
+        if path in self._buffers:
             self._refresh_buffered(path, batch)
             return
         if not is_indexable(path, self.settings):
-            batch.attachment(path)
+            batch.attachment(path, (self.root / path).is_file())
             return
         stat = self._stat(path)
         if stat is None:
@@ -232,14 +240,17 @@ class VaultWriter:
 
     def _refresh_buffered(self, path: str, batch: Batch) -> None:
         """The file of an open buffer changed on disk: the buffer's text still wins while the
-        file exists; once it is gone the path leaves the index, and comes back when it returns."""
+        file exists; once a file it had is gone the path leaves the index, and comes back when it
+        returns. A buffer that never had a file stays a note whatever happens around it."""
         exists = self._stat(path) is not None
-        if not exists and path not in self._orphans:
+        if exists:
+            self._saved.add(path)
+        if not exists and path in self._saved and path not in self._orphans:
             self._orphans.add(path)
-            batch.forget(path)
+            batch.forget(path, orphaned=True)
         elif exists and path in self._orphans:
             self._orphans.discard(path)
-            batch.upsert(self._prepared_buffer(path, self.buffers[path]))
+            batch.upsert(self._prepared_buffer(path, self._buffers[path]))
 
     def _prepared_buffer(self, path: str, text: str) -> PreparedFile:
         # An impossible stat: once the buffer is released, the disk version is read again.
@@ -263,23 +274,22 @@ class VaultWriter:
         updates leave it to the next full refresh or `close`; a crash in between only means the
         notes changed since (the journal names them) are indexed again on the next start."""
         with self._lock:
-            if not self._manifest_dirty or self.store.read_only:
-                return
-            manifest = self.store.manifest
-            manifest.graph = self.snapshot.graph
-            manifest.save(self.store.manifest_path)
-            self._manifest_dirty = False
-            self.store.journal.clear()
+            self._save_manifest()
+
+    def _save_manifest(self) -> None:
+        if not self._manifest_dirty or self.store.read_only:
+            return
+        manifest = self.store.manifest
+        manifest.graph = self.snapshot.graph
+        manifest.save(self.store.manifest_path)
+        self._manifest_dirty = False
+        self.store.journal.clear()
 
     def close(self) -> None:
         """Waits for a batch operation under way, then saves and lets go of the index."""
         with self._lock:
-            self.save_manifest()
+            self._save_manifest()
             self.store.close()
-
-    def open_buffers(self) -> dict[str, str]:
-        with self._lock:
-            return dict(self.buffers)
 
     def summary(self, started: float, counts: _Counts, skipped: list[Skipped]) -> IndexSummary:
         notes = chunks = 0
@@ -313,12 +323,25 @@ class VaultWriter:
 
 
 class Batch:
-    """Changes to the index, the manifest and the link graph, each taken whole under the
-    writer's lock; `publish` makes everything done so far visible at once."""
+    """Changes to the keyword index, the manifest and a writable copy of the link graph, made
+    by the writer while it holds its lock; `publish` makes everything done so far visible at
+    once. The batch owns what it changes until then: the graph, the paths not yet committed."""
 
-    def __init__(self, writer: VaultWriter) -> None:
-        self._writer = writer
+    def __init__(
+        self,
+        store: IndexStore,
+        graph: LinkGraph,
+        buffers: Mapping[str, str],
+        publish: Callable[[LinkGraph, set[str]], None],
+    ) -> None:
+        self._store = store
+        self._graph = graph  # writable
+        self._buffers = buffers  # the writer's open buffers: they win over the disk
+        self._publish = publish
+        self._uncommitted: set[str] = set()  # changed in the keyword index since its last commit
         self.counts = _Counts()
+        self.buffers_changed = False  # the open buffers changed: readers must see it
+        self.manifest_changed = False  # a record changed that no publish will save
         self._published = (0, 0, 0, False)  # the counts last made visible
 
     def _key(self) -> tuple[int, int, int, bool]:
@@ -326,107 +349,99 @@ class Batch:
         return (c.added, c.modified, c.deleted, c.files)
 
     def publish(self) -> None:
-        with self._writer._lock:
-            if self._key() == self._published and not self._writer._buffers_changed:
-                return
-            self._published = self._key()
-            self._writer._publish()
+        if self._key() == self._published and not self.buffers_changed:
+            return
+        self._published = self._key()
+        self.buffers_changed = False
+        graph = self._graph.freeze()
+        self._publish(graph, self._uncommitted)
+        self._uncommitted = set()
+        self._graph = graph.edited()
 
     def upsert(self, prepared: PreparedFile, *, link: bool = True) -> None:
         """A note's (or a skipped file's) new state. An open buffer wins over the disk: a file
         read while its buffer opened is left out."""
-        writer = self._writer
         stat = prepared.stat
-        with writer._lock:
-            if stat.mtime_ns != -1 and stat.path in writer.buffers:
-                return
-            records = writer.store.manifest.records
-            record = records.get(stat.path)
-            if record and prepared.digest and record.digest == prepared.digest:
-                # Touched, not changed: nothing to publish, but the new stat is worth saving,
-                # or every start reads the file again to find it unchanged.
-                records[stat.path] = replace(record, mtime_ns=stat.mtime_ns, size=stat.size)
-                writer._manifest_dirty = True
-                return
-            if record is None:
-                self.counts.added += 1
-            else:
-                self.counts.modified += 1
-            note = prepared.note
-            if note is None:
-                log.warning("%s: %s", printable(stat.path), printable(prepared.problem or ""))
-                self._drop(stat.path)
-            else:
-                keyword = writer.store.keyword
-                if not keyword.read_only:
-                    writer._uncommitted.add(stat.path)
-                    keyword.replace_note(stat.path, list(prepared.documents))
-                if link:
-                    writer._graph.upsert(note)
-            chunk_ids = tuple(doc.chunk.id for doc in prepared.documents)
-            records[stat.path] = FileRecord(
-                stat.path,
-                stat.mtime_ns,
-                stat.size,
-                prepared.digest,
-                note,
-                chunk_ids,
-                prepared.problem,
-            )
+        if stat.mtime_ns != -1 and stat.path in self._buffers:
+            return
+        records = self._store.manifest.records
+        record = records.get(stat.path)
+        if record and prepared.digest and record.digest == prepared.digest:
+            # Touched, not changed: nothing to publish, but the new stat is worth saving,
+            # or every start reads the file again to find it unchanged.
+            records[stat.path] = replace(record, mtime_ns=stat.mtime_ns, size=stat.size)
+            self.manifest_changed = True
+            return
+        if record is None:
+            self.counts.added += 1
+        else:
+            self.counts.modified += 1
+        note = prepared.note
+        if note is None:
+            log.warning("%s: %s", printable(stat.path), printable(prepared.problem or ""))
+            self._drop(stat.path)
+        else:
+            keyword = self._store.keyword
+            if not keyword.read_only:
+                self._uncommitted.add(stat.path)
+                keyword.replace_note(stat.path, list(prepared.documents))
+            if link:
+                self._graph.upsert(note)
+        chunk_ids = tuple(doc.chunk.id for doc in prepared.documents)
+        records[stat.path] = FileRecord(
+            stat.path,
+            stat.mtime_ns,
+            stat.size,
+            prepared.digest,
+            note,
+            chunk_ids,
+            prepared.problem,
+        )
 
-    def forget(self, path: str) -> None:
-        writer = self._writer
-        with writer._lock:
-            if path in writer.buffers and path not in writer._orphans:
-                return  # the open buffer wins
-            if writer.store.manifest.records.pop(path, None) is not None:
-                self.counts.deleted += 1
-                self._drop(path)
+    def forget(self, path: str, *, orphaned: bool = False) -> None:
+        """The file is gone. An open buffer wins, unless it is `orphaned` (its file went)."""
+        if path in self._buffers and not orphaned:
+            return
+        if self._store.manifest.records.pop(path, None) is not None:
+            self.counts.deleted += 1
+            self._drop(path)
 
     def _drop(self, path: str) -> None:
-        writer = self._writer
-        if not writer.store.keyword.read_only:
-            writer._uncommitted.add(path)
-            writer.store.keyword.delete_note(path)
-        writer._graph.remove(path)
+        if not self._store.keyword.read_only:
+            self._uncommitted.add(path)
+            self._store.keyword.delete_note(path)
+        self._graph.remove(path)
 
-    def attachment(self, path: str) -> None:
+    def attachment(self, path: str, exists: bool) -> None:
         """A file that is not a note came, went or changed."""
-        writer = self._writer
-        with writer._lock:
-            graph = writer._graph
-            exists = (writer.root / path).is_file()
-            known = path in graph.table.files
-            if exists and not known:
-                graph.add_file(path)
-            elif known and not exists:
-                graph.remove(path)
-            else:
-                return
-            self.counts.files = True
+        graph = self._graph
+        known = path in graph.table.files
+        if exists and not known:
+            graph.add_file(path)
+        elif known and not exists:
+            graph.remove(path)
+        else:
+            return
+        self.counts.files = True
 
     def attachments(self, files: list[str]) -> None:
         """The vault's attachments are exactly `files`."""
-        writer = self._writer
-        with writer._lock:
-            graph = writer._graph
-            current = set(files)
-            known = graph.table.files - writer.store.manifest.records.keys()
-            for path in sorted(known - current):
-                graph.remove(path)
-            for path in sorted(current - known):
-                graph.add_file(path)
-            writer.store.manifest.files = tuple(files)
-            self.counts.files |= known != current
+        graph = self._graph
+        current = set(files)
+        known = graph.table.files - self._store.manifest.records.keys()
+        for path in sorted(known - current):
+            graph.remove(path)
+        for path in sorted(current - known):
+            graph.add_file(path)
+        self._store.manifest.files = tuple(files)
+        self.counts.files |= known != current
 
     def relink_all(self, files: list[str]) -> None:
         """Resolve every link once, after a first index upserted notes without linking them."""
-        writer = self._writer
-        with writer._lock:
-            manifest = writer.store.manifest
-            manifest.files = tuple(files)
-            writer._graph = _loaded(manifest.records.values(), files)
-            self.counts.files = True
+        manifest = self._store.manifest
+        manifest.files = tuple(files)
+        self._graph = _loaded(manifest.records.values(), files)
+        self.counts.files = True
 
 
 def _loaded(records: Iterable[FileRecord], files: Iterable[str]) -> LinkGraph:

@@ -163,12 +163,12 @@ def capture_engine(
 ) -> IndexState:
     """The state of an Engine through its queries; `paths` are notes to ask about besides the
     ones it knows (notes it should know, or should have forgotten)."""
-    graph = engine.snapshot().graph
+    graph = engine.read().graph
     notes = tuple(sorted(graph.notes))
     attachments = tuple(sorted(p for p in graph.table.files if p not in notes))
     links = {}
     for path in sorted(set(paths) | set(notes)):
-        found = engine.links(path)
+        found = engine.read().links(path)
         state = NoteLinkState(
             tuple(_engine_row(i) for i in found.outlinks),
             tuple(_engine_row(i) for i in found.inlinks),
@@ -180,7 +180,7 @@ def capture_engine(
     search = {}
     for probe in sorted(set(probes)):
         request = SearchRequest(query=probe, limit=PROBE_LIMIT, expand=False, mode="keyword")
-        hits = engine.search(request).hits
+        hits = engine.read().search(request).hits
         rows = tuple(
             sorted({f"{h.chunk.path}:{h.chunk.start_line}-{h.chunk.end_line}" for h in hits})
         )

@@ -57,11 +57,11 @@ def embedded_vault(
 
 def view_of(engine: Engine) -> VaultView:
     """The engine's view of its vault for navigation, as of now."""
-    return engine.view()
+    return engine.read().view
 
 
 def paths_found(engine: Engine, query: str, **request: object) -> list[str]:
-    response = engine.search(SearchRequest(query=query, **request))  # type: ignore[arg-type]
+    response = engine.read().search(SearchRequest(query=query, **request))  # type: ignore[arg-type]
     return [hit.chunk.path for hit in response.hits]
 
 

@@ -30,7 +30,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 def on(engine: Engine, needle: str, folder: str = "") -> list[Action]:
     lines = NOTE.split("\n")
     column = lines[1].index(needle) + 2
-    return actions_at(engine.view(), "notes/Source.md", lines, 1, column, column, folder)
+    return actions_at(engine.read().view, "notes/Source.md", lines, 1, column, column, folder)
 
 
 def applied(line: str, action: Action) -> str:
@@ -60,7 +60,7 @@ def test_an_ambiguous_link_offers_each_candidate_written_to_mean_it_only(engine:
         "Link to cooking/ideas.md",
     ]
     line = NOTE.split("\n")[1]
-    table = engine.view().graph.table
+    table = engine.read().view.graph.table
     for action, target in zip(actions, ("travel/ideas.md", "cooking/ideas.md"), strict=True):
         rewritten = applied(line, action)
         assert f"[[{target[:-3]}|my ideas]]" in rewritten  # the label kept

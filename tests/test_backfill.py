@@ -22,7 +22,7 @@ NOTES = {
 
 def cached(engine: Engine) -> int:
     """How many vectors of this engine's embedder the content cache holds."""
-    cache, embedder = engine.vectors.cache, engine.vectors.embedder
+    cache, embedder = engine._vectors.cache, engine._vectors.embedder
     assert cache is not None and embedder is not None
     rows = cache._db.execute("SELECT COUNT(*) FROM vectors WHERE embedder = ?", (embedder.id,))
     return int(rows.fetchone()[0])
@@ -58,9 +58,9 @@ def test_steps_say_what_happened_until_done(tmp_path: Path) -> None:
 def test_connected_but_not_planned_is_not_ready(tmp_path: Path) -> None:
     engine = indexed(tmp_path, FakeEmbedder())
     try:
-        assert engine.vectors.connect()
+        assert engine._vectors.connect()
         # Nothing is known to be pending before the plan: "ready, 0 pending" would be a lie.
-        assert engine.vector_status().state == "connecting"
+        assert engine.read().vectors.status.state == "connecting"
         planned = Backfill(engine).plan()
         assert (planned.state, planned.pending) == ("ready", 3)
     finally:
@@ -76,7 +76,7 @@ def test_a_failing_model_blocks_and_the_next_run_goes_on(tmp_path: Path) -> None
         assert stuck.blocked and not stuck.done and stuck.state == "unavailable"
         assert "fail" in stuck.problem
         embedder.fail = False
-        engine.vectors._retry_at = 0.0  # the retry time has passed
+        engine._vectors._retry_at = 0.0  # the retry time has passed
         assert Backfill(engine).run().done
     finally:
         engine.close()

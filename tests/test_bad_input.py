@@ -87,7 +87,7 @@ def test_nothing_outside_the_vault_is_read_or_linked(
 ) -> None:
     engine, _, _ = indexed
     assert paths_found(engine, "classified") == []
-    [link] = engine.links("good.md").outlinks
+    [link] = engine.read().links("good.md").outlinks
     assert link.resolution.status is LinkStatus.OUTSIDE
 
 

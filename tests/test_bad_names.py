@@ -134,7 +134,7 @@ def test_engine_skips_bad_names_and_loops(tmp_path: Path) -> None:
         # Paths reported by an editor or the watcher go through the same rule.
         engine.refresh_paths([NOT_UTF8, "a.md", "self.md", f"{NOT_UTF8_FOLDER}/inside.md"])
         assert paths_found(engine, "latinnametoken") == []
-        assert engine.view().read(NOT_UTF8) is None and engine.view().read("a.md") is None
+        assert engine.read().view.read(NOT_UTF8) is None and engine.read().view.read("a.md") is None
     finally:
         engine.close()
 

@@ -19,23 +19,25 @@ def test_each_language_is_read_by_its_model_and_both_ways_across(tmp_path: Path)
     try:
         engine.refresh()
         assert embed_all(engine) == 2
-        embedder = engine.embedder
+        embedder = engine._vectors.embedder
         assert isinstance(embedder, BilingualEmbedder)
         # MiniLM and the bridge hold the English notes; no Chinese note yet.
         assert embedder.active == (True, False, True)
-        found = engine.search(SearchRequest("my computer overheats", mode="vector", limit=1))
+        found = engine.read().search(SearchRequest("my computer overheats", mode="vector", limit=1))
         assert found.hits[0].chunk.path == "laptop.md"
         # A Chinese question about an English note, through the note's bridge vector.
-        chinese = engine.search(SearchRequest("面包怎么发酵", mode="vector", limit=1))
+        chinese = engine.read().search(SearchRequest("面包怎么发酵", mode="vector", limit=1))
         assert chinese.hits[0].chunk.path == "bread.md"
 
         write(vault, "咖啡.md", "# 咖啡\n\n咖啡因让人清醒，但下午喝太多会影响睡眠。\n")
         engine.refresh()
         assert embed_all(engine) == 1
         assert embedder.active == (True, True, True)
-        chinese = engine.search(SearchRequest("喝咖啡睡不着怎么办", mode="vector", limit=1))
+        chinese = engine.read().search(SearchRequest("喝咖啡睡不着怎么办", mode="vector", limit=1))
         assert chinese.hits[0].chunk.path == "咖啡.md"
-        english = engine.search(SearchRequest("does coffee hurt my sleep", mode="vector", limit=1))
+        english = engine.read().search(
+            SearchRequest("does coffee hurt my sleep", mode="vector", limit=1)
+        )
         assert english.hits[0].chunk.path == "咖啡.md"  # across languages, through USE
     finally:
         engine.close()

@@ -112,7 +112,7 @@ def server(tmp_path: Path) -> Iterator[ChromaServer]:
 
 
 def ask(engine: Engine, query: str) -> SearchResponse:
-    return engine.search(SearchRequest(query=query, expand=False, limit=20))
+    return engine.read().search(SearchRequest(query=query, expand=False, limit=20))
 
 
 def test_remote_store_degrades_when_the_server_stops_and_recovers(
@@ -130,8 +130,8 @@ def test_remote_store_degrades_when_the_server_stops_and_recovers(
     try:
         engine.refresh()
         assert embed_all(engine) == 3
-        assert engine.vectors.store is not None and engine.vectors.store.remote
-        assert engine.vectors.store.count() == 3
+        assert engine._vectors.store is not None and engine._vectors.store.remote
+        assert engine._vectors.store.count() == 3
         assert not (settings.cache_dir / "vectors").exists()  # type: ignore[operator]
         response = ask(engine, "tomatoes garden")
         assert response.counts.hybrid is True and response.warnings == ()
@@ -144,14 +144,14 @@ def test_remote_store_degrades_when_the_server_stops_and_recovers(
         assert [hit.chunk.path for hit in response.hits][:1] == ["garden.md"]
         assert response.counts.hybrid is False and response.counts.vector == 0
         assert any("unavailable" in warning for warning in response.warnings)
-        status = engine.vector_status()
+        status = engine.read().vectors.status
         assert status.state == "unavailable" and status.problem
         assert engine.embed_step(16) == 0  # does not raise either
 
         server.start()
         time.sleep(RETRY + 0.1)
         assert engine.embed_step(16) == 0  # reconnected; the server kept every vector
-        status = engine.vector_status()
+        status = engine.read().vectors.status
         assert status.state == "ready" and status.stored == 3 and status.pending == 0
         response = ask(engine, "tomatoes garden")
         assert response.counts.hybrid is True and response.warnings == ()

@@ -52,7 +52,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
 
 def ranking(engine: Engine, query: str) -> list[str]:
     request = SearchRequest(query=query, mode="keyword", expand=False)
-    return [hit.chunk.path for hit in engine.search(request).hits]
+    return [hit.chunk.path for hit in engine.read().search(request).hits]
 
 
 @pytest.mark.parametrize(

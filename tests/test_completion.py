@@ -45,7 +45,7 @@ def at(engine: Engine, path: str, typed: str, after: str = "", above: str = "") 
     `typed + after`, below the note's own text (or `above` instead)."""
     text = above if above else (engine.root / path).read_text(encoding="utf-8")
     lines = [*text.split("\n"), typed + after]
-    return complete(engine.view(), path, lines, len(lines) - 1, len(typed))
+    return complete(engine.read().view, path, lines, len(lines) - 1, len(typed))
 
 
 def labels(found: Completions) -> list[str]:
@@ -206,7 +206,7 @@ def test_every_inserted_link_leads_to_its_note_only(
     engine = Engine.open(root / "vault", Settings(cache_dir=root / "cache", embedder="none"))
     engine.refresh()
     try:
-        table = engine.view().graph.table
+        table = engine.read().view.graph.table
         for source in files:
             for target in files:
                 written = wikilink_target(table, source, target)

@@ -33,7 +33,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 
 
 def test_each_kind_of_problem_with_its_severity_and_the_whole_link(engine: Engine) -> None:
-    problems = note_problems(engine.view(), "Source.md", Levels())
+    problems = note_problems(engine.read().view, "Source.md", Levels())
     lines = NOTE.split("\n")
     found = [(p.code, p.severity, lines[p.span.line][p.span.start : p.span.end]) for p in problems]
     assert found == [
@@ -56,9 +56,9 @@ def test_each_kind_of_problem_with_its_severity_and_the_whole_link(engine: Engin
 
 def test_each_kind_can_be_turned_off_or_given_another_severity(engine: Engine) -> None:
     quiet = Levels.named("off", "off", "off", "off")
-    assert note_problems(engine.view(), "Source.md", quiet) == []
+    assert note_problems(engine.read().view, "Source.md", quiet) == []
     loud = Levels.named("error", "hint", "off", "off")
-    codes = {(p.code, p.severity) for p in note_problems(engine.view(), "Source.md", loud)}
+    codes = {(p.code, p.severity) for p in note_problems(engine.read().view, "Source.md", loud)}
     assert codes == {
         (Code.UNRESOLVED, Severity.ERROR),
         (Code.MISSING_HEADING, Severity.HINT),
@@ -69,7 +69,7 @@ def test_each_kind_can_be_turned_off_or_given_another_severity(engine: Engine) -
 def test_a_new_note_clears_the_problem_of_a_link_to_it(engine: Engine) -> None:
     write(engine.root, "Later.md", "# Later\n")
     engine.refresh()
-    codes = [p.code for p in note_problems(engine.view(), "Source.md", Levels())]
+    codes = [p.code for p in note_problems(engine.read().view, "Source.md", Levels())]
     assert codes.count(Code.UNRESOLVED) == 1  # the image is still missing
     (engine.root / "Later.md").unlink()
     engine.refresh()

@@ -50,7 +50,7 @@ def test_alias_and_title_fields_are_searchable(engine: Engine) -> None:
 
 
 def test_evidence_on_each_hit(engine: Engine) -> None:
-    response = engine.search(SearchRequest(query="sourdough starter", limit=5))
+    response = engine.read().search(SearchRequest(query="sourdough starter", limit=5))
     first = response.hits[0]
     assert first.chunk.path == "recipes/bread.md"
     assert first.keyword_rank == 1 and first.keyword_score and first.keyword_score > 0
@@ -78,7 +78,7 @@ def test_min_score_limit_and_budget(engine: Engine) -> None:
 
 
 def test_link_expansion_lists_neighbours_once(engine: Engine) -> None:
-    response = engine.search(SearchRequest(query="sourdough starter flour", limit=3))
+    response = engine.read().search(SearchRequest(query="sourdough starter flour", limit=3))
     bread = next(hit for hit in response.hits if hit.chunk.path == "recipes/bread.md")
     assert [n.path for n in bread.outlinks] == ["tools/oven.md"]
     hit_paths = {hit.chunk.path for hit in response.hits}
@@ -110,20 +110,20 @@ def test_rename_moves_search_results_and_keeps_links(engine: Engine, vault: Path
     summary = engine.refresh()
     assert (summary.added, summary.deleted) == (1, 1)
     assert paths_found(engine, "preheat") == ["archive/oven.md"]
-    [link] = engine.links("recipes/bread.md").outlinks
+    [link] = engine.read().links("recipes/bread.md").outlinks
     assert link.resolution.targets == ("archive/oven.md",)
 
 
 def test_unresolved_link_attaches_when_its_note_appears(engine: Engine, vault: Path) -> None:
     write(vault, "recipes/pizza.md", "Dough like [[bread]], topped per [[tomato sauce]].\n")
     engine.refresh()
-    statuses = [i.resolution.status for i in engine.links("recipes/pizza.md").outlinks]
+    statuses = [i.resolution.status for i in engine.read().links("recipes/pizza.md").outlinks]
     assert statuses == [LinkStatus.RESOLVED, LinkStatus.UNRESOLVED]
     write(vault, "recipes/tomato sauce.md", "# Tomato sauce\n")
     engine.refresh()
-    [_, sauce] = engine.links("recipes/pizza.md").outlinks
+    [_, sauce] = engine.read().links("recipes/pizza.md").outlinks
     assert sauce.resolution.targets == ("recipes/tomato sauce.md",)
-    assert [i.source for i in engine.links("recipes/tomato sauce.md").inlinks] == [
+    assert [i.source for i in engine.read().links("recipes/tomato sauce.md").inlinks] == [
         "recipes/pizza.md"
     ]
 
@@ -136,7 +136,7 @@ def test_refresh_paths_updates_one_note(engine: Engine, vault: Path) -> None:
     (vault / "tools/oven.md").unlink()
     assert engine.refresh_paths(["tools/oven.md"]).deleted == 1
     assert paths_found(engine, "convection") == []
-    [link] = engine.links("recipes/bread.md").outlinks
+    [link] = engine.read().links("recipes/bread.md").outlinks
     assert link.resolution.status is LinkStatus.UNRESOLVED
 
 
@@ -156,7 +156,7 @@ def test_restart_on_unchanged_vault_parses_nothing(
     assert (summary.added, summary.modified, summary.deleted) == (0, 0, 0)
     assert summary.notes == 5
     assert paths_found(second, "starter") == ["recipes/bread.md"]
-    assert [i.source for i in second.links("tools/oven.md").inlinks] == ["recipes/bread.md"]
+    assert [i.source for i in second.read().links("tools/oven.md").inlinks] == ["recipes/bread.md"]
     second.close()
 
 
@@ -218,7 +218,7 @@ def test_damaged_cache_is_rebuilt_with_one_message(
     assert len(summary.messages) == 1
     assert "rebuilt" in summary.messages[0] or "re-indexed" in summary.messages[0]
     assert paths_found(second, "starter") == ["recipes/bread.md"]
-    assert second.snapshot().keyword.chunk_count() == 5
+    assert second.read().keyword.chunk_count() == 5
     second.close()
 
 
@@ -252,7 +252,7 @@ def test_records_file_chunks_with_overlap_and_is_searchable(engine: Engine, vaul
     ]
     write(vault, "memory/log.jsonl", "\n".join(lines) + "\n")
     engine.refresh()
-    hits = engine.search(SearchRequest(query="topic250", expand=False)).hits
+    hits = engine.read().search(SearchRequest(query="topic250", expand=False)).hits
     assert hits and hits[0].chunk.path == "memory/log.jsonl"
     assert hits[0].chunk.start_line <= 251 <= hits[0].chunk.end_line
 
@@ -261,7 +261,7 @@ def test_restored_graph_catches_up_with_offline_changes(vault: Path, tmp_path: P
     write(vault, "recipes/pizza.md", "Bake in the [[pizza stone]] and add ![[photo.png]].\n")
     first = open_engine(vault, tmp_path / "cache")
     first.refresh()
-    statuses = [i.resolution.status for i in first.links("recipes/pizza.md").outlinks]
+    statuses = [i.resolution.status for i in first.read().links("recipes/pizza.md").outlinks]
     assert statuses == [LinkStatus.UNRESOLVED, LinkStatus.UNRESOLVED]
     first.close()
 
@@ -270,9 +270,9 @@ def test_restored_graph_catches_up_with_offline_changes(vault: Path, tmp_path: P
     (vault / "tools/oven.md").unlink()
     second = open_engine(vault, tmp_path / "cache")
     second.refresh()
-    targets = [i.resolution.targets for i in second.links("recipes/pizza.md").outlinks]
+    targets = [i.resolution.targets for i in second.read().links("recipes/pizza.md").outlinks]
     assert targets == [("tools/pizza stone.md",), ("recipes/photo.png",)]
-    [oven] = second.links("recipes/bread.md").outlinks
+    [oven] = second.read().links("recipes/bread.md").outlinks
     assert oven.resolution.status is LinkStatus.UNRESOLVED
     second.close()
 
@@ -302,16 +302,16 @@ def test_a_crash_before_the_manifest_is_saved_only_reindexes_again(
     summary = second.refresh()
     assert (summary.added, summary.modified, summary.deleted) == (0, 1, 0)
     assert paths_found(second, "pizza") == ["tools/oven.md"]
-    assert second.snapshot().keyword.chunk_count() == 5
+    assert second.read().keyword.chunk_count() == 5
     second.close()
 
 
 def test_matched_terms_in_mixed_chinese_and_latin_text(engine: Engine, vault: Path) -> None:
     write(vault, "notes/llm.md", "GPT模型的上下文窗口 and retrieval\n")
     engine.refresh()
-    [hit] = engine.search(SearchRequest(query="gpt", expand=False)).hits
+    [hit] = engine.read().search(SearchRequest(query="gpt", expand=False)).hits
     assert hit.matched_terms == ("gpt",)
-    [hit] = engine.search(SearchRequest(query="上下文 gpt", expand=False)).hits
+    [hit] = engine.read().search(SearchRequest(query="上下文 gpt", expand=False)).hits
     assert {"上下文", "gpt"} <= set(
         hit.matched_terms
     )  # jieba also adds the words inside: 上下, 下文
@@ -321,20 +321,20 @@ def test_open_buffer_wins_over_disk_until_it_closes(engine: Engine, vault: Path)
     engine.apply_text("tools/oven.md", "# Oven\n\nUnsaved note about a rotisserie. [[knife]]\n")
     assert paths_found(engine, "rotisserie") == ["tools/oven.md"]
     assert paths_found(engine, "preheat") == []
-    [link] = engine.links("tools/oven.md").outlinks
+    [link] = engine.read().links("tools/oven.md").outlinks
     assert link.link.target == "knife"
 
     touch_later(write(vault, "tools/oven.md", "# Oven\n\nDisk says convection.\n"))
     engine.refresh_paths(["tools/oven.md"])  # a watcher event while the buffer is open
     engine.refresh()
     assert paths_found(engine, "rotisserie") == ["tools/oven.md"]
-    text = engine.view().read("tools/oven.md")
+    text = engine.read().view.read("tools/oven.md")
     assert text is not None and "rotisserie" in text
 
     engine.release_text("tools/oven.md")
     assert paths_found(engine, "rotisserie") == []
     assert paths_found(engine, "convection") == ["tools/oven.md"]
-    assert engine.links("tools/oven.md").outlinks == ()
+    assert engine.read().links("tools/oven.md").outlinks == ()
 
 
 def test_a_note_renamed_behind_its_open_buffer_leaves_no_ghost(engine: Engine, vault: Path) -> None:
@@ -365,15 +365,15 @@ def test_buffer_for_a_new_unsaved_note_disappears_when_closed(engine: Engine) ->
 def test_attachments_come_and_go_through_refresh_paths(engine: Engine, vault: Path) -> None:
     write(vault, "recipes/pizza.md", "![[crust.jpg]]\n")
     engine.refresh_paths(["recipes/pizza.md"])
-    [link] = engine.links("recipes/pizza.md").outlinks
+    [link] = engine.read().links("recipes/pizza.md").outlinks
     assert link.resolution.status is LinkStatus.UNRESOLVED
     (vault / "recipes/crust.jpg").write_bytes(b"jpg")
     engine.refresh_paths(["recipes/crust.jpg"])
-    [link] = engine.links("recipes/pizza.md").outlinks
+    [link] = engine.read().links("recipes/pizza.md").outlinks
     assert link.resolution.targets == ("recipes/crust.jpg",)
     (vault / "recipes/crust.jpg").unlink()
     engine.refresh_paths(["recipes/crust.jpg"])
-    [link] = engine.links("recipes/pizza.md").outlinks
+    [link] = engine.read().links("recipes/pizza.md").outlinks
     assert link.resolution.status is LinkStatus.UNRESOLVED
 
 
@@ -398,14 +398,14 @@ def test_requests_answer_while_a_progressive_refresh_runs(tmp_path: Path) -> Non
     worker = threading.Thread(target=index)
     worker.start()
     while worker.is_alive():
-        seen.append(engine.snapshot().keyword.chunk_count())
+        seen.append(engine.read().keyword.chunk_count())
         paths_found(engine, "shared", limit=50)
-        engine.links("n/0001.md")
+        engine.read().links("n/0001.md")
     worker.join()
     assert not errors
     assert seen == sorted(seen)  # answers only ever grow while indexing
-    assert engine.snapshot().keyword.chunk_count() == 600
-    assert [i.source for i in engine.links("n/0001.md").inlinks] == ["n/0000.md"]
+    assert engine.read().keyword.chunk_count() == 600
+    assert [i.source for i in engine.read().links("n/0001.md").inlinks] == ["n/0000.md"]
     engine.close()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from memlsp.config import Settings
 from memlsp.engine import Engine
-from memlsp.live import LiveVault
+from memlsp.live.vault import LiveVault
 from tests.engine_helpers import open_engine, paths_found, write
 
 
@@ -46,7 +46,7 @@ def _same_as_fresh(vault: Path, cache: Path, tmp_path: Path, tokens: list[str]) 
         fresh.refresh()
         for token in tokens:
             assert paths_found(engine, token) == paths_found(fresh, token), token
-        assert sorted(engine.snapshot().graph.notes) == sorted(fresh.snapshot().graph.notes)
+        assert sorted(engine.read().graph.notes) == sorted(fresh.read().graph.notes)
     finally:
         engine.close()
         fresh.close()
@@ -138,18 +138,18 @@ def test_a_folder_moved_out_of_the_vault_is_forgotten(tmp_path: Path) -> None:
     engine = open_engine(vault, cache)
     try:
         engine.refresh()
-        assert engine.links("b.md").inlinks
+        assert engine.read().links("b.md").inlinks
         (vault / "w").rename(tmp_path / "w")  # the watcher reports only the folder's path
         engine.refresh_paths(["w"])
         assert paths_found(engine, "movedtoken") == []
         assert paths_found(engine, "deepertoken") == []
-        assert engine.links("b.md").inlinks == ()
-        assert {item.resolution.status.name for item in engine.links("b.md").outlinks} == {
+        assert engine.read().links("b.md").inlinks == ()
+        assert {item.resolution.status.name for item in engine.read().links("b.md").outlinks} == {
             "UNRESOLVED"
         }
         fresh = Engine.open(vault, Settings(cache_dir=tmp_path / "fresh", embedder="none"))
         fresh.refresh()
-        assert engine.snapshot().graph.counts() == fresh.snapshot().graph.counts()
+        assert engine.read().graph.counts() == fresh.read().graph.counts()
         fresh.close()
         # And back in: the whole folder is indexed again.
         (tmp_path / "w").rename(vault / "w")
@@ -169,8 +169,8 @@ def test_a_buffer_with_nul_bytes_is_skipped_like_the_same_text_on_disk(tmp_path:
         engine.apply_text("open.md", text)
         assert paths_found(engine, "nultoken") == []
         assert (
-            "open.md" not in engine.snapshot().graph.notes
-            and "saved.md" not in engine.snapshot().graph.notes
+            "open.md" not in engine.read().graph.notes
+            and "saved.md" not in engine.read().graph.notes
         )
     finally:
         engine.close()

@@ -382,7 +382,7 @@ def test_outline_of_setext_headings_skipped_levels_and_no_headings(tmp_path: Pat
 
 def test_document_links_carry_their_target_place(fixture_engine: Engine) -> None:
     found = document_links(view_of(fixture_engine), "index.md")
-    assert len(found) == len(fixture_engine.snapshot().graph.outlinks("index.md"))
+    assert len(found) == len(fixture_engine.read().graph.outlinks("index.md"))
     by_target = {link.target + "#" + link.anchor: place for link, place in found}
     assert by_target["bm25#"] == start("search/bm25.md")
     line = line_of(fixture_engine, "search/bm25.md", "^k1-default")
@@ -473,7 +473,7 @@ def test_a_self_link_does_not_lift_a_note_past_the_limit(tmp_path: Path) -> None
 def test_most_linked_in_the_fixture_vault(fixture_engine: Engine) -> None:
     top = most_linked(view_of(fixture_engine), 3)
     assert top[0] == "search/hybrid-search.md"
-    counts = [fixture_engine.snapshot().graph.inlink_count(path) for path in top]
+    counts = [fixture_engine.read().graph.inlink_count(path) for path in top]
     assert counts == sorted(counts, reverse=True)
 
 

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from memlsp.config import Settings
-from memlsp.live import LiveVault
+from memlsp.live.vault import LiveVault
 from tests.engine_helpers import open_engine, paths_found, write
 
 
@@ -54,7 +54,7 @@ def test_processes_started_at_once_on_an_empty_cache_all_succeed(tmp_path: Path)
         try:
             engine.refresh()
             fresh.refresh()
-            assert engine.snapshot().graph.counts() == fresh.snapshot().graph.counts()
+            assert engine.read().graph.counts() == fresh.read().graph.counts()
             for word in ("word0", "word77", "word149", "shared"):
                 assert paths_found(engine, word) == paths_found(fresh, word)
         finally:

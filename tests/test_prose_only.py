@@ -197,11 +197,11 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
 
 def test_only_prose_chunks_get_a_vector(engine: Engine) -> None:
     embed_all(engine)
-    assert engine.vector_status().pending == 0
-    chunks = [chunk for path in NOTES for chunk in engine.snapshot().keyword.chunks_of(path)]
+    assert engine.read().vectors.status.pending == 0
+    chunks = [chunk for path in NOTES for chunk in engine.read().keyword.chunks_of(path)]
     prose = {chunk.id for chunk in chunks if is_prose(chunk)}
-    assert engine.vectors.store is not None
-    assert engine.vectors.store.ids() == prose
+    assert engine._vectors.store is not None
+    assert engine._vectors.store.ids() == prose
     assert {"Logo", "Trip", "Reading", "Pasted"} == {
         chunk.breadcrumb[-1] for chunk in chunks if chunk.id in prose
     }
@@ -211,7 +211,7 @@ def test_the_vector_side_never_returns_a_drawing_or_an_image(engine: Engine) -> 
     embed_all(engine)
     for query in ("qwzxplk", "zebracorn", "lighthouse keeper", "meadow willow photos"):
         request = SearchRequest(query=query, mode="vector", expand=False, limit=50)
-        hits = engine.search(request).hits
+        hits = engine.read().search(request).hits
         assert hits
         assert not any("drawing" in hit.chunk.path for hit in hits)
         assert all(is_prose(hit.chunk) for hit in hits)
@@ -220,7 +220,7 @@ def test_the_vector_side_never_returns_a_drawing_or_an_image(engine: Engine) -> 
 def test_a_drawing_is_found_by_its_words_and_not_by_its_data(engine: Engine) -> None:
     def keyword(query: str) -> list[str]:
         request = SearchRequest(query=query, mode="keyword", expand=False)
-        return [hit.chunk.path for hit in engine.search(request).hits]
+        return [hit.chunk.path for hit in engine.read().search(request).hits]
 
     assert keyword("lighthouse rota") == ["drawing.excalidraw.md"]
     assert keyword("orchard map") == ["old drawing.md"]
@@ -231,7 +231,7 @@ def test_a_drawing_is_found_by_its_words_and_not_by_its_data(engine: Engine) -> 
 
 def test_chunks_that_are_not_prose_are_never_pending(engine: Engine, tmp_path: Path) -> None:
     embed_all(engine)
-    stored = engine.vector_status().stored
+    stored = engine.read().vectors.status.stored
     engine.close()
     # A new process (each CLI search is one) plans from the saved records alone.
     settings = Settings(cache_dir=tmp_path / "cache", vector_retry_seconds=0.05)
@@ -239,7 +239,7 @@ def test_chunks_that_are_not_prose_are_never_pending(engine: Engine, tmp_path: P
     try:
         again.refresh()
         assert again.plan_vectors()
-        status = again.vector_status()
+        status = again.read().vectors.status
         assert (status.pending, status.stored) == (0, stored)
     finally:
         again.close()
@@ -256,7 +256,7 @@ def test_a_backfill_step_passes_over_chunks_that_are_not_prose(tmp_path: Path) -
         engine.refresh()
         # A step that met only images would say 0, and a caller stops at 0 with prose left.
         assert engine.embed_step(2) == 1
-        assert engine.vector_status().pending == 0
+        assert engine.read().vectors.status.pending == 0
         assert engine.embed_step(2) == 0
     finally:
         engine.close()

@@ -30,7 +30,7 @@ def test_a_half_known_query_lets_its_answer_by_meaning_lead(tmp_path: Path) -> N
     engine = embedded_vault(tmp_path, notes, embedder)
     try:
         # "concert" is the vault's word, "fiddle" and "tune" are not: a third of it is known.
-        answer = engine.search(SearchRequest("fiddle tune concert", expand=False))
+        answer = engine.read().search(SearchRequest("fiddle tune concert", expand=False))
         by_path = {hit.chunk.path: hit for hit in answer.hits}
         assert answer.hits[0].chunk.path == "music.md"
         assert by_path["music.md"].keyword_score is None  # found by meaning only

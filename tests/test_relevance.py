@@ -34,7 +34,7 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def ask(engine: Engine, query: str, **fields: object) -> SearchResponse:
-    return engine.search(SearchRequest(query=query, expand=False, **fields))  # type: ignore[arg-type]
+    return engine.read().search(SearchRequest(query=query, expand=False, **fields))  # type: ignore[arg-type]
 
 
 def test_coverage_weighs_each_word_by_its_rarity() -> None:
@@ -65,7 +65,7 @@ def test_a_question_no_note_answers_returns_nothing(engine: Engine) -> None:
     assert answer.hits == () and answer.strength < 0.1
     assert any("nothing in the vault answers this closely" in w for w in answer.warnings)
     # The same question, when the user wants the nearest notes anyway.
-    engine.use_settings(replace(engine.settings, min_strength=0.0))
+    engine.use_settings(replace(engine.read().settings, min_strength=0.0))
     assert ask(engine, "fiddle and tune", mode="vector").hits
 
 

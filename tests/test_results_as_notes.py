@@ -33,7 +33,7 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def test_a_note_is_one_result_with_its_other_sections(engine: Engine) -> None:
-    hits = engine.search(SearchRequest(query="kiln glaze", expand=False)).hits
+    hits = engine.read().search(SearchRequest(query="kiln glaze", expand=False)).hits
     assert [hit.chunk.path for hit in hits] == ["pottery/kiln.md", "pottery/wheel.md"]
     first = hits[0]
     others = [(o.heading, o.start_line) for o in first.other_sections]
@@ -48,13 +48,13 @@ def test_a_note_is_one_result_with_its_other_sections(engine: Engine) -> None:
 
 def test_sections_lists_each_matching_section(engine: Engine) -> None:
     request = build_request({"query": "kiln glaze", "expand": False, "sections": True})
-    hits = engine.search(request).hits
+    hits = engine.read().search(request).hits
     assert [hit.chunk.path for hit in hits].count("pottery/kiln.md") >= 3
     assert all(hit.other_sections == () for hit in hits)
 
 
 def test_the_limit_counts_notes(engine: Engine) -> None:
-    [hit] = engine.search(SearchRequest(query="kiln", limit=1, expand=False)).hits
+    [hit] = engine.read().search(SearchRequest(query="kiln", limit=1, expand=False)).hits
     assert hit.chunk.path == "pottery/kiln.md" and hit.other_sections
 
 

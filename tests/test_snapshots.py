@@ -105,10 +105,10 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def test_a_snapshot_held_by_a_request_stays_as_it_was(engine: Engine) -> None:
-    held = engine.snapshot()
+    held = engine.read()
     engine.apply_text("moon.md", "# Moon\n\nCraters and tides.\n")
     engine.apply_text("spoke.md", "# Spoke\n\nSpokes in a lunar wheel.\n")
-    now = engine.snapshot()
+    now = engine.read()
     assert now.revision > held.revision
     assert [i.resolution.status.value for i in now.graph.outlinks("hub.md")] == [
         "resolved",
@@ -135,13 +135,14 @@ def test_readers_answer_while_a_batch_is_half_applied(engine: Engine) -> None:
     started, finish = threading.Event(), threading.Event()
 
     def half_a_batch() -> None:
-        with writer._lock, writer.batch() as batch:
+        settings = engine.read().settings
+        with writer._lock, writer._batch() as batch:
             text = "# Spoke\n\nHalfway.\n"
-            batch.upsert(prepare_text(engine.settings, FileStat("spoke.md", -1, -1), text))
+            batch.upsert(prepare_text(settings, FileStat("spoke.md", -1, -1), text))
             started.set()
             finish.wait(10)
             text = "# Moon\n\nHalfway too.\n"
-            batch.upsert(prepare_text(engine.settings, FileStat("moon.md", -1, -1), text))
+            batch.upsert(prepare_text(settings, FileStat("moon.md", -1, -1), text))
 
     thread = threading.Thread(target=half_a_batch)
     thread.start()
@@ -152,9 +153,9 @@ def test_readers_answer_while_a_batch_is_half_applied(engine: Engine) -> None:
             target=lambda: answers.extend(
                 [
                     paths_found(engine, "halfway", mode="keyword"),
-                    engine.links("hub.md").outlinks[0].resolution.targets,
-                    engine.view().read("spoke.md"),
-                    engine.counts(),
+                    engine.read().links("hub.md").outlinks[0].resolution.targets,
+                    engine.read().view.read("spoke.md"),
+                    engine.read().counts(),
                 ]
             )
         )
@@ -168,12 +169,12 @@ def test_readers_answer_while_a_batch_is_half_applied(engine: Engine) -> None:
         finish.set()
         thread.join(10)
     assert sorted(paths_found(engine, "halfway", mode="keyword")) == ["moon.md", "spoke.md"]
-    assert engine.links("hub.md").outlinks[1].resolution.targets == ("moon.md",)
+    assert engine.read().links("hub.md").outlinks[1].resolution.targets == ("moon.md",)
 
 
 def test_search_and_navigation_read_one_revision(engine: Engine) -> None:
     """A search's hits and the graph it joins them with come from the same snapshot."""
-    response = engine.search(SearchRequest("wheels", mode="keyword"))
+    response = engine.read().search(SearchRequest("wheels", mode="keyword"))
     assert [hit.chunk.path for hit in response.hits] == ["spoke.md"]
     assert response.hits[0].title == "Spoke"
 
@@ -181,11 +182,11 @@ def test_search_and_navigation_read_one_revision(engine: Engine) -> None:
 def test_a_closed_buffer_leaves_the_next_snapshot_even_when_its_text_is_the_files(
     engine: Engine,
 ) -> None:
-    text = engine.view().read("spoke.md")
+    text = engine.read().view.read("spoke.md")
     assert text is not None
     engine.apply_text("spoke.md", text + "Typed.\n")
     engine.apply_text("spoke.md", text)  # typed back to what the file holds
-    assert engine.snapshot().buffers == {"spoke.md": text}
+    assert engine.read().buffers == {"spoke.md": text}
     engine.release_text("spoke.md")
-    assert dict(engine.snapshot().buffers) == {}
+    assert dict(engine.read().buffers) == {}
     assert paths_found(engine, "typed", mode="keyword") == []

@@ -55,7 +55,7 @@ def test_each_limit_gives_a_prefix_of_the_longest_ranking(tmp_path: Path) -> Non
 
     def ranking(query: str, mode: str, limit: int) -> list[tuple[str, int]]:
         request = SearchRequest(query=query, limit=limit, expand=False, mode=mode)
-        return [(h.chunk.path, h.chunk.start_line) for h in engine.search(request).hits]
+        return [(h.chunk.path, h.chunk.start_line) for h in engine.read().search(request).hits]
 
     for query in ("basil garden", "violin nebula winter", "copper willow ember falcon"):
         for mode in ("hybrid", "keyword", "vector"):

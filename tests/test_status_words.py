@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from memlsp.index.semantic import VectorStatus
-from memlsp.live import VaultStatus
+from memlsp.live.status import VaultStatus
 
 BASE = VaultStatus("/notes/kg", "ready", 3177, 7181, 14, 3177, 3177, 0)
 

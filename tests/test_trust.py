@@ -322,7 +322,7 @@ def test_a_warm_start_still_loads_the_saved_index(
     second = open_engine(vault, tmp_path / "cache")
     summary = second.refresh()
     assert (summary.added, summary.messages) == (0, ())
-    assert isinstance(second._store.manifest.graph, LinkGraph) and second.snapshot().graph.inlinks(
+    assert isinstance(second._store.manifest.graph, LinkGraph) and second.read().graph.inlinks(
         "b.md"
     )
     second.close()

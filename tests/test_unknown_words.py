@@ -31,7 +31,7 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def ask(engine: Engine, query: str, mode: str = "hybrid") -> SearchResponse:
-    return engine.search(SearchRequest(query=query, expand=False, mode=mode))
+    return engine.read().search(SearchRequest(query=query, expand=False, mode=mode))
 
 
 def test_words_nobody_knows_return_nothing(engine: Engine) -> None:
@@ -48,5 +48,5 @@ def test_a_real_word_the_vault_never_uses_still_finds_by_meaning(engine: Engine)
 
 
 def test_a_word_of_the_vault_keeps_its_results(engine: Engine) -> None:
-    engine.vectors.embedder.vocabulary = set()  # type: ignore[union-attr]  # the model reads nothing
+    engine._vectors.embedder.vocabulary = set()  # type: ignore[union-attr]  # the model reads nothing
     assert [hit.chunk.path for hit in ask(engine, "cello").hits][:1] == ["music.md"]

@@ -114,7 +114,9 @@ def test_the_client_is_asked_to_watch_the_rules_glob() -> None:
 
     watched = types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)
     server: Any = SimpleNamespace(
-        settings=Settings(note_suffixes=(".md",), record_suffixes=()),
+        client_settings=SimpleNamespace(
+            current=Settings(note_suffixes=(".md",), record_suffixes=())
+        ),
         client_capabilities=types.ClientCapabilities(
             workspace=types.WorkspaceClientCapabilities(did_change_watched_files=watched)
         ),

@@ -58,7 +58,7 @@ def plan(engine: Engine) -> None:
 def ask(engine: Engine, query: str, **request: object) -> SearchResponse:
     request.setdefault("expand", False)
     request.setdefault("limit", 50)
-    return engine.search(SearchRequest(query=query, **request))  # type: ignore[arg-type]
+    return engine.read().search(SearchRequest(query=query, **request))  # type: ignore[arg-type]
 
 
 def paths(response: SearchResponse) -> list[str]:
@@ -84,7 +84,7 @@ def engine(vault: Path, tmp_path: Path, embedder: FakeEmbedder) -> Iterator[Engi
 @pytest.fixture
 def ready(engine: Engine) -> Engine:
     embed_all(engine)
-    status = engine.vector_status()
+    status = engine.read().vectors.status
     assert status.state == "ready" and status.pending == 0 and status.stored > 0
     return engine
 
@@ -150,18 +150,18 @@ def test_renaming_a_note_reuses_its_vectors(
     ready: Engine, vault: Path, embedder: FakeEmbedder
 ) -> None:
     calls = embedder.calls
-    assert ready.vectors.store is not None
-    count = ready.vectors.store.count()
-    old_ids = {chunk.id for chunk in ready.snapshot().keyword.chunks_of("garden.md")}
+    assert ready._vectors.store is not None
+    count = ready._vectors.store.count()
+    old_ids = {chunk.id for chunk in ready.read().keyword.chunks_of("garden.md")}
     (vault / "garden.md").rename(vault / "backyard.md")
     ready.refresh_paths(["garden.md", "backyard.md"])
-    new_ids = {chunk.id for chunk in ready.snapshot().keyword.chunks_of("backyard.md")}
+    new_ids = {chunk.id for chunk in ready.read().keyword.chunks_of("backyard.md")}
     assert new_ids and new_ids.isdisjoint(old_ids)  # the ids hash the path
 
     assert embed_all(ready) == len(new_ids)  # stored again under the new ids...
     assert embedder.calls == calls  # ...from the content cache, not embedded again
-    assert ready.vectors.store.count() == count
-    stored = ready.vectors.store.ids()
+    assert ready._vectors.store.count() == count
+    stored = ready._vectors.store.ids()
     assert new_ids <= stored and not old_ids & stored
     response = ask(ready, "tomatoes garden", mode="vector")
     assert paths(response)[0] == "backyard.md"
@@ -178,31 +178,31 @@ def test_editing_one_section_embeds_only_that_section(
     note = write(vault, "travel.md", text)
     ready.refresh_paths(["travel.md"])
     embed_all(ready)
-    before = {chunk.id: chunk for chunk in ready.snapshot().keyword.chunks_of("travel.md")}
+    before = {chunk.id: chunk for chunk in ready.read().keyword.chunks_of("travel.md")}
     assert len(before) == 4  # the title line, then three sections
     calls = embedder.calls
 
     write(vault, "travel.md", text.replace("old and vast", "older than the city walls"))
     touch_later(note)
     ready.refresh_paths(["travel.md"])
-    after = {chunk.id: chunk for chunk in ready.snapshot().keyword.chunks_of("travel.md")}
+    after = {chunk.id: chunk for chunk in ready.read().keyword.chunks_of("travel.md")}
     changed = set(after) - set(before)
     assert len(changed) == 1 and after[changed.pop()].heading == "Rome"
 
     assert embed_all(ready) == 1
     assert embedder.calls == calls + 1
     prose = {chunk_id for chunk_id in after if embeds(chunk_id)}  # the title line is not prose
-    assert len(prose) == 3 and prose <= ready.vectors.store.ids()  # type: ignore[union-attr]
+    assert len(prose) == 3 and prose <= ready._vectors.store.ids()  # type: ignore[union-attr]
 
 
 # -- 4. deleted notes -------------------------------------------------------------------------------
 
 
 def test_deleted_notes_leave_the_store_and_the_results(ready: Engine, vault: Path) -> None:
-    store = ready.vectors.store
+    store = ready._vectors.store
     assert store is not None
     count = store.count()
-    gone = {chunk.id for chunk in ready.snapshot().keyword.chunks_of("astronomy.md")}
+    gone = {chunk.id for chunk in ready.read().keyword.chunks_of("astronomy.md")}
     assert len(gone) == 2  # the H1 with its paragraph, then the Nebula section
     (vault / "astronomy.md").unlink()
     ready.refresh()
@@ -211,10 +211,10 @@ def test_deleted_notes_leave_the_store_and_the_results(ready: Engine, vault: Pat
         assert "astronomy.md" not in paths(ask(ready, "quasar nebula galaxy", mode=mode))
 
     embed_all(ready)
-    assert ready.vectors.store is store
+    assert ready._vectors.store is store
     assert store.count() == count - len(gone)
     assert not gone & store.ids()
-    assert ready.vector_status().stored == count - len(gone)
+    assert ready.read().vectors.status.stored == count - len(gone)
     for mode in ("hybrid", "vector"):
         assert "astronomy.md" not in paths(ask(ready, "quasar nebula galaxy", mode=mode))
 
@@ -227,8 +227,8 @@ def test_backfill_resumes_after_a_restart(vault: Path, tmp_path: Path) -> None:
     first = FakeEmbedder()
     engine = open_vectors(vault, cache, first)
     plan(engine)
-    total = engine.vector_status().pending
-    assert total == engine.snapshot().keyword.chunk_count() == 6
+    total = engine.read().vectors.status.pending
+    assert total == engine.read().keyword.chunk_count() == 6
     assert engine.embed_step(2) == 2
     assert first.calls == 2
     engine.close()
@@ -237,13 +237,13 @@ def test_backfill_resumes_after_a_restart(vault: Path, tmp_path: Path) -> None:
     engine = open_vectors(vault, cache, second)
     try:
         plan(engine)
-        status = engine.vector_status()
+        status = engine.read().vectors.status
         assert status.state == "ready" and status.embedder == first.id
         assert status.stored == 2 and status.pending == total - 2
         assert embed_all(engine) == total - 2
         assert second.calls == total - 2
-        assert engine.vector_status().stored == total
-        assert engine.vectors.store is not None and engine.vectors.store.count() == total
+        assert engine.read().vectors.status.stored == total
+        assert engine._vectors.store is not None and engine._vectors.store.count() == total
     finally:
         engine.close()
 
@@ -256,10 +256,10 @@ def test_failing_embedder_degrades_to_keywords_then_recovers(
 ) -> None:
     embedder.fail = True
     assert engine.embed_step(16) == 0  # raised inside, caught: nothing stored
-    assert engine.vector_status().state == "unavailable"
+    assert engine.read().vectors.status.state == "unavailable"
     for mode in ("hybrid", "vector"):
         response = ask(engine, "tomatoes garden", mode=mode)
-        assert engine.vector_status().state == "unavailable"
+        assert engine.read().vectors.status.state == "unavailable"
         assert any("unavailable" in warning for warning in response.warnings)
         assert response.counts.hybrid is False and response.counts.vector == 0
     response = ask(engine, "tomatoes garden")
@@ -268,8 +268,8 @@ def test_failing_embedder_degrades_to_keywords_then_recovers(
 
     embedder.fail = False
     time.sleep(0.1)  # past vector_retry_seconds
-    assert embed_all(engine) == engine.snapshot().keyword.chunk_count()
-    status = engine.vector_status()
+    assert embed_all(engine) == engine.read().keyword.chunk_count()
+    status = engine.read().vectors.status
     assert status.state == "ready" and status.pending == 0 and status.problem == ""
     response = ask(engine, "tomatoes garden")
     assert response.counts.hybrid is True and response.warnings == ()
@@ -281,11 +281,11 @@ def test_embedder_failing_at_query_time_degrades(ready: Engine, embedder: FakeEm
     response = ask(ready, "tomatoes garden")
     assert paths(response)[0] == "garden.md"
     assert response.warnings and "keyword results only" in response.warnings[0]
-    assert ready.vector_status().state == "unavailable"
+    assert ready.read().vectors.status.state == "unavailable"
     embedder.fail = False
     time.sleep(0.1)
     assert ready.embed_step(16) == 0  # reconnects; everything was already stored
-    assert ready.vector_status().state == "ready"
+    assert ready.read().vectors.status.state == "ready"
     assert ask(ready, "tomatoes garden").counts.hybrid is True
 
 
@@ -308,12 +308,12 @@ def test_changing_the_embedder_rebuilds_its_own_collection(vault: Path, tmp_path
         assert paths(response)[0] == "garden.md"
         assert response.hits[0].keyword_rank == 1
         plan(engine)
-        status = engine.vector_status()
+        status = engine.read().vectors.status
         assert status.embedder == "other-32" and status.state == "ready"
-        assert status.stored == 0 and status.pending == engine.snapshot().keyword.chunk_count()
+        assert status.stored == 0 and status.pending == engine.read().keyword.chunk_count()
         vault_id = str(vault.resolve())
         old, new = collection_name(vault_id, "fake-64"), collection_name(vault_id, "other-32")
-        assert engine.vectors.store is not None and engine.vectors.store.dropped == [old]
+        assert engine._vectors.store is not None and engine._vectors.store.dropped == [old]
         client = chromadb.PersistentClient(
             path=str(folder), settings=ChromaSettings(anonymized_telemetry=False)
         )
@@ -325,7 +325,7 @@ def test_changing_the_embedder_rebuilds_its_own_collection(vault: Path, tmp_path
         assert paths(response)[0] == "garden.md" and response.counts.vector == 0
         assert any("waiting for vectors" in warning for warning in response.warnings)
 
-        total = engine.snapshot().keyword.chunk_count()
+        total = engine.read().keyword.chunk_count()
         assert embed_all(engine) == total
         assert other.calls == total  # the cache holds vectors per embedder: none reused
         response = ask(engine, "tomatoes garden")
@@ -361,7 +361,7 @@ def test_date_filters_are_inclusive_on_the_vector_side(tmp_path: Path) -> None:
                 assert set(paths(response)) == wanted, (mode, dates)
                 assert response.counts.vector == len(wanted), (mode, dates)
         # Vector-only hits (no shared word) are held to the dates as well.
-        engine.vectors.embedder.synonyms = {"shade": "lantern"}  # type: ignore[union-attr]
+        engine._vectors.embedder.synonyms = {"shade": "lantern"}  # type: ignore[union-attr]
         response = ask(engine, "shade", mode="hybrid", start_date="2024-05-02")
         assert response.counts.keyword == 0
         assert set(paths(response)) == {"may10.md", "june.md"}
@@ -432,7 +432,7 @@ def test_ties_break_the_same_way_every_time(tmp_path: Path) -> None:
 
 
 def test_most_recently_changed_note_is_embedded_first(ready: Engine, vault: Path) -> None:
-    store = ready.vectors.store
+    store = ready._vectors.store
     assert store is not None
     # Two notes change: "garden" long ago (an old mtime), "vehicles" just now. "garden" sorts
     # first by name, so only recency puts "vehicles" first.
@@ -442,13 +442,13 @@ def test_most_recently_changed_note_is_embedded_first(ready: Engine, vault: Path
     new = write(vault, "vehicles.md", NOTES["vehicles.md"].replace("winter", "summer"))
     touch_later(new)
     ready.refresh_paths(["garden.md", "vehicles.md"])
-    fresh_new = {c.id for c in ready.snapshot().keyword.chunks_of("vehicles.md")} - store.ids()
-    fresh_old = {c.id for c in ready.snapshot().keyword.chunks_of("garden.md")} - store.ids()
+    fresh_new = {c.id for c in ready.read().keyword.chunks_of("vehicles.md")} - store.ids()
+    fresh_old = {c.id for c in ready.read().keyword.chunks_of("garden.md")} - store.ids()
     assert len(fresh_new) == 1 and len(fresh_old) == 1
 
     assert ready.embed_step(1) == 1
     stored = store.ids()
     assert fresh_new <= stored and not fresh_old & stored
-    assert ready.vector_status().pending == 1
+    assert ready.read().vectors.status.pending == 1
     assert ready.embed_step(1) == 1
     assert fresh_old <= store.ids()

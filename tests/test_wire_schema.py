@@ -18,7 +18,7 @@ import pytest
 from memlsp import wire
 from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
-from memlsp.live import VaultStatus
+from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
 from tests.engine_helpers import open_engine
 from tests.helpers_vault import FIXTURE_VAULT
@@ -244,29 +244,29 @@ STATES = (
 
 def _vault_answers(engine: Engine) -> list[wire.VaultAnswer]:
     return [
-        wire.VaultAnswer("vault", "file:///vault", _uri, engine.search(REQUEST)),
+        wire.VaultAnswer("vault", "file:///vault", _uri, engine.read().search(REQUEST)),
         wire.VaultAnswer("other", "file:///other", _uri, None, "other is still opening"),
     ]
 
 
 def _links(engine: Engine, encoding: str) -> wire.LinksAnswerJson:
-    return wire.links_answer_json(_uri("index.md"), engine.links("index.md"), _uri, encoding)
+    return wire.links_answer_json(_uri("index.md"), engine.read().links("index.md"), _uri, encoding)
 
 
 # Each builder of a whole message or output, with what it is given: real answers of the engine
 # over the fixture vault where there are some.
 CASES: dict[str, Callable[[Engine], list[Any]]] = {
-    "search_answer_json": lambda e: [wire.search_answer_json(e.search(REQUEST))],
-    "query_answer_json": lambda e: [wire.query_answer_json(7, e.search(REQUEST))],
+    "search_answer_json": lambda e: [wire.search_answer_json(e.read().search(REQUEST))],
+    "query_answer_json": lambda e: [wire.query_answer_json(7, e.read().search(REQUEST))],
     "query_error_json": lambda e: [wire.query_error_json("q1", "line 3: 'query'")],
     "vault_search_answer_json": lambda e: [
         wire.vault_search_answer_json(REQUEST, _vault_answers(e))
     ],
     "links_answer_json": lambda e: [_links(e, code) for code in ("utf-8", "utf-16", "utf-32")],
-    "links_json": lambda e: [wire.links_json(e.links("index.md"))],
+    "links_json": lambda e: [wire.links_json(e.read().links("index.md"))],
     "indexed_json": lambda e: [wire.indexed_json("file:///vault", e.refresh())],
     "vectors_notice_json": lambda e: [
-        wire.vectors_notice_json("file:///vault", s) for s in (*VECTORS, e.vector_status())
+        wire.vectors_notice_json("file:///vault", s) for s in (*VECTORS, e.read().vectors.status)
     ],
     "status_answer_json": lambda e: [
         wire.status_answer_json("0.1.0", [wire.vault_status_json("file:///v", s) for s in STATES]),
@@ -276,7 +276,11 @@ CASES: dict[str, Callable[[Engine], list[Any]]] = {
     "changed_json": lambda e: [wire.changed_json("file:///vault", 12)],
     "index_summary_json": lambda e: [
         wire.index_summary_json(
-            e.refresh(), e.vector_status(), embedded_chunks=3, embedding_seconds=0.5, seconds=1.5
+            e.refresh(),
+            e.read().vectors.status,
+            embedded_chunks=3,
+            embedding_seconds=0.5,
+            seconds=1.5,
         )
     ],
 }
@@ -309,10 +313,10 @@ def test_every_builder_of_a_message_or_output_is_checked() -> None:
 
 def test_the_nested_shapes_were_there_to_check(engine: Engine) -> None:
     """The fixture's answers hold every nested shape, so the checks above saw each one."""
-    results = wire.search_answer_json(engine.search(REQUEST))["results"]
+    results = wire.search_answer_json(engine.read().search(REQUEST))["results"]
     assert any(r["outlinks"] and r["inlinks"] for r in results)
     assert any(r["other_sections"] for r in results)
-    links = engine.links("index.md")
+    links = engine.read().links("index.md")
     assert links.outlinks and links.inlinks and links.unresolved and links.ambiguous
     summary = engine.refresh()
     assert summary.problems  # inbox/broken-config.md

@@ -14,8 +14,9 @@ from lsprotocol.converters import get_converter
 
 from memlsp import wire
 from memlsp.config import Settings
-from memlsp.live import LiveVault
+from memlsp.live.vault import LiveVault
 from memlsp.navigation.diagnostics import Levels, Problem, note_problems
+from memlsp.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from memlsp.lsp.server import MemlspServer
@@ -53,27 +54,28 @@ class Publisher:
 
     def vault_changed(self, vault: LiveVault) -> None:
         """Every open note of `vault`, again (call on the event loop)."""
+        snapshot = vault.read()  # one revision for every note
+        if snapshot is None:
+            return
         for uri in self._server.open_documents(vault):
-            found = self._server.vault_for(uri)
+            found = self._server.vaults.route(uri)
             if found is not None:
-                self._publish(uri, vault, found[1])
+                self._publish(uri, snapshot, found[1])
 
     def opened(self, uri: str) -> None:
-        found = self._server.vault_for(uri)
-        if found is not None:
-            self._publish(uri, *found)
+        found = self._server.vaults.route(uri)
+        snapshot = found[0].read() if found is not None else None
+        if found is not None and snapshot is not None:
+            self._publish(uri, snapshot, found[1])
 
     def closed(self, uri: str) -> None:
         """A closed note's problems leave the problems list."""
         if self._sent.pop(uri, None):
             self._send(uri, [])
 
-    def _publish(self, uri: str, vault: LiveVault, path: str) -> None:
-        engine = vault.engine
-        if engine is None:
-            return
+    def _publish(self, uri: str, snapshot: Snapshot, path: str) -> None:
         encoding = self._server.encoding
-        problems = note_problems(engine.view(), path, levels_of(vault.settings))
+        problems = note_problems(snapshot.view, path, levels_of(snapshot.settings))
         diagnostics = [diagnostic_json(problem, encoding) for problem in problems]
         if self._sent.get(uri) != diagnostics:  # never sent counts as different
             self._sent[uri] = diagnostics

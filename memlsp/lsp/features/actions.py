@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from lsprotocol import types
 
 from memlsp.lsp import client, convert
-from memlsp.lsp.server import MemlspServer, Note
+from memlsp.lsp.context import NoteRequest
+from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.actions import Action, actions_at
 
 
@@ -21,7 +22,7 @@ def register(server: MemlspServer) -> None:
         if where.start.line != where.end.line:
             return None  # a fix is for one link: a selection over lines asks for none
 
-        def work(note: Note) -> list[types.CodeAction] | None:
+        def work(note: NoteRequest) -> list[types.CodeAction] | None:
             lines = note.lines()
             if where.start.line >= len(lines):
                 return None
@@ -29,7 +30,7 @@ def register(server: MemlspServer) -> None:
             encoding = server.workspace.position_encoding
             start = convert.column_of(text, where.start.character, encoding)
             end = convert.column_of(text, where.end.character, encoding)
-            folder = _settings_folder(server, uri)
+            folder = note.settings.new_note_folder
             found = actions_at(note.view, note.path, lines, where.start.line, start, end, folder)
             creates = client.can_create_files(server.client_capabilities)
             return [
@@ -41,13 +42,8 @@ def register(server: MemlspServer) -> None:
         return await server.in_note(uri, work, None)
 
 
-def _settings_folder(server: MemlspServer, uri: str) -> str:
-    found = server.vault_for(uri)
-    return found[0].settings.new_note_folder if found else ""
-
-
 def _code_action(
-    server: MemlspServer, note: Note, action: Action, diagnostics: Sequence[types.Diagnostic]
+    server: MemlspServer, note: NoteRequest, action: Action, diagnostics: Sequence[types.Diagnostic]
 ) -> types.CodeAction:
     fixed = [_echo(d) for d in diagnostics if d.code == action.fixes and d.source == "memlsp"]
     return types.CodeAction(

@@ -7,7 +7,8 @@ from pathlib import Path
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import Cursor, MemlspServer, Note
+from memlsp.lsp.context import CursorRequest, NoteRequest
+from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.calls import incoming, outgoing
 from memlsp.navigation.definition import definition
 from memlsp.text import basename
@@ -17,7 +18,7 @@ from memlsp.vault.view import VaultView
 def register(server: MemlspServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
     async def prepare(params: types.CallHierarchyPrepareParams) -> list[types.CallHierarchyItem]:
-        def work(at: Cursor) -> list[types.CallHierarchyItem]:
+        def work(at: CursorRequest) -> list[types.CallHierarchyItem]:
             # On a link: the note it goes to; elsewhere: this note.
             targets = [p.path for p in definition(at.view, at.path, at.line, at.column)]
             return [_item(at.view, at.root, target) for target in (targets[:1] or [at.path])]
@@ -28,7 +29,7 @@ def register(server: MemlspServer) -> None:
     async def outgoing_calls(
         params: types.CallHierarchyOutgoingCallsParams,
     ) -> list[types.CallHierarchyOutgoingCall]:
-        def work(note: Note) -> list[types.CallHierarchyOutgoingCall]:
+        def work(note: NoteRequest) -> list[types.CallHierarchyOutgoingCall]:
             return [
                 types.CallHierarchyOutgoingCall(
                     to=_item(note.view, note.root, target),
@@ -43,7 +44,7 @@ def register(server: MemlspServer) -> None:
     async def incoming_calls(
         params: types.CallHierarchyIncomingCallsParams,
     ) -> list[types.CallHierarchyIncomingCall]:
-        def work(note: Note) -> list[types.CallHierarchyIncomingCall]:
+        def work(note: NoteRequest) -> list[types.CallHierarchyIncomingCall]:
             return [
                 types.CallHierarchyIncomingCall(
                     from_=_item(note.view, note.root, source),

@@ -7,7 +7,8 @@ from typing import Any
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import MemlspServer, Note
+from memlsp.lsp.context import NoteRequest
+from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.completion import complete
 
 # `[` for `[[`, `#` for headings and tags, `^` for blocks, `|` for labels, `(` and `/` for paths.
@@ -21,7 +22,7 @@ def register(server: MemlspServer) -> None:
     async def on_completion(params: types.CompletionParams) -> dict[str, Any] | None:
         uri, position = params.text_document.uri, params.position
 
-        def work(note: Note) -> dict[str, Any] | None:
+        def work(note: NoteRequest) -> dict[str, Any] | None:
             lines = note.lines()
             if position.line >= len(lines):
                 return None  # past the last line (an empty last line offers nothing either)

@@ -8,14 +8,14 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from memlsp import wire
-from memlsp.engine import NoteLinks
-from memlsp.live import LiveVault
+from memlsp.live.vault import LiveVault
 from memlsp.lsp import convert
 from memlsp.lsp.protocol import json_kind
 from memlsp.lsp.server import MemlspServer
 from memlsp.model import SearchRequest
 from memlsp.navigation.diagnostics import vault_problems
 from memlsp.search.request import build_request
+from memlsp.snapshot import NoteLinks
 
 
 def register(server: MemlspServer) -> None:
@@ -26,9 +26,7 @@ def register(server: MemlspServer) -> None:
             request = build_request(values)
         except ValueError as error:
             raise JsonRpcInvalidParams(f"memlsp/search: {error}") from error
-        answers = [
-            await _search_vault(server, vault, request) for vault in list(server.vaults.values())
-        ]
+        answers = [await _search_vault(server, vault, request) for vault in server.vaults.all()]
         return wire.vault_search_answer_json(request, answers)
 
     @server.feature("memlsp/links")
@@ -36,13 +34,13 @@ def register(server: MemlspServer) -> None:
         uri = _fields("memlsp/links", params).get("uri")
         if not isinstance(uri, str):
             raise JsonRpcInvalidParams("memlsp/links: 'uri' (the note's URI, a string) is required")
-        found = server.engine_for(uri)
-        if found is None:
+        found = server.vaults.route(uri)
+        snapshot = server.read(found[0]) if found is not None else None
+        if found is None or snapshot is None:
             return None
-        engine, path, root = found
-        note_links: NoteLinks = await server.run(lambda: engine.links(path))
+        note_links: NoteLinks = await server.run(partial(snapshot.links, found[1]))
         return wire.links_answer_json(
-            uri, note_links, partial(convert.note_uri, root), server.encoding
+            uri, note_links, partial(convert.note_uri, snapshot.root), server.encoding
         )
 
     @server.feature("memlsp/reindex")
@@ -51,7 +49,7 @@ def register(server: MemlspServer) -> None:
         sync tool writing while the editor was closed); `memlsp/indexed` follows for each."""
         _fields("memlsp/reindex", params)
         roots = []
-        for vault in list(server.vaults.values()):
+        for vault in server.vaults.all():
             vault.rescan()
             roots.append(convert.uri_of(vault.root))
         return wire.reindex_answer_json(roots)
@@ -60,13 +58,13 @@ def register(server: MemlspServer) -> None:
     async def status(params: Any) -> wire.StatusAnswerJson:
         _fields("memlsp/status", params)
         vaults = []
-        for vault in list(server.vaults.values()):
+        for vault in server.vaults.all():
+            snapshot = vault.read()  # one revision for the counts and the problems
             # On a thread: counting walks the snapshot's records (10,000 at 10k notes).
-            state = await server.run(vault.status)
-            engine = vault.engine
+            state = await server.run(partial(vault.status, snapshot))
             problems = None
-            if engine is not None:
-                problems = await server.run(partial(vault_problems, engine.view()))
+            if snapshot is not None:
+                problems = await server.run(partial(vault_problems, snapshot.view))
             vaults.append(wire.vault_status_json(convert.uri_of(vault.root), state, problems))
         return wire.status_answer_json(server.version, vaults)
 
@@ -76,8 +74,8 @@ async def _search_vault(
 ) -> wire.VaultAnswer:
     # Asked before the search: a vault that finishes indexing meanwhile answered from part of it.
     incomplete = vault.incomplete()
-    engine = vault.engine
-    response = None if engine is None else await server.run(partial(engine.search, request))
+    snapshot = vault.read()
+    response = None if snapshot is None else await server.run(partial(snapshot.search, request))
     return wire.VaultAnswer(
         name=vault.root.name,
         root=convert.uri_of(vault.root),

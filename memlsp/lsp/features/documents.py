@@ -9,7 +9,7 @@ from memlsp.lsp.server import MemlspServer
 
 def register(server: MemlspServer) -> None:
     def buffer_changed(uri: str) -> None:
-        found = server.vault_for(uri)
+        found = server.vaults.route(uri)
         document = server.document(uri)
         if found is not None and document is not None:
             vault, path = found
@@ -17,7 +17,7 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        if server.lone_notes:
+        if server.vaults.lone_notes:
             server.open_lone_note(params.text_document.uri)
         buffer_changed(params.text_document.uri)
         server.diagnostics.opened(params.text_document.uri)
@@ -28,7 +28,7 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        found = server.vault_for(params.text_document.uri)
+        found = server.vaults.route(params.text_document.uri)
         if found is not None:
             vault, path = found
             vault.buffer_closed(path)
@@ -36,7 +36,7 @@ def register(server: MemlspServer) -> None:
 
     def disk_changed(uris: list[str]) -> None:
         for uri in uris:
-            found = server.vault_for(uri)
+            found = server.vaults.route(uri)
             if found is not None:
                 vault, path = found
                 vault.disk_changed({path})

@@ -5,7 +5,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import Cursor, MemlspServer
+from memlsp.lsp.context import CursorRequest
+from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.hover import hover
 from memlsp.navigation.places import Place
 
@@ -13,7 +14,7 @@ from memlsp.navigation.places import Place
 def register(server: MemlspServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(params: types.HoverParams) -> types.Hover | None:
-        def work(at: Cursor) -> types.Hover | None:
+        def work(at: CursorRequest) -> types.Hover | None:
             def uri_of(place: Place) -> str:
                 return convert.place_uri(at.root, place)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import MemlspServer, Note
+from memlsp.lsp.context import NoteRequest
+from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.counts import lens_title, link_counts
 
 SHOW_LINKS = "memlsp.showLinks"
@@ -20,12 +21,9 @@ def register(server: MemlspServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     async def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
         uri = params.text_document.uri
-        found = server.vault_for(uri)
-        if found is None or not found[0].settings.code_lens:
-            return []
 
-        def work(note: Note) -> list[types.CodeLens]:
-            if note.path not in note.view.graph.notes:
+        def work(note: NoteRequest) -> list[types.CodeLens]:
+            if not note.settings.code_lens or note.path not in note.view.graph.notes:
                 return []  # not indexed (yet): no count rather than a wrong one
             title = lens_title(link_counts(note.view, note.path))
             command = types.Command(title=title, command=SHOW_LINKS, arguments=[uri])

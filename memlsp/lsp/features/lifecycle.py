@@ -7,7 +7,8 @@ import asyncio
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import MemlspServer, apply_settings, watch_parent
+from memlsp.lsp.server import MemlspServer
+from memlsp.lsp.watchdog import watch_parent
 from memlsp.vault.rules import VaultRules
 
 
@@ -15,20 +16,19 @@ def register(server: MemlspServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
         # Only settings here: `initialize` must answer at once; indexing starts on `initialized`.
-        server.loop = asyncio.get_running_loop()  # so a bad setting can be told to the client
-        apply_settings(server, params.initialization_options)
-        server.base_settings = server.settings
-        watch_parent(server, params.process_id)
+        server.attach(asyncio.get_running_loop())  # so a bad setting can be told to the client
+        server.initial_settings(params.initialization_options)
+        watch_parent(params.process_id, server.stop)
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
-        server.loop = asyncio.get_running_loop()
+        server.attach(asyncio.get_running_loop())
         folders = server.workspace.folders.values()
         roots = [convert.path_of(folder.uri) for folder in folders]
         if not roots and server.workspace.root_uri:
             roots = [convert.path_of(server.workspace.root_uri)]
         # A client that names no folder (a single file opened) gets the vault of each note.
-        server.lone_notes = not any(roots)
+        server.vaults.lone_notes = not any(roots)
         for root in roots:
             if root is not None:
                 server.open_folder(root)
@@ -36,23 +36,21 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(params: None) -> None:
-        server.shutdown_requested = True
-        server.stop()
+        server.shut_down()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
         # The client's settings apply over `initializationOptions`. Null says only "something
         # changed" (a client that expects to be asked): nothing to apply.
         if params.settings is not None:
-            apply_settings(server, params.settings, server.base_settings)
-            server.reopen_changed_vaults()
+            server.changed_settings(params.settings)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
         for folder in params.event.removed:
             root = convert.path_of(folder.uri)
             if root is not None:
-                server.close_folder(root)
+                server.vaults.close_folder(root)
         for folder in params.event.added:
             root = convert.path_of(folder.uri)
             if root is not None:
@@ -67,7 +65,11 @@ async def _watch_files_on_client(server: MemlspServer) -> None:
     if not (watched and watched.dynamic_registration):
         return
     options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern=VaultRules.of(server.settings).watch_glob())]
+        watchers=[
+            types.FileSystemWatcher(
+                glob_pattern=VaultRules.of(server.client_settings.current).watch_glob()
+            )
+        ]
     )
     registration = types.Registration(
         id="memlsp-watch",

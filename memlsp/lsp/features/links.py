@@ -5,7 +5,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import MemlspServer, Note
+from memlsp.lsp.context import NoteRequest
+from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.outline import document_links
 
 
@@ -18,7 +19,7 @@ def register(server: MemlspServer) -> None:
             document and document.document_link and document.document_link.tooltip_support
         )
 
-        def work(note: Note) -> list[types.DocumentLink]:
+        def work(note: NoteRequest) -> list[types.DocumentLink]:
             return [
                 types.DocumentLink(
                     range=convert.span_range(link.span, server.encoding),

@@ -5,7 +5,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from memlsp.lsp import convert
-from memlsp.lsp.server import Cursor, MemlspServer
+from memlsp.lsp.context import CursorRequest
+from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.references import references
 
 
@@ -14,7 +15,7 @@ def register(server: MemlspServer) -> None:
     async def find_references(params: types.ReferenceParams) -> convert.AsJson:
         declaration = params.context.include_declaration
 
-        def work(at: Cursor) -> convert.AsJson:
+        def work(at: CursorRequest) -> convert.AsJson:
             places = references(at.view, at.path, at.line, at.column, declaration)
             return convert.AsJson(
                 convert.location_json(at.root, p, server.encoding) for p in places

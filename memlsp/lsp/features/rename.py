@@ -13,9 +13,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from memlsp import wire
-from memlsp.live import LiveVault
+from memlsp.live.vault import LiveVault
 from memlsp.lsp import client, convert
-from memlsp.lsp.server import Cursor, MemlspServer
+from memlsp.lsp.context import CursorRequest
+from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.edits import Change, Edit
 from memlsp.navigation.relink import StaleText, relink
 from memlsp.navigation.rename import (
@@ -57,7 +58,7 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     async def on_prepare_rename(params: types.PrepareRenameParams) -> dict[str, Any] | None:
-        def work(at: Cursor) -> dict[str, Any] | None:
+        def work(at: CursorRequest) -> dict[str, Any] | None:
             try:
                 what = _renamable(at)
             except NothingToRename:
@@ -71,7 +72,7 @@ def register(server: MemlspServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     async def on_rename(params: types.RenameParams) -> dict[str, Any] | None:
-        def work(at: Cursor) -> dict[str, Any]:
+        def work(at: CursorRequest) -> dict[str, Any]:
             try:
                 what = _renamable(at)
                 if what.subject is Subject.NOTE and not client.can_rename_files(
@@ -88,7 +89,7 @@ def register(server: MemlspServer) -> None:
             ours.update({(at.root, move.old, move.new): now for move in change.moves})
             return answer
 
-        found = server.vault_for(params.text_document.uri)
+        found = server.vaults.route(params.text_document.uri)
         await server.caught_up(server.open_documents(found[0]) if found else [])
         return await server.at_cursor(params.text_document.uri, params.position, work, None)
 
@@ -105,11 +106,13 @@ def register(server: MemlspServer) -> None:
             moves = {
                 old: new for old, new in moves.items() if not ours.pop((vault.root, old, new), 0)
             }
-            engine = vault.engine
-            if engine is None or not moves:
+            if not moves:
                 continue
             await server.caught_up(server.open_documents(vault))
-            view = engine.view()
+            snapshot = vault.read()
+            if snapshot is None:
+                continue
+            view = snapshot.view
             try:
                 found = await server.run(partial(_relinked, view, moves))
                 edits.append(_edit(server, vault.root, view, Change(tuple(found))))
@@ -118,7 +121,7 @@ def register(server: MemlspServer) -> None:
         return _merged(edits) if edits else None
 
 
-def _renamable(at: Cursor) -> Renamable:
+def _renamable(at: CursorRequest) -> Renamable:
     return renamable_at(at.view, at.path, at.lines(), at.line, at.column)
 
 
@@ -154,7 +157,7 @@ def _moves_by_vault(
     """Each vault's moves, as vault-relative paths; a move into or out of a vault is not one."""
     found: dict[LiveVault, dict[str, str]] = {}
     for item in files:
-        old, new = server.vault_for(item.old_uri), server.vault_for(item.new_uri)
+        old, new = server.vaults.route(item.old_uri), server.vaults.route(item.new_uri)
         if old is None or new is None or old[0] is not new[0]:
             continue
         found.setdefault(old[0], {})[old[1]] = new[1]

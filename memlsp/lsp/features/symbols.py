@@ -3,29 +3,28 @@
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 
 from lsprotocol import types
 
-from memlsp.engine import Engine
 from memlsp.lsp import convert
 from memlsp.lsp.server import MemlspServer
 from memlsp.model import SearchRequest
 from memlsp.navigation.outline import Section, outline, outline_of_text
 from memlsp.navigation.symbols import most_linked
+from memlsp.snapshot import Snapshot
 
 
 def register(server: MemlspServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
-        limit = server.settings.symbol_limit
         query = params.query.strip()
         found: list[types.WorkspaceSymbol] = []
-        for vault in list(server.vaults.values()):
-            server.answering_from(vault)
-            engine = vault.engine
-            if engine is not None:
-                found += await server.run(partial(_symbols, engine, vault.root, query, limit))
+        limit = 0  # the largest of the vaults' own limits, for the whole answer
+        for vault in server.vaults.all():
+            snapshot = server.read(vault)
+            if snapshot is not None:
+                limit = max(limit, snapshot.settings.symbol_limit)
+                found += await server.run(partial(_symbols, snapshot, query))
         return found[:limit]
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -42,12 +41,13 @@ def register(server: MemlspServer) -> None:
         return await server.in_note(uri, lambda note: symbols(outline(note.view, note.path)), [])
 
 
-def _symbols(engine: Engine, root: Path, query: str, limit: int) -> list[types.WorkspaceSymbol]:
+def _symbols(snapshot: Snapshot, query: str) -> list[types.WorkspaceSymbol]:
     """Search results; for an empty query the most-linked notes, a vault's hubs."""
+    root, limit = snapshot.root, snapshot.settings.symbol_limit
     if query:
-        response = engine.search(SearchRequest(query, limit=limit, expand=False))
+        response = snapshot.search(SearchRequest(query, limit=limit, expand=False))
         return [convert.workspace_symbol(root, hit) for hit in response.hits]
-    view = engine.view()
+    view = snapshot.view
     notes = view.graph.notes
     return [
         types.WorkspaceSymbol(

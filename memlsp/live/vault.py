@@ -1,4 +1,5 @@
-"""A vault kept current while an editor works on it: the engine plus its single writer thread.
+"""A vault kept current while an editor works on it: the engine plus its single writer thread
+(its embedding thread is live/vectors.py).
 
 Editor buffers, the file watcher and the client's file events all go through one `ChangeQueue`;
 one thread takes from it and writes to the engine, so requests (which only read) never wait for
@@ -8,21 +9,22 @@ so a client's `initialize` is answered at once.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from memlsp.backfill import Backfill, Step
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
+from memlsp.live.changes import Changes
+from memlsp.live.status import VaultStatus, notes_done
+from memlsp.live.vectors import EmbeddingLoop, VectorsAt
 from memlsp.model import IndexSummary, printable
 from memlsp.parse.tokens import has_cjk, warm_up
+from memlsp.snapshot import Snapshot
 from memlsp.sync.activity import Activity
 from memlsp.sync.queue import (
     RESCAN,
@@ -39,80 +41,9 @@ from memlsp.vault.rules import VaultRules
 log = logging.getLogger(__name__)
 
 BUFFER_QUIET = 0.05  # seconds of no typing before a buffer is indexed
-VECTOR_REPORT = 1.0  # seconds between embedding progress reports
-VECTOR_IDLE = 10.0  # with nothing to embed, look again this often (and on every change)
 DISK_QUIET = 0.05  # the watcher already waits for quiet; this only merges client and watcher events
 TAKEOVER_POLL = 2.0  # seconds between looks, by a read-only vault, for a writer that has gone
 SETTLE = "\0settle"  # the key of a rescan asked for by `settle`: told to nobody as indexing
-
-
-@dataclass(frozen=True, slots=True)
-class VaultStatus:
-    root: str
-    state: str  # "opening", "indexing", "ready", "failed", "stopped"
-    notes: int
-    chunks: int
-    revision: int
-    files_done: int
-    files_total: int
-    pending: int
-    message: str = ""
-    vectors: VectorStatus | None = None
-    read_only: bool = False  # another process writes the index; this one answers from it
-
-    @property
-    def name(self) -> str:
-        return Path(self.root).name
-
-    @property
-    def busy(self) -> bool:
-        """Work is moving: opening, indexing, or (in the writing process) finding meaning."""
-        if self.state in ("opening", "indexing"):
-            return True
-        vectors = self.vectors
-        if self.read_only or vectors is None:
-            return False
-        # Before it connects the vector side knows of nothing pending: connecting is work too.
-        return vectors.state == "connecting" or (vectors.state == "ready" and vectors.pending > 0)
-
-    @property
-    def summary(self) -> str:
-        """One line in plain words for a person: the status bar, progress, `memlsp status`."""
-        if self.state == "opening":
-            return _sentence(self.message) if self.message else "Opening"
-        if self.state == "indexing":
-            if self.files_total:
-                return f"Indexing {notes_done(self.files_done, self.files_total)}"
-            return "Looking for changed notes"
-        if self.state == "failed":
-            return f"Not indexed: {self.message}"
-        if self.state == "stopped":
-            return "Stopped"
-        ready = f"Ready: {self.notes:,} notes"
-        if self.read_only:
-            return f"{ready}, read-only (another memlsp process keeps this vault's index)"
-        vectors = self.vectors
-        if vectors is None or vectors.state == "off":
-            return ready
-        if vectors.state == "unavailable":
-            return f"Ready, keyword search only: {vectors.problem or 'semantic search unavailable'}"
-        if vectors.state == "connecting":
-            return f"{ready}; starting semantic search"
-        if vectors.pending:
-            return f"Finding meaning: {sections_done(vectors)}"
-        return ready
-
-
-def notes_done(done: int, total: int) -> str:
-    return f"{done:,} of {total:,} notes"
-
-
-def sections_done(vectors: VectorStatus) -> str:
-    return f"{vectors.stored:,} of {vectors.stored + vectors.pending:,} sections"
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,42 +56,10 @@ class _Phase:
     total: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class VectorsAt:
-    """The embedding thread's last step, and the index revision it had planned for (at least)."""
-
-    revision: int
-    step: Step
-
-
-class _Changes:
-    """Wakes every thread waiting for a value that one thread changes. No lock: a waiter takes
-    the event before it looks at the value, and the changer swaps in a new event after changing
-    it, so a change between the look and the wait still sets the event waited on."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def tell(self) -> None:
-        event, self._event = self._event, threading.Event()
-        event.set()
-
-    def wait(self, check: Callable[[], bool], timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while True:
-            event = self._event
-            if check():
-                return True
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            event.wait(left)
-
-
 class Listener:
     """What a live vault tells its owner (the language server); every method may be left as is."""
 
-    def indexing_started(self, vault: LiveVault, total: int) -> None: ...
+    def indexing_started(self, vault: LiveVault) -> None: ...
     def indexing_progress(self, vault: LiveVault, done: int, total: int) -> None: ...
     def indexing_done(self, vault: LiveVault, summary: IndexSummary) -> None: ...
     def changed(self, vault: LiveVault) -> None: ...
@@ -184,7 +83,8 @@ class LiveVault:
         self.activity = activity or Activity()
         self.settings = settings
         self.listener = listener or Listener()
-        self.engine: Engine | None = None  # None until the index is open
+        # Published once open (and again, whole, after taking over): never a closed engine.
+        self._engine: Engine | None = None
         self.queue = ChangeQueue()
         self._phase = _Phase()
         self._watch = watch
@@ -192,16 +92,29 @@ class LiveVault:
         self._ready = threading.Event()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"index {root.name}", daemon=True)
-        # Embedding has its own thread: it may take minutes, and indexing never waits for it.
-        self._embedder = threading.Thread(
-            target=self._embed, name=f"vectors {root.name}", daemon=True
+        self._embedding = EmbeddingLoop(
+            self, self._current_engine, self.activity, self._stopping, self._stepped
         )
-        self._wake_embedder = threading.Event()
         # What `settle` and `vectors_settled` wait for, changed by the writer and embedding threads.
         self._settles_taken = 0
         self._settles_done = 0
-        self.vectors_at: VectorsAt | None = None
-        self._changes = _Changes()
+        self._vectors_at: VectorsAt | None = None
+        self._changes = Changes()
+
+    @property
+    def engine(self) -> Engine | None:
+        """The open engine; None until the index is open (or when it could not be)."""
+        return self._engine
+
+    def _current_engine(self) -> Engine:
+        engine = self._engine
+        assert engine is not None, "the embedding thread starts once the index is open"
+        return engine
+
+    def read(self) -> Snapshot | None:
+        """What one request reads (engine.py `read`); None until the index is open."""
+        engine = self._engine
+        return engine.read() if engine is not None else None
 
     # -- what the server calls -------------------------------------------------------------------
 
@@ -210,19 +123,18 @@ class LiveVault:
 
     def stop(self) -> None:
         self._stopping.set()
-        self._wake_embedder.set()
+        self._embedding.wake()
         self.queue.close()
         if self._watcher is not None:
             self._watcher.stop()
         self._thread.join(timeout=10)
-        if self._embedder.is_alive():
-            self._embedder.join(timeout=10)  # at most one batch of chunks in flight
-        if self._thread.is_alive() or self._embedder.is_alive():
+        embedding_ended = self._embedding.join(timeout=10)  # at most one batch in flight
+        if self._thread.is_alive() or not embedding_ended:
             # Closing the index under a thread still writing it could tear the manifest; what
             # it did since the last save is journaled and read again on the next start.
             log.warning("%s: a thread did not stop in time; the index is left open", self.root)
-        elif self.engine is not None:
-            self.engine.close()
+        elif self._engine is not None:
+            self._engine.close()
         self._set(state="stopped")
         self._changes.tell()
 
@@ -237,10 +149,10 @@ class LiveVault:
         return self._ready.wait(timeout)
 
     def use_settings(self, settings: Settings) -> None:
-        """Settings that take effect with the next request (fusion weights, limits)."""
+        """Settings that take effect with the next request (limits, weights, diagnostics)."""
         self.settings = settings
-        if self.engine is not None:
-            self.engine.use_settings(settings)
+        if self._engine is not None:
+            self._engine.use_settings(settings)
 
     def ignores(self, path: str) -> bool:
         """A path the vault never indexes, as its scan and watcher skip it: inside a dot-folder
@@ -275,19 +187,23 @@ class LiveVault:
         """Wait until the embedding thread has planned for the current revision and either has
         nothing left to embed, has more than `limit` chunks to go (the CLI would not wait for
         those either) or cannot run; False on timeout (or with no embedding thread)."""
-        engine = self.engine
+        engine = self._engine
         if engine is None or not engine.semantic:
             return False
-        revision = engine.revision
+        revision = engine.read().revision
 
         def settled() -> bool:
-            at = self.vectors_at
+            at = self._vectors_at
             if at is None or at.revision < revision:
                 return False
             step = at.step
             return step.done or step.blocked or step.state == "off" or step.pending > limit
 
         return self._wait(settled, timeout)
+
+    def _stepped(self, at: VectorsAt) -> None:
+        self._vectors_at = at
+        self._changes.tell()
 
     def _wait(self, check: Callable[[], bool], timeout: float) -> bool:
         """Whether `check` holds, waiting for it (but not past `timeout`, nor once stopped)."""
@@ -304,12 +220,18 @@ class LiveVault:
         now = f"indexing {notes_done(done, total)}" if total else "opening"
         return f"{self.root.name} is still {now}; answers may be incomplete until it is ready"
 
-    def status(self) -> VaultStatus:
-        engine = self.engine
+    def status(self, snapshot: Snapshot | None = None) -> VaultStatus:
+        """The vault's status, from `snapshot` if the caller already read one (else read now)."""
         phase = self._phase  # one read: state, message and progress of the same moment
+        engine = self._engine
+        if snapshot is None and engine is not None:
+            snapshot = engine.read()
         notes = chunks = revision = 0
-        if engine is not None:
-            notes, chunks, revision = engine.counts()
+        vectors = None
+        if snapshot is not None:
+            notes, chunks = snapshot.counts()
+            revision = snapshot.revision
+            vectors = snapshot.vectors.status
         return VaultStatus(
             str(self.root),
             phase.state,
@@ -320,43 +242,46 @@ class LiveVault:
             phase.total,
             len(self.queue),
             phase.message,
-            engine.vector_status() if engine is not None else None,
+            vectors,
             engine is not None and engine.read_only,
         )
 
     # -- the writer thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
-        if not self._open():
+        engine = self._open()
+        if engine is None:
             self._ready.set()
             return
-        assert self.engine is not None
+        self._engine = engine
         if self._watch:
             self._watcher = VaultWatcher(
                 self.root,
                 self.settings,
                 self.disk_changed,
-                avoid=(self.engine.cache_dir,),
+                avoid=(engine.cache_dir,),
                 on_rescan=self.rescan,
             )
             self._watcher.start()
-        self._full_refresh()
+        self._full_refresh(engine)
         self._ready.set()
-        if self.engine.semantic:
-            self._embedder.start()
+        if engine.semantic:
+            self._embedding.start()
         while not self._stopping.is_set():
+            engine = self._current_engine()
             # A read-only vault looks now and then whether the writing process has gone.
-            changes = self.queue.take(TAKEOVER_POLL if self.engine.read_only else None)
+            changes = self.queue.take(TAKEOVER_POLL if engine.read_only else None)
             if self._stopping.is_set():
                 return
-            if self.engine.read_only and self.engine.writer_available():
-                self._take_over()
+            if engine.read_only and engine.writer_available():
+                engine = self._take_over(engine)
             if changes:
-                self._apply(changes)
-                self._wake_embedder.set()
+                self._apply(engine, changes)
+                self._embedding.wake()
 
-    def _open(self) -> bool:
-        """Open the index (waiting while another process builds a first one); False if it failed."""
+    def _open(self) -> Engine | None:
+        """Open the index (waiting while another process builds a first one); None if it failed.
+        The engine is not published here: the caller does, once it is ready to be read."""
 
         def wait(seconds: float) -> bool:
             self._set(message="waiting for another memlsp process to build this vault's index")
@@ -369,34 +294,35 @@ class LiveVault:
             if not self._stopping.is_set():
                 log.exception("cannot open the index of %s", self.root)
                 self._set(state="failed", message=f"cannot open the index: {error}")
-            return False
+            return None
         self._set(message=_read_only_message if engine.read_only else "")
-        self.engine = engine
-        return True
+        return engine
 
-    def _take_over(self) -> None:
-        """The process that wrote the index has gone: this one writes it from now on."""
-        old = self.engine
-        assert old is not None
-        buffers = old.open_buffers()
-        old.close()
-        if not self._open():
-            return
-        assert self.engine is not None
-        if self.engine.read_only:
-            return  # another process was quicker
+    def _take_over(self, old: Engine) -> Engine:
+        """The process that wrote the index has gone: this one writes it from now on. Requests
+        go on reading the old engine until the new one is open and holds the open buffers; only
+        then is it published and the old one closed. Returns the engine now in use."""
+        new = self._open()
+        if new is None:
+            self._set(state="ready", message=_read_only_message)
+            return old  # still read-only; tried again at the next look
+        if new.read_only:
+            new.close()  # another process was quicker
+            return old
         log.info("%s: the writing process has gone; indexing here from now on", self.root)
-        for path, text in buffers.items():
-            self.engine.apply_text(path, text)
-        self._full_refresh()
-        if self.engine.semantic and not self._embedder.is_alive():
-            self._embedder.start()
-        self._wake_embedder.set()
+        for path, text in old.read().buffers.items():
+            new.apply_text(path, text)
+        self._engine = new
+        old.close()
+        self._full_refresh(new)
+        if new.semantic:
+            self._embedding.start()
+        self._embedding.wake()
+        return new
 
-    def _full_refresh(self) -> None:
-        assert self.engine is not None
+    def _full_refresh(self, engine: Engine) -> None:
         self._set(state="indexing")
-        self.listener.indexing_started(self, 0)
+        self.listener.indexing_started(self)
 
         def report(done: int, total: int) -> None:
             self._set(done=done, total=total)
@@ -404,7 +330,7 @@ class LiveVault:
 
         started = time.perf_counter()
         try:
-            summary = self.engine.refresh(report, progressive=True, cancel=self._stopping)
+            summary = engine.refresh(report, progressive=True, cancel=self._stopping)
         except Exception as error:
             log.exception("indexing %s failed", self.root)
             self._set(state="failed", message=f"indexing failed: {error}")
@@ -423,63 +349,16 @@ class LiveVault:
         for item in summary.skipped + summary.problems:
             log.info("%s: %s", printable(item.path), printable(item.reason))
         self.listener.indexing_done(self, summary)
-        self._warm_up_segmenter()
+        self._warm_up_segmenter(engine)
 
-    def _embed(self) -> None:
-        """Give chunks vectors, newest notes first, until stopped; connect (again) when the vector
-        side is unavailable, every `vector_retry_seconds`."""
-        _lower_priority()
-        busy = False
-        reported = 0.0
-        said = ("", "")  # the last unavailable state reported, so each is told once
-        backfill: Backfill | None = None
-        while not self._stopping.is_set():
-            engine = self.engine  # a new one after taking over from another process
-            assert engine is not None
-            try:
-                if not engine.connect_vectors():
-                    status = engine.vector_status()
-                    blocked = Step(0, status.pending, status.state, status.problem)
-                    self.vectors_at = VectorsAt(engine.revision, blocked)
-                    self._changes.tell()
-                    if (status.state, status.problem) != said:
-                        self.listener.vectors_progress(self, status, True)
-                        said = (status.state, status.problem)
-                    busy = False
-                    self._wake_embedder.wait(self.settings.vector_retry_seconds)
-                    self._wake_embedder.clear()
-                    continue
-                if backfill is None or backfill.engine is not engine:
-                    backfill = Backfill(engine, pause=self.activity.wait_for_quiet)
-                revision = engine.revision  # a step plans for this revision or a later one
-                step = backfill.step()
-                self.vectors_at = VectorsAt(revision, step)
-                self._changes.tell()
-                done = step.embedded
-            except Exception:  # never let the thread die: keyword search goes on regardless
-                log.exception("embedding %s failed", self.root)
-                done = 0
-            if done:
-                busy = True
-                if time.monotonic() - reported > VECTOR_REPORT:
-                    self.listener.vectors_progress(self, engine.vector_status(), False)
-                    reported = time.monotonic()
-                continue
-            if busy or not reported:
-                self.listener.vectors_progress(self, engine.vector_status(), True)
-                busy, reported, said = False, time.monotonic(), ("", "")
-            self._wake_embedder.wait(VECTOR_IDLE)
-            self._wake_embedder.clear()
-
-    def _warm_up_segmenter(self) -> None:
+    def _warm_up_segmenter(self, engine: Engine) -> None:
         """Load jieba's dictionary now (0.6-0.9 s, ~75 MB) if the vault has Chinese, rather than
         on the first Chinese keystroke or query."""
-        assert self.engine is not None
-        notes = self.engine.view().graph.notes.values()
+        notes = engine.read().graph.notes.values()
         if any(has_cjk(note.title) or has_cjk(note.description) for note in notes):
             warm_up()
 
-    def _apply(self, changes: dict[str, Change]) -> None:
+    def _apply(self, engine: Engine, changes: dict[str, Change]) -> None:
         """Apply a batch; a change that fails is logged and the others still apply. Someone
         waits to see an edit in their answers: embedding steps aside meanwhile."""
         settling = SETTLE in changes
@@ -487,15 +366,13 @@ class LiveVault:
             self._settles_taken += 1  # before the disk is read: see `settle`
         try:
             with self.activity.busy():
-                self._apply_changes(changes)
+                self._apply_changes(engine, changes)
         finally:
             if settling:
                 self._settles_done = self._settles_taken
                 self._changes.tell()
 
-    def _apply_changes(self, changes: dict[str, Change]) -> None:
-        engine = self.engine
-        assert engine is not None
+    def _apply_changes(self, engine: Engine, changes: dict[str, Change]) -> None:
         disk: list[str] = []
         for path, change in changes.items():
             try:
@@ -513,7 +390,7 @@ class LiveVault:
             if disk:
                 engine.refresh_paths(disk)
             if RESCAN in changes or any((self.root / path).is_dir() for path in disk):
-                self._full_refresh()
+                self._full_refresh(engine)
             elif SETTLE in changes:
                 engine.refresh()
         except Exception:
@@ -522,10 +399,3 @@ class LiveVault:
 
 
 _read_only_message = "read-only: another memlsp process is indexing this vault"
-
-
-def _lower_priority() -> None:
-    """Let the calling thread (and the model threads it starts) yield the CPU to requests: on
-    Linux a thread has its own nice value. Elsewhere it runs at normal priority."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)

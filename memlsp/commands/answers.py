@@ -1,0 +1,170 @@
+"""The printed answers to `memlsp search` and `memlsp links`, from one snapshot of the vault: the
+same text whether the command runs in a process of its own or a process that has the vault open
+answers it on the vault's socket (`answer_on_socket`)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from memlsp import daemon, wire
+from memlsp.commands.arguments import UsageError, command_parser
+from memlsp.live.vault import LiveVault
+from memlsp.model import ResolvedLink, SearchRequest, printable
+from memlsp.search.render import response_text
+from memlsp.search.request import FIELDS, build_request
+from memlsp.snapshot import Snapshot
+
+# `search` embeds what is missing first only when that is quick (`memlsp index` embeds it all).
+SEARCH_EMBED_LIMIT = 256
+# How long a request over the socket waits for the vault: its first index, a rescan, and the
+# vectors of what changed (as many as `search` in a process of its own would embed first).
+READY_WAIT = 180.0
+SETTLE_WAIT = 30.0
+VECTORS_WAIT = 60.0
+
+
+def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
+    """A `search` or `links` asked on the vault's socket, answered as this command line would
+    answer it in a process of its own, from what is on disk now; `daemon.Refused` when not."""
+    args = command_parser(for_socket=True).parse_args(request.argv)
+    if args.command not in ("search", "links"):
+        raise daemon.Refused(f"{args.command!r} is not answered over the socket")
+    cwd = Path(request.cwd)
+    if (cwd / args.vault).resolve() != vault.root:
+        raise daemon.NotMine(f"this process serves {vault.root}")
+    engine = vault.engine if vault.wait_ready(READY_WAIT) else None
+    if engine is None or vault.state == "failed":
+        raise daemon.Refused(f"{vault.root} is not indexed: {vault.status().summary}")
+    mine = tuple(sorted(daemon.settings_key(vault.settings, engine.cache_dir).items()))
+    if request.settings != mine:
+        theirs = dict(request.settings)
+        differ = sorted(k for k, v in mine if theirs.get(k) != v)
+        raise daemon.NotMine(f"opened with other settings ({', '.join(differ) or 'their names'})")
+    if getattr(args, "queries", None) is not None:
+        args.queries = cwd / args.queries
+    if not vault.settle(SETTLE_WAIT):
+        raise daemon.Refused("the index did not catch up with the disk in time")
+    if args.command == "search" and args.mode != "keyword":
+        vault.vectors_settled(SEARCH_EMBED_LIMIT, VECTORS_WAIT)  # else it says what is missing
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with vault.activity.busy():
+        try:
+            snapshot = vault.read()
+            assert snapshot is not None  # the engine is open: it never closes again
+            (search if args.command == "search" else links)(snapshot, args, out)
+        except UsageError as error:
+            print(f"memlsp: {error}", file=err)
+            code = 2
+    return daemon.Reply(out.getvalue(), err.getvalue(), code)
+
+
+def _search_request(
+    args: argparse.Namespace, query: str, overrides: dict[str, Any]
+) -> SearchRequest:
+    """The request for one query: the command line's flags, then a JSONL line's own fields."""
+    values: dict[str, Any] = {
+        "query": query,
+        "limit": args.limit,
+        "min_score": args.min_score,
+        "min_strength": args.min_strength,
+        "start_date": args.start_date,
+        "end_date": args.end_date,
+        "expand": not args.no_expand,
+        "budget_tokens": args.budget_tokens,
+        "mode": args.mode,
+        "sections": args.sections,
+    }
+
+    values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
+    try:
+        return build_request(values)
+    except ValueError as error:
+        message = str(error)
+        for key in FIELDS:  # name the flag the user typed: 'start_date' -> --start-date
+            message = message.replace(f"'{key}'", "--" + key.replace("_", "-"))
+        raise UsageError(message) from error
+
+
+def search(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
+
+    if args.queries is None:
+        if not args.query:
+            raise UsageError("give a QUERY or --queries FILE.jsonl")
+        response = snapshot.search(_search_request(args, args.query, {}))
+        if args.json:
+            data = wire.search_answer_json(response)
+            print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
+        else:
+            print(response_text(response), file=out)
+        return
+    if not args.queries.is_file():
+        raise UsageError(f"queries file not found: {args.queries}")
+    for number, entry in _query_lines(args.queries):
+        query_id = entry.get("id", number)
+        try:
+            query = entry["query"]
+            if not isinstance(query, str):
+                raise UsageError("'query' must be a string")
+            response = snapshot.search(_search_request(args, query, entry))
+            answer: wire.QueryAnswerJson | wire.QueryErrorJson = wire.query_answer_json(
+                query_id, response
+            )
+        except (KeyError, UsageError, ValueError, TypeError) as error:
+            answer = wire.query_error_json(query_id, f"line {number}: {error}")
+        print(json.dumps(answer, ensure_ascii=False), file=out)
+
+
+def _query_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as error:
+                entry = {"error": str(error)}
+            yield number, entry if isinstance(entry, dict) else {"error": "not a JSON object"}
+
+
+def links(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
+
+    path = snapshot.find_note(args.note)
+    if path is None:
+        raise UsageError(f"no note {args.note!r} in {args.vault}")
+    links = snapshot.links(path)
+    groups = {
+        "outlinks": links.outlinks,
+        "inlinks": links.inlinks,
+        "unresolved": links.unresolved,
+        "ambiguous": links.ambiguous,
+    }
+    if args.json:
+        print(json.dumps(wire.links_json(links), ensure_ascii=False, indent=2), file=out)
+        return
+    print(printable(path), file=out)
+    for label, items in groups.items():
+        print(f"{label} ({len(items)}):", file=out)
+        for item in items:
+            print("  " + printable(_link_text(item, inbound=label == "inlinks")), file=out)
+
+
+def _link_text(item: ResolvedLink, *, inbound: bool) -> str:
+    link = item.link
+    anchor = f"#{link.anchor}" if link.anchor else ""
+    where = f"{item.source}:{link.span.line + 1}"
+    if inbound:
+        return f"{where} -> {link.target or '(this note)'}{anchor}"
+    status = item.resolution.status.value
+    targets = ", ".join(item.resolution.targets) or "-"
+    text = (
+        f"line {link.span.line + 1}: {link.target or '(this note)'}{anchor} -> {targets} [{status}]"
+    )
+    if item.resolution.candidates:
+        text += " candidates: " + ", ".join(item.resolution.candidates)
+    return text

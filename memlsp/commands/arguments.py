@@ -1,0 +1,121 @@
+"""The command line's arguments: one parser for the terminal, and for arguments that came over a
+vault's socket (where a bad one raises instead of printing and exiting)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import NoReturn
+
+from memlsp import __version__, daemon
+from memlsp.config import EMBEDDERS
+from memlsp.model import SEARCH_MODES
+
+
+class UsageError(Exception):
+    """Bad input from the command line: one clear message, exit status 2."""
+
+
+class _Refusing(argparse.ArgumentParser):
+    """For arguments that came over a socket: a bad one raises, where argparse would print and
+    exit (the language server's stdout is its protocol). No `--help` or `--version` either."""
+
+    def error(self, message: str) -> NoReturn:
+        raise daemon.Refused(f"bad arguments: {message}")
+
+
+def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
+    parser = (_Refusing if for_socket else argparse.ArgumentParser)(
+        prog="memlsp",
+        description="Search and navigate a Markdown vault (Obsidian-style notes).",
+        epilog="As a language server for an editor: memlsp --stdio (or --tcp HOST:PORT).",
+        add_help=not for_socket,
+    )
+    if not for_socket:
+        parser.add_argument("--version", action="version", version=f"memlsp {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    # Handled before parsing (see `main`); listed here so that --help shows every mode.
+    parser.add_argument(
+        "--stdio", action="store_true", help="run the language server over stdin/stdout"
+    )
+    parser.add_argument(
+        "--tcp", metavar="HOST:PORT", help="run the language server on a TCP port (debugging)"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def vault_command(name: str, help_text: str) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, help=help_text, add_help=not for_socket)
+        command.add_argument("vault", type=Path, help="the vault folder")
+        command.add_argument(
+            "--cache-dir",
+            type=Path,
+            help="where indexes live, one folder per vault (default: the per-user cache)",
+        )
+        command.add_argument(
+            "--embedder", choices=EMBEDDERS, help="semantic search model (default: bilingual)"
+        )
+        command.add_argument("--chroma-url", help="a Chroma server instead of the embedded store")
+        return command
+
+    index = vault_command("index", "bring the index up to date and print a summary")
+    index.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    search = vault_command("search", "search the vault (the index is refreshed first)")
+    search.add_argument("query", nargs="?", help="what to look for")
+    search.add_argument(
+        "--queries", type=Path, help='JSONL file of {"id": ..., "query": ...} lines'
+    )
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument(
+        "--mode", choices=SEARCH_MODES, default="hybrid", help="both sides fused, or one alone"
+    )
+    search.add_argument(
+        "--min-score",
+        type=float,
+        default=0.0,
+        help="0-1: leave out results scoring less (a score is the same measure for every query)",
+    )
+    search.add_argument(
+        "--min-strength",
+        type=float,
+        help="0-1: answer nothing when the query's best evidence is weaker (default: the setting)",
+    )
+    search.add_argument("--start-date", help="YYYY-MM-DD, inclusive")
+    search.add_argument("--end-date", help="YYYY-MM-DD, inclusive")
+    search.add_argument("--no-expand", action="store_true", help="leave out linked notes")
+    search.add_argument("--budget-tokens", type=int, help="keep results while they fit this budget")
+    search.add_argument(
+        "--sections",
+        action="store_true",
+        help="list each matching section (by default a note once, at its best section)",
+    )
+    search.add_argument(
+        "--json", action="store_true", help="JSON with the evidence for each result"
+    )
+
+    links = vault_command("links", "outlinks, inlinks, unresolved and ambiguous links of a note")
+    links.add_argument("note", help="vault-relative path or note name")
+    links.add_argument("--json", action="store_true")
+    for command in (search, links):
+        command.add_argument(
+            "--no-daemon",
+            action="store_true",
+            help="run here, not in a `memlsp serve` or language server that has the vault open",
+        )
+
+    serve = vault_command("serve", "keep the vault open and answer searches on a local socket")
+    serve.add_argument(
+        "--idle",
+        type=_seconds,
+        default=daemon.IDLE,
+        metavar="SECONDS",
+        help=f"exit after this long without a request (default {daemon.IDLE:.0f})",
+    )
+    return parser
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value

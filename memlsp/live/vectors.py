@@ -1,0 +1,121 @@
+"""The embedding thread of a live vault: gives chunks vectors, newest notes first, at low
+priority, and says how it goes. It may take minutes; indexing never waits for it."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memlsp.backfill import Backfill, Step
+from memlsp.engine import Engine
+from memlsp.sync.activity import Activity
+
+if TYPE_CHECKING:
+    from memlsp.live.vault import LiveVault
+
+log = logging.getLogger(__name__)
+
+VECTOR_REPORT = 1.0  # seconds between embedding progress reports
+VECTOR_IDLE = 10.0  # with nothing to embed, look again this often (and on every change)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorsAt:
+    """The embedding thread's last step, and the index revision it had planned for (at least)."""
+
+    revision: int
+    step: Step
+
+
+class EmbeddingLoop:
+    """`run` until `stopping` is set; `wake` after each change so new chunks are planned soon."""
+
+    def __init__(
+        self,
+        vault: LiveVault,
+        engine: Callable[[], Engine],
+        activity: Activity,
+        stopping: threading.Event,
+        stepped: Callable[[VectorsAt], None],
+    ) -> None:
+        self._vault = vault
+        self._engine = engine  # the current one: a new one after taking over from another process
+        self._activity = activity
+        self._stopping = stopping
+        self._stepped = stepped
+        self._wake = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name=f"vectors {vault.root.name}", daemon=True
+        )
+
+    def start(self) -> None:
+        if not self._thread.is_alive():
+            self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def join(self, timeout: float) -> bool:
+        """Whether the thread has ended (or never started)."""
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _sleep(self, seconds: float) -> None:
+        self._wake.wait(seconds)
+        self._wake.clear()
+
+    def _run(self) -> None:
+        """Connect (again) when the vector side is unavailable, every `vector_retry_seconds`."""
+        _lower_priority()
+        listener = self._vault.listener
+        busy = False
+        reported = 0.0
+        said = ("", "")  # the last unavailable state reported, so each is told once
+        backfill: Backfill | None = None
+        while not self._stopping.is_set():
+            engine = self._engine()
+            try:
+                if not engine.connect_vectors():
+                    snapshot = engine.read()
+                    status = snapshot.vectors.status
+                    blocked = Step(0, status.pending, status.state, status.problem)
+                    self._stepped(VectorsAt(snapshot.revision, blocked))
+                    if (status.state, status.problem) != said:
+                        listener.vectors_progress(self._vault, status, True)
+                        said = (status.state, status.problem)
+                    busy = False
+                    self._sleep(snapshot.settings.vector_retry_seconds)
+                    continue
+                if backfill is None or backfill.engine is not engine:
+                    backfill = Backfill(engine, pause=self._activity.wait_for_quiet)
+                revision = engine.read().revision  # a step plans for this revision or a later one
+                step = backfill.step()
+                self._stepped(VectorsAt(revision, step))
+                done = step.embedded
+            except Exception:  # never let the thread die: keyword search goes on regardless
+                log.exception("embedding %s failed", self._vault.root)
+                done = 0
+            if done:
+                busy = True
+                if time.monotonic() - reported > VECTOR_REPORT:
+                    listener.vectors_progress(self._vault, engine.read().vectors.status, False)
+                    reported = time.monotonic()
+                continue
+            if busy or not reported:
+                listener.vectors_progress(self._vault, engine.read().vectors.status, True)
+                busy, reported, said = False, time.monotonic(), ("", "")
+            self._sleep(VECTOR_IDLE)
+
+
+def _lower_priority() -> None:
+    """Let the calling thread (and the model threads it starts) yield the CPU to requests: on
+    Linux a thread has its own nice value. Elsewhere it runs at normal priority."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
