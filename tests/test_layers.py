@@ -1,4 +1,4 @@
-"""Dependencies point down only (DESIGN §3), and each third-party package lives in one module."""
+"""Dependencies point down (docs/ARCHITECTURE.md, "Layers"); each third-party package in one module."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Link resolution (DESIGN §4) as a table over one in-memory vault, plus heading and block anchors.
+"""Link resolution (docs/links.md, "Resolution") as a table over one in-memory vault, plus anchors.
 
 Each case writes the link as a user would, parses it with the real parser inside the source note,
 and resolves it against the `NameTable` below.

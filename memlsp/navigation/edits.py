@@ -1,6 +1,6 @@
 """Changes to the vault as values: what a client applies when the user asks for it.
 
-The server never writes a note itself (DESIGN §9): code actions and renames answer with these, and
+The server writes no note (docs/vault-safety.md): code actions and renames answer with these, and
 the LSP layer (lsp/convert.py) turns them into one `WorkspaceEdit`.
 """
 

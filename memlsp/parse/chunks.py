@@ -1,4 +1,4 @@
-"""Cut a note into chunks: heading sections, split under a size cap (DESIGN §5).
+"""Cut a note into chunks: heading sections, split under a size cap (docs/chunks.md).
 
 A section never splits inside a code fence, math block or link unless the fence alone is over the
 cap, in which case it becomes labelled parts. A chunk's id hashes its path, breadcrumb and text (and

@@ -237,7 +237,7 @@ def parse_markdown(path: str, text: str) -> Note:
         blocks=tuple(blocks),
         links=tuple(links),
         line_count=len(lines),
-        # Invalid frontmatter is kept as searchable text (DESIGN §4).
+        # Invalid frontmatter is kept as searchable text (docs/chunks.md, "Invalid frontmatter").
         body_start_line=0 if front.problem else front.body_start,
         problems=tuple(problems),
     )

@@ -1,4 +1,4 @@
-"""Walk a vault safely and read its files (DESIGN §7: bad files are skipped, never fatal).
+"""Walk a vault safely and read its files; bad ones are skipped (docs/vault-safety.md, "Bad files").
 
 Dot-folders (`.obsidian`, `.trash`, `.git`) and configured names are skipped (`VaultRules`);
 symlinks are followed only while they stay inside the vault, each real folder once (so loops

@@ -1,4 +1,4 @@
-"""Obsidian's rules for where a link goes (DESIGN §4). Pure: reads a `NameTable`, writes nothing.
+"""Obsidian's rules for where a link goes (docs/links.md, "Resolution"). Pure: writes nothing.
 
 Wikilink target, in order:
 1. the exact vault-relative path, with or without `.md` (then the same path case-insensitively);
