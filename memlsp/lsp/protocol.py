@@ -61,6 +61,10 @@ class MemlspProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Converter) -> None:
         super().__init__(server, converter)
         self.initialize_received = False  # a second `initialize` is refused
+        # Once the client asks for `shutdown`, only `exit` is taken: tracked here, on receipt,
+        # rather than by pygls (which marks it only once the shutdown handler has run well) or by
+        # the server (whose handler never runs for a `shutdown` refused before `initialize`).
+        self.shutdown_received = False
         # A client's capabilities are a large tree: one odd value in them must not stop the
         # server from starting, so `initialize` is read as leniently as pygls reads it.
         self._lenient: Converter = default_converter()  # type: ignore[no-untyped-call]
@@ -127,13 +131,11 @@ class MemlspProtocol(LanguageServerProtocol):
 
     def _request(self, msg_id: RequestId, method: str, message: dict[str, Any]) -> None:
         message_type = self.get_message_type(method)
-        if not self.initialize_received and method != types.INITIALIZE:
-            self._refuse(msg_id, method, JsonRpcServerNotInitialized, "initialize comes first")
-        elif self._shutdown:
-            problem = "the server is shut down: only 'exit' is accepted now"
-            self._refuse(msg_id, method, JsonRpcInvalidRequest, problem)
-        elif method == types.INITIALIZE and self.initialize_received:
-            self._refuse(msg_id, method, JsonRpcInvalidRequest, "initialize was already received")
+        refusal = self._lifecycle_refusal(method)
+        if method == types.SHUTDOWN:
+            self.shutdown_received = True  # even when refused: the client wants the end
+        if refusal is not None:
+            self._refuse(msg_id, method, *refusal)
         elif message_type is not None and not _is_request_type(message_type):
             problem = "a notification, which takes no 'id'"
             self._refuse(msg_id, method, JsonRpcInvalidRequest, problem)
@@ -148,6 +150,21 @@ class MemlspProtocol(LanguageServerProtocol):
                 self.initialize_received = True
             super().handle_message(structured)
 
+    def _lifecycle_refusal(self, method: str) -> tuple[type[JsonRpcException], str] | None:
+        """Why a request is refused where the lifecycle stands, if it is."""
+        if self.shutdown_received:
+            return JsonRpcInvalidRequest, "the server is shut down: only 'exit' is accepted now"
+        if not self.initialize_received:
+            if method == types.INITIALIZE:
+                return None
+            problem = "initialize comes first"
+            if method == types.SHUTDOWN:
+                problem += "; only 'exit' is taken now"
+            return JsonRpcServerNotInitialized, problem
+        if method == types.INITIALIZE:
+            return JsonRpcInvalidRequest, "initialize was already received"
+        return None
+
     def _notification(self, method: str, message: dict[str, Any]) -> None:
         message_type = self.get_message_type(method)
         if method == types.EXIT:
@@ -155,7 +172,7 @@ class MemlspProtocol(LanguageServerProtocol):
             super().handle_message(types.ExitNotification())  # type: ignore[arg-type]
         elif not self.initialize_received:
             log.warning("notification %s before initialize: ignored", _name(method))
-        elif self._shutdown:
+        elif self.shutdown_received:
             log.warning("notification %s after shutdown: ignored", _name(method))
         elif message_type is not None and _is_request_type(message_type):
             log.warning("%s is a request, sent without an 'id': ignored", _name(method))

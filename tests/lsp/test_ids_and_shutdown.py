@@ -2,6 +2,8 @@
 
 - A fractional number is an id JSON-RPC allows (it only advises against it): the request is
   answered, with that id. An id that is no string or number gets InvalidRequest with id null.
+- Once `shutdown` has come, even before `initialize`, every request but `exit` (a notification)
+  gets InvalidRequest; `initialize` too.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 
 from tests.lsp.wire import Wire, small_vault
 
-INVALID_REQUEST = -32600
+INVALID_REQUEST, NOT_INITIALIZED = -32600, -32002
 HANG = 15.0  # seconds: a hang guard, not a timing
 
 
@@ -91,4 +93,24 @@ def test_a_fractional_id_is_answered_with_it_and_an_id_of_another_kind_is_invali
         assert "id" in refused and refused["id"] is None, (written, refused)
     # The server goes on answering.
     assert answer_to(wire, request("after", "memlsp/status", {}))["id"] == "after"
+    assert b"Traceback" not in wire.stderr, wire.stderr.decode(errors="replace")[-3000:]
+
+
+def test_after_a_shutdown_before_initialize_only_exit_is_taken(wire: Wire, tmp_path: Path) -> None:
+    """`shutdown` first: refused as any request before `initialize` is, and from then on every
+    request is InvalidRequest, `initialize` among them (it was answered with capabilities)."""
+    first = answer_to(wire, request("down", "shutdown"))
+    assert (first["id"], error_code(first)) == ("down", NOT_INITIALIZED), first
+    params = initialize_params(tmp_path)
+    for msg_id, method, method_params in (
+        ("init", "initialize", params),
+        ("status", "memlsp/status", {}),
+        ("again", "shutdown", None),
+        (3.5, "memlsp/unknown", {}),
+    ):
+        refused = answer_to(wire, request(msg_id, method, method_params))
+        assert (refused["id"], error_code(refused)) == (msg_id, INVALID_REQUEST), refused
+    wire.notify("initialized", {})  # dropped: no answer, nothing started
+    wire.notify("exit")
+    assert wire.exited(timeout=HANG) is not None
     assert b"Traceback" not in wire.stderr, wire.stderr.decode(errors="replace")[-3000:]

@@ -525,7 +525,8 @@ def test_requests_before_initialize_are_refused_then_initialize_works(
     fresh: tuple[Wire, Vault], tmp_path: Path
 ) -> None:
     wire, vault = fresh
-    calls = [(method, vault.good(method)) for method in [*FEATURES, types.SHUTDOWN]]
+    # Not `shutdown`: after it only `exit` is taken (test_ids_and_shutdown.py).
+    calls = [(method, vault.good(method)) for method in FEATURES]
     calls += [("memlsp/unknown", {}), (types.TEXT_DOCUMENT_HOVER, None)]
     assert wrong(call_all(wire, calls), NOT_INITIALIZED) == []
     # Notifications before `initialize` are dropped: `initialized` has no effect yet.
