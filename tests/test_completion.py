@@ -241,3 +241,25 @@ def test_among_equal_matches_with_equal_inlinks_the_latest_changed_note_comes_fi
     view = replace(memory_view(files), modified=lambda path: changed.get(path, 0))
     found = complete(view, "x.md", ["[[plan"], 0, len("[[plan"))
     assert [item.label for item in found.items] == ["plan new", "plan mid", "plan old"]
+
+
+def test_destinations_that_tie_on_match_and_inlinks_come_by_path() -> None:
+    """Paths in one folder match what was typed equally well: more inlinks first, then by path,
+    whatever order the vault lists them in."""
+    from tests.memory_vault import memory_view
+
+    files = {
+        "Inline/c.md": "# c\n",
+        "Inline/b.md": "# b\n",
+        "Inline/a.md": "# a\n",
+        "Inline/d.png": "",
+        "note.md": "[[Inline/c]]\n",
+    }
+    typed = "[deep](Inlin"
+    found = complete(memory_view(files), "note.md", [typed], 0, len(typed))
+    assert [item.detail for item in found.items] == [
+        "Inline/c.md",
+        "Inline/a.md",
+        "Inline/b.md",
+        "Inline/d.png",
+    ]

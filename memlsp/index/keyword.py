@@ -322,7 +322,9 @@ class KeywordReader:
             KeywordHit(_chunk(searcher.doc(address)), float(score))
             for score, address in searcher.search(query, limit, count=False).hits
         ]
-        hits.sort(key=lambda hit: (-hit.score, hit.chunk.path, hit.chunk.start_line))
+        # Pieces of one long line share a start line and may score alike: the id ends the key,
+        # or their order would be the index's document order, which merging segments changes.
+        hits.sort(key=lambda hit: (-hit.score, hit.chunk.path, hit.chunk.start_line, hit.chunk.id))
         return hits
 
     def chunks_of(self, path: str) -> list[Chunk]:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import re
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import unquote
 
 import attrs
@@ -46,6 +47,11 @@ log = logging.getLogger(__name__)
 _MOST_PROBLEMS = 3  # named in one error message; a client that sends more gets the first ones
 _SHORT = 160  # characters of a client's text quoted back in a message
 
+# A request's id as JSON-RPC has it: a string or a number. Integers are what clients send; a
+# fractional number is answered with that id too (the specification only advises against it),
+# where lsprotocol's types, and pygls's `MsgId`, know integers and strings only.
+RequestId = int | str | float
+
 
 class MemlspProtocol(LanguageServerProtocol):
     """pygls's protocol with the checks above, and a guard on `didChange`: a change to a document
@@ -55,6 +61,10 @@ class MemlspProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Converter) -> None:
         super().__init__(server, converter)
         self.initialize_received = False  # a second `initialize` is refused
+        # Once the client asks for `shutdown`, only `exit` is taken: tracked here, on receipt,
+        # rather than by pygls (which marks it only once the shutdown handler has run well) or by
+        # the server (whose handler never runs for a `shutdown` refused before `initialize`).
+        self.shutdown_received = False
         # A client's capabilities are a large tree: one odd value in them must not stop the
         # server from starting, so `initialize` is read as leniently as pygls reads it.
         self._lenient: Converter = default_converter()  # type: ignore[no-untyped-call]
@@ -74,10 +84,10 @@ class MemlspProtocol(LanguageServerProtocol):
             # A bug here; not passed on, or the read loop would take it for a body that is not JSON.
             log.exception("could not handle a message")
             msg_id = message.get("id") if isinstance(message, dict) else None
-            if _is_id(msg_id) and isinstance(msg_id, int | str) and "method" in message:
+            if _is_id(msg_id) and "method" in message:
                 failed = JsonRpcInternalError(f"memlsp could not handle it: {error!r}")
                 with contextlib.suppress(Exception):  # told above; the client may be gone
-                    self._send_response(msg_id, error=failed.to_response_error())
+                    self._send_error(msg_id, failed)
 
     def unreadable(self, error: Exception) -> None:
         """A frame's body was not JSON: what the decoder raised."""
@@ -119,15 +129,13 @@ class MemlspProtocol(LanguageServerProtocol):
         else:
             self._notification(method, message)
 
-    def _request(self, msg_id: MsgId, method: str, message: dict[str, Any]) -> None:
+    def _request(self, msg_id: RequestId, method: str, message: dict[str, Any]) -> None:
         message_type = self.get_message_type(method)
-        if not self.initialize_received and method != types.INITIALIZE:
-            self._refuse(msg_id, method, JsonRpcServerNotInitialized, "initialize comes first")
-        elif self._shutdown:
-            problem = "the server is shut down: only 'exit' is accepted now"
-            self._refuse(msg_id, method, JsonRpcInvalidRequest, problem)
-        elif method == types.INITIALIZE and self.initialize_received:
-            self._refuse(msg_id, method, JsonRpcInvalidRequest, "initialize was already received")
+        refusal = self._lifecycle_refusal(method)
+        if method == types.SHUTDOWN:
+            self.shutdown_received = True  # even when refused: the client wants the end
+        if refusal is not None:
+            self._refuse(msg_id, method, *refusal)
         elif message_type is not None and not _is_request_type(message_type):
             problem = "a notification, which takes no 'id'"
             self._refuse(msg_id, method, JsonRpcInvalidRequest, problem)
@@ -142,6 +150,21 @@ class MemlspProtocol(LanguageServerProtocol):
                 self.initialize_received = True
             super().handle_message(structured)
 
+    def _lifecycle_refusal(self, method: str) -> tuple[type[JsonRpcException], str] | None:
+        """Why a request is refused where the lifecycle stands, if it is."""
+        if self.shutdown_received:
+            return JsonRpcInvalidRequest, "the server is shut down: only 'exit' is accepted now"
+        if not self.initialize_received:
+            if method == types.INITIALIZE:
+                return None
+            problem = "initialize comes first"
+            if method == types.SHUTDOWN:
+                problem += "; only 'exit' is taken now"
+            return JsonRpcServerNotInitialized, problem
+        if method == types.INITIALIZE:
+            return JsonRpcInvalidRequest, "initialize was already received"
+        return None
+
     def _notification(self, method: str, message: dict[str, Any]) -> None:
         message_type = self.get_message_type(method)
         if method == types.EXIT:
@@ -149,7 +172,7 @@ class MemlspProtocol(LanguageServerProtocol):
             super().handle_message(types.ExitNotification())  # type: ignore[arg-type]
         elif not self.initialize_received:
             log.warning("notification %s before initialize: ignored", _name(method))
-        elif self._shutdown:
+        elif self.shutdown_received:
             log.warning("notification %s after shutdown: ignored", _name(method))
         elif message_type is not None and _is_request_type(message_type):
             log.warning("%s is a request, sent without an 'id': ignored", _name(method))
@@ -163,10 +186,9 @@ class MemlspProtocol(LanguageServerProtocol):
     def _response(self, message: dict[str, Any]) -> None:
         """A client's answer to a request of ours (a registration, a progress token)."""
         msg_id = message.get("id")
-        if not _is_id(msg_id):
+        if not _is_id(msg_id) or isinstance(msg_id, float):  # ours are integers or strings
             log.warning("a response without a usable id: ignored")
             return
-        assert msg_id is not None
         envelope = {key: message[key] for key in ("id", "result", "error") if key in message}
         response_type: Any = (
             types.ResponseErrorMessage
@@ -216,19 +238,21 @@ class MemlspProtocol(LanguageServerProtocol):
             return f"invalid params: {_problems(error)}"
 
     def _refuse(
-        self, msg_id: MsgId | None, method: Any, kind: type[JsonRpcException], problem: str
+        self, msg_id: RequestId | None, method: Any, kind: type[JsonRpcException], problem: str
     ) -> None:
         """Answer a request with an error naming its method (id null when its id is unknown)."""
         message = problem if method is None else f"{_name(method)}: {problem}"
         name = kind.__name__.removeprefix("JsonRpc")
         log.warning("%s: %s (answered %s)", _about(msg_id), message, name)
-        error = kind(message).to_response_error()
-        if msg_id is None:
-            # lsprotocol leaves a null id out of the JSON; JSON-RPC wants it there.
-            body = {"code": error.code, "message": error.message}
-            self._send_data({"jsonrpc": "2.0", "id": None, "error": body})
-        else:
-            self._send_response(msg_id, error=error)
+        self._send_error(msg_id, kind(message))
+
+    def _send_error(self, msg_id: RequestId | None, error: JsonRpcException) -> None:
+        """The error response written out here: lsprotocol's would leave a null id out of the
+        JSON (JSON-RPC wants it there), and its types take no fractional id."""
+        body: dict[str, Any] = {"code": error.code, "message": error.message}
+        if error.data is not None:
+            body["data"] = error.data
+        self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": body})
 
     def _send_handler_result(self, future: Future[Any], *, msg_id: MsgId) -> None:
         """A handler's own refusal (bad params, say) is logged in one line, not with pygls's
@@ -238,7 +262,7 @@ class MemlspProtocol(LanguageServerProtocol):
             self._request_futures.pop(msg_id, None)
             name = type(error).__name__.removeprefix("JsonRpc")
             log.warning("%s: %s (answered %s)", _about(msg_id), error.message, name)
-            self._send_response(msg_id, error=error.to_response_error())
+            self._send_error(msg_id, error)
             return
         super()._send_handler_result(future, msg_id=msg_id)
 
@@ -300,14 +324,13 @@ def _number(value: Any, _: Any) -> float:
     return float(value)
 
 
-def _id(value: Any, _: Any) -> MsgId:
+def _id(value: Any, _: Any) -> RequestId:
     if not _is_id(value):
-        raise _WrongType(f"expected an integer or a string, not {json_kind(value)}")
-    assert isinstance(value, int | str)
+        raise _WrongType(f"expected a string or a number, not {_id_kind(value)}")
     return value
 
 
-def _optional_id(value: Any, _: Any) -> MsgId | None:
+def _optional_id(value: Any, _: Any) -> RequestId | None:
     return None if value is None else _id(value, _)
 
 
@@ -317,12 +340,23 @@ def _envelope_problem(message: dict[str, Any], method: Any, has_id: bool) -> str
     if not isinstance(method, str):
         return f"'method' must be a string, not {json_kind(method)}"
     if has_id and not _is_id(message["id"]):
-        return f"'id' must be an integer or a string, not {json_kind(message['id'])}"
+        return f"'id' must be a string or a number, not {_id_kind(message['id'])}"
     return None
 
 
-def _is_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+def _is_id(value: Any) -> TypeGuard[RequestId]:
+    if isinstance(value, bool):  # a JSON boolean, which Python counts among the integers
+        return False
+    if isinstance(value, float):
+        # Python's JSON reader takes NaN and Infinity; they could not be written back as an id.
+        return math.isfinite(value)
+    return isinstance(value, int | str)
+
+
+def _id_kind(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN or an infinity"
+    return json_kind(value)
 
 
 def _is_request_type(message_type: Any) -> bool:
@@ -382,7 +416,7 @@ def _name(method: Any) -> str:
     return _short(method) if isinstance(method, str) else "(no method)"
 
 
-def _about(msg_id: MsgId | None) -> str:
+def _about(msg_id: RequestId | None) -> str:
     return "a message" if msg_id is None else f"request {_short(repr(msg_id), 40)}"
 
 

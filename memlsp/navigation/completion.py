@@ -333,10 +333,16 @@ def _in_destination(
     index = _path_index(graph)
     query = fold(unquote(typed))  # as the parser reads a destination (parse/links.py)
     matched = index.names.matches(query)
+    # The path ends the key: paths are unique, so equal matches with equal inlinks are in a
+    # fixed order (and the entries themselves, having no order, are never compared).
     best = heapq.nsmallest(
         MAX_ITEMS,
         matched,
-        key=lambda m: (m[0], -graph.inlink_count(index.entries[m[1]].path), index.entries[m[1]]),
+        key=lambda m: (
+            m[0],
+            -graph.inlink_count(index.entries[m[1]].path),
+            index.entries[m[1]].path,
+        ),
     )
     start = column - len(typed)
     items = []
