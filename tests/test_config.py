@@ -363,6 +363,35 @@ def _changed(name: str) -> Settings:
     return replace(DEFAULTS, **{name: _another(SETTINGS[name])})
 
 
+# The settings there were when hand lists in lsp/server.py, daemon.py and engine.py decided what a
+# change does: the derived answers must be theirs. A setting added since is held to its effect only.
+HAND_LISTED = [
+    "max_chunk_tokens",
+    "max_file_bytes",
+    "note_suffixes",
+    "record_suffixes",
+    "exclude",
+    "max_candidates",
+    "expand_limit",
+    "symbol_limit",
+    "watch",
+    "cache_dir",
+    "embedder",
+    "embedder_model_dir",
+    "embedder_url",
+    "embedder_model",
+    "embedder_api_key_env",
+    "chroma_url",
+    "vector_weight",
+    "min_strength",
+    "vector_retry_seconds",
+    "unresolved_links",
+    "missing_anchors",
+    "ambiguous_links",
+    "links_outside",
+    "new_note_folder",
+    "code_lens",
+]
 # The settings lsp/server.py's restart key blanked out, which requests read each time.
 READ_PER_REQUEST = {
     "symbol_limit",
@@ -375,44 +404,8 @@ READ_PER_REQUEST = {
     "new_note_folder",
     "code_lens",
 }
-
-
-@pytest.mark.parametrize("name", list(SETTINGS))
-def test_a_change_reopens_the_vault_unless_each_request_reads_the_setting(name: str) -> None:
-    changed = _changed(name)
-    assert needs_reopen(DEFAULTS, changed) is (name not in READ_PER_REQUEST)
-    assert needs_reopen(DEFAULTS, changed) is SETTINGS[name].effect.reopens
-    assert not needs_reopen(changed, replace(changed))
-
-
-def test_which_settings_the_editor_chose_is_no_reason_to_reopen() -> None:
-    assert not needs_reopen(DEFAULTS, replace(DEFAULTS, chosen=frozenset({"symbol_limit"})))
-
-
-def _fingerprint_of_existing_indexes(s: Settings, parser: int, keyword: int) -> str:
-    """engine.py's fingerprint before the declarations, which existing indexes carry."""
-    return (
-        f"parser={parser};keyword={keyword};cap={s.max_chunk_tokens};"
-        f"max={s.max_file_bytes};suffixes={s.note_suffixes + s.record_suffixes}"
-    )
-
-
-def test_the_default_index_fingerprint_is_the_one_existing_indexes_have() -> None:
-    assert index_fingerprint(DEFAULTS, 4, 2) == (
-        "parser=4;keyword=2;cap=512;max=10000000;suffixes=('.md', '.markdown', '.jsonl')"
-    )
-
-
-@pytest.mark.parametrize("name", list(SETTINGS))
-def test_only_what_is_indexed_changes_the_index_fingerprint(name: str) -> None:
-    changed = _changed(name)
-    fingerprint = index_fingerprint(changed, 7, 9)
-    assert fingerprint == _fingerprint_of_existing_indexes(changed, 7, 9)
-    assert (fingerprint != index_fingerprint(DEFAULTS, 7, 9)) is SETTINGS[name].effect.reindexes
-
-
-# What the daemon left out of the comparison before the declarations (the cache folder is compared
-# as the folder it resolves to), and what never changes a search or links answer.
+# What the daemon left out of the comparison (the cache folder is compared as the folder it resolves
+# to), and what never changes a search or links answer.
 NOT_IN_AN_ANSWER = {
     "watch",
     "symbol_limit",
@@ -427,11 +420,41 @@ NOT_IN_AN_ANSWER = {
 }
 
 
-@pytest.mark.parametrize("name", list(SETTINGS))
-def test_a_command_s_answer_is_compared_on_what_can_change_it(name: str) -> None:
-    changes_answer = answer_key(_changed(name)) != answer_key(DEFAULTS)
+def _fingerprint_of_existing_indexes(s: Settings, parser: int, keyword: int) -> str:
+    """engine.py's fingerprint before the declarations, which existing indexes carry."""
+    return (
+        f"parser={parser};keyword={keyword};cap={s.max_chunk_tokens};"
+        f"max={s.max_file_bytes};suffixes={s.note_suffixes + s.record_suffixes}"
+    )
+
+
+@pytest.mark.parametrize("name", HAND_LISTED)
+def test_a_change_does_what_the_hand_lists_said(name: str) -> None:
+    changed = _changed(name)
+    assert needs_reopen(DEFAULTS, changed) is (name not in READ_PER_REQUEST)
+    assert index_fingerprint(changed, 7, 9) == _fingerprint_of_existing_indexes(changed, 7, 9)
+    changes_answer = answer_key(changed) != answer_key(DEFAULTS)
     assert changes_answer is (name not in NOT_IN_AN_ANSWER)
-    assert changes_answer is SETTINGS[name].effect.changes_answers
+
+
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_a_change_does_what_its_effect_says(name: str) -> None:
+    changed, effect = _changed(name), SETTINGS[name].effect
+    assert needs_reopen(DEFAULTS, changed) is effect.reopens
+    assert not needs_reopen(changed, replace(changed))
+    reindexes = index_fingerprint(changed, 7, 9) != index_fingerprint(DEFAULTS, 7, 9)
+    assert reindexes is effect.reindexes
+    assert (answer_key(changed) != answer_key(DEFAULTS)) is effect.changes_answers
+
+
+def test_the_default_index_fingerprint_is_the_one_existing_indexes_have() -> None:
+    assert index_fingerprint(DEFAULTS, 4, 2) == (
+        "parser=4;keyword=2;cap=512;max=10000000;suffixes=('.md', '.markdown', '.jsonl')"
+    )
+
+
+def test_which_settings_the_editor_chose_is_no_reason_to_reopen() -> None:
+    assert not needs_reopen(DEFAULTS, replace(DEFAULTS, chosen=frozenset({"symbol_limit"})))
 
 
 def test_which_settings_the_editor_chose_is_not_compared() -> None:
