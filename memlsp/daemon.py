@@ -32,11 +32,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlsp.config import Settings, cache_dir_for, is_private
+from memlsp.settings import answer_key
 
 if sys.platform != "win32":
     import fcntl
@@ -60,9 +61,6 @@ ENDED_GRACE = 3.0  # ... and after that daemon exited, for another started at th
 DRAIN = 1 << 24  # bytes read and dropped after answering a request that was too long
 IDLE = 600.0  # seconds without a request before `memlsp serve` exits
 LOG_FILE = "serve.log"
-# Settings that do not change a command's answer; the cache folder is compared as the folder it
-# resolves to. A process opened with other settings does not answer.
-UNCOMPARED = frozenset({"chosen", "watch", "symbol_limit", "vector_retry_seconds", "cache_dir"})
 
 
 def supported() -> bool:
@@ -90,11 +88,9 @@ def socket_path(cache_dir: Path) -> Path | None:
 
 
 def settings_key(settings: Settings, cache_dir: Path) -> dict[str, str]:
-    """What decides a command's answer, as text to compare."""
-    key = {f.name: repr(getattr(settings, f.name)) for f in fields(Settings)}
-    key = {name: value for name, value in key.items() if name not in UNCOMPARED}
-    key["cache_folder"] = str(cache_dir)
-    return key
+    """What decides a command's answer, as text to compare: a process opened with other settings
+    does not answer. The cache folder is compared as the folder it resolves to."""
+    return {**answer_key(settings), "cache_folder": str(cache_dir)}
 
 
 @dataclass(frozen=True, slots=True)

