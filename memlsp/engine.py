@@ -20,6 +20,7 @@ from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.index.store import Wait, open_store
 from memlsp.model import IndexSummary
+from memlsp.settings import index_fingerprint
 from memlsp.snapshot import Snapshot, Vectors
 from memlsp.writer import Progress, VaultWriter
 
@@ -43,7 +44,12 @@ class Engine:
         self._settings = settings
         self.messages: list[str] = []  # what a user should know about this index, said once
         self.cache_dir = cache_dir_for(root, settings, tell=self._tell)  # never inside the vault
-        self._store = open_store(self.cache_dir, self._fingerprint(), self._tell, wait or _sleep)
+        self._store = open_store(
+            self.cache_dir,
+            index_fingerprint(settings, PARSER_VERSION, KEYWORD_FORMAT),
+            self._tell,
+            wait or _sleep,
+        )
         self._writer = VaultWriter(root, settings, self._store, self.messages)
         # Vectors: connected and filled by memlsp.backfill, from a background thread or the CLI.
         self._vectors = VectorSide(settings, root, self.cache_dir, embedder)
@@ -88,13 +94,6 @@ class Engine:
     def writer_available(self) -> bool:
         """Whether the process that wrote the index has gone, so this one could write it."""
         return self._store.writer_available()
-
-    def _fingerprint(self) -> str:
-        s = self._settings
-        return (
-            f"parser={PARSER_VERSION};keyword={KEYWORD_FORMAT};cap={s.max_chunk_tokens};"
-            f"max={s.max_file_bytes};suffixes={s.note_suffixes + s.record_suffixes}"
-        )
 
     # -- reading (any thread, no lock) --------------------------------------------------------
 

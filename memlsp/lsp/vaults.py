@@ -8,12 +8,12 @@ belongs to the innermost open vault that holds it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from memlsp.config import Settings, load_vault_settings
 from memlsp.live.vault import Listener, LiveVault
 from memlsp.lsp import convert
+from memlsp.settings import needs_reopen
 from memlsp.sync.activity import Activity
 from memlsp.vault.roots import VAULT_MARKERS, vault_of_lone_note, vault_root
 
@@ -155,23 +155,3 @@ class Vaults:
 
 def _marker(root: Path) -> str:
     return " and ".join(m for m in VAULT_MARKERS if (root / m).exists())
-
-
-def needs_reopen(old: Settings, new: Settings) -> bool:
-    return _restart_key(old) != _restart_key(new)
-
-
-def _restart_key(settings: Settings) -> Settings:
-    """The settings with those a request reads each time blanked out: what needs a restart."""
-    return replace(
-        settings,
-        symbol_limit=0,
-        vector_weight=0.0,
-        min_strength=0.0,
-        unresolved_links="",
-        missing_anchors="",
-        ambiguous_links="",
-        links_outside="",
-        new_note_folder="",
-        code_lens=True,
-    )
