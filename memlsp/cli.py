@@ -181,9 +181,9 @@ def _serve_flags(args: argparse.Namespace) -> list[str]:
 def _serve_vault(args: argparse.Namespace, settings: Settings) -> int:
     if not daemon.supported():
         raise UsageError("memlsp serve needs Unix domain sockets, which this system lacks")
-    from memlsp.commands.answers import answer_on_socket
+    from memlsp.commands.serve import serve
 
-    return daemon.serve(args.vault.resolve(), settings, args.idle, answer_on_socket)
+    return serve(args.vault.resolve(), settings, args.idle)
 
 
 @dataclass(frozen=True, slots=True)

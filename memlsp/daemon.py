@@ -23,7 +23,6 @@ import json
 import logging
 import logging.handlers
 import os
-import signal
 import socket
 import stat
 import subprocess
@@ -36,14 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memlsp.config import Settings, cache_dir_for, is_private
+from memlsp.config import Settings, is_private
 from memlsp.settings import answer_key
 
 if sys.platform != "win32":
     import fcntl
 
 if TYPE_CHECKING:
-    from memlsp.live.vault import LiveVault
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -439,75 +438,3 @@ def ask_started(
                 how = "did not answer" if ended is None else f"exited with status {ended}"
                 raise Unanswered(f"`memlsp serve` {how} (its log: {LOG_FILE})") from None
             tick.wait(0.02)
-
-
-# -- `memlsp serve` ------------------------------------------------------------------------------
-
-
-def serve(
-    root: Path,
-    settings: Settings,
-    idle: float,
-    answer: Callable[[LiveVault, Request], Reply],
-) -> int:
-    """Keep the vault live and answer on its socket until `idle` seconds pass without a request,
-    or SIGTERM; the vault is closed cleanly either way. Logs go to a file in the cache folder."""
-    from memlsp.live.vault import Listener, LiveVault
-
-    cache = cache_dir_for(root, settings)
-    cache.mkdir(parents=True, exist_ok=True)
-    _log_to(cache / LOG_FILE)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    sys.setswitchinterval(0.001)  # as the language server: requests win the interpreter quickly
-    served: list[VaultSocket] = []
-
-    class Opened(Listener):
-        def indexing_started(self, vault: LiveVault) -> None:
-            engine = vault.engine
-            if served or engine is None:
-                return
-            path = socket_path(engine.cache_dir)
-            where = None if path is None else VaultSocket(path, lambda r: answer(vault, r))
-            try:
-                if where is not None and where.open():
-                    served.append(where)
-                    return
-            except OSError:
-                log.exception("cannot answer on %s", path)
-            stop.set()  # another process answers for this vault, or none can
-
-    log.info("serving %s (pid %d, idle %.0f s)", root, os.getpid(), idle)
-    vault = LiveVault(root, settings, Opened(), watch=settings.watch)
-    vault.start()
-    started = time.monotonic()
-    try:
-        while not stop.wait(0.2):
-            if vault.state == "failed":
-                log.error("%s: %s; exiting", root, vault.status().message)
-                break
-            quiet = served[0].idle() if served else time.monotonic() - started
-            if quiet >= idle:
-                log.info("no request for %.0f s; exiting", idle)
-                break
-    except KeyboardInterrupt:
-        pass
-    finally:
-        for where in served:
-            where.close()
-        vault.stop()
-        log.info("stopped")
-    return 0
-
-
-def _log_to(path: Path) -> None:
-    handler = logging.handlers.RotatingFileHandler(
-        path, maxBytes=1 << 20, backupCount=1, encoding="utf-8"
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    for old in root.handlers[:]:
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # a line per change seen

@@ -29,6 +29,10 @@ log = logging.getLogger(__name__)
 PARSER_VERSION = 4
 
 
+class EngineClosed(RuntimeError):
+    """An engine read after it was closed: whoever holds it should have let it go."""
+
+
 class Engine:
     def __init__(
         self,
@@ -56,6 +60,7 @@ class Engine:
         self._planned_revision = -1
         self._plan_lock = threading.Lock()  # one plan at a time (the backfill and the CLI)
         self._connect_on_search = connect_on_search
+        self._closed = False
 
     def _tell(self, message: str) -> None:
         log.warning("%s", message)
@@ -101,6 +106,8 @@ class Engine:
         """Everything one request reads, as of now: the latest published revision, the settings
         and the vector side's state. A read-only engine's keyword index is the other process's:
         looked at again each time for what that process committed since."""
+        if self._closed:
+            raise EngineClosed(f"the index of {self.root} is closed")
         snapshot = self._writer.snapshot
         settings = self._settings
         vectors = Vectors(self._vector_status(), self._vectors, self._connect_on_search)
@@ -203,6 +210,7 @@ class Engine:
 
     def close(self) -> None:
         """Saves what the writer did; call it once no change is being applied."""
+        self._closed = True
         self._writer.close()
         self._vectors.close()
 

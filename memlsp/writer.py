@@ -14,14 +14,13 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
+from memlsp.batch import Batch, Counts, loaded_graph
 from memlsp.config import Settings
-from memlsp.index.manifest import FileRecord, gc_paused
 from memlsp.index.store import IndexStore
 from memlsp.model import IndexSummary, Skipped, printable
 from memlsp.snapshot import EMPTY, Snapshot
@@ -43,14 +42,6 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 PUBLISH_EVERY = 1.0  # seconds between snapshots while a progressive refresh goes on
 
 
-@dataclass(slots=True)
-class _Counts:
-    added: int = 0
-    modified: int = 0
-    deleted: int = 0
-    files: bool = False  # attachments came or went
-
-
 class VaultWriter:
     """Only the vault's writer thread calls it (and `close`, once that thread has stopped); each
     public method takes the lock once, for the whole operation, and readers never take it."""
@@ -66,7 +57,7 @@ class VaultWriter:
         if isinstance(saved, LinkGraph):
             graph = saved  # saved with these very notes: nothing to resolve again
         else:
-            graph = _loaded(manifest.records.values(), manifest.files)
+            graph = loaded_graph(manifest.records.values(), manifest.files)
         self._revision = 0
         self._manifest_dirty = False
         self._buffers: dict[str, str] = {}  # open editor buffers, which win over the disk
@@ -172,7 +163,7 @@ class VaultWriter:
             counts = self._refresh_paths(paths)
             return self.summary(started, counts, [])
 
-    def _refresh_paths(self, paths: Iterable[str], *, buffers_changed: bool = False) -> _Counts:
+    def _refresh_paths(self, paths: Iterable[str], *, buffers_changed: bool = False) -> Counts:
         with self._batch(buffers_changed=buffers_changed) as batch:
             for path in self._with_contents(paths):
                 try:
@@ -291,7 +282,7 @@ class VaultWriter:
             self._save_manifest()
             self.store.close()
 
-    def summary(self, started: float, counts: _Counts, skipped: list[Skipped]) -> IndexSummary:
+    def summary(self, started: float, counts: Counts, skipped: list[Skipped]) -> IndexSummary:
         notes = chunks = 0
         skipped_files = list(skipped)
         problems = []
@@ -320,135 +311,6 @@ class VaultWriter:
             read_only=self.store.read_only,
             messages=tuple(self._messages),
         )
-
-
-class Batch:
-    """Changes to the keyword index, the manifest and a writable copy of the link graph, made
-    by the writer while it holds its lock; `publish` makes everything done so far visible at
-    once. The batch owns what it changes until then: the graph, the paths not yet committed."""
-
-    def __init__(
-        self,
-        store: IndexStore,
-        graph: LinkGraph,
-        buffers: Mapping[str, str],
-        publish: Callable[[LinkGraph, set[str]], None],
-    ) -> None:
-        self._store = store
-        self._graph = graph  # writable
-        self._buffers = buffers  # the writer's open buffers: they win over the disk
-        self._publish = publish
-        self._uncommitted: set[str] = set()  # changed in the keyword index since its last commit
-        self.counts = _Counts()
-        self.buffers_changed = False  # the open buffers changed: readers must see it
-        self.manifest_changed = False  # a record changed that no publish will save
-        self._published = (0, 0, 0, False)  # the counts last made visible
-
-    def _key(self) -> tuple[int, int, int, bool]:
-        c = self.counts
-        return (c.added, c.modified, c.deleted, c.files)
-
-    def publish(self) -> None:
-        if self._key() == self._published and not self.buffers_changed:
-            return
-        self._published = self._key()
-        self.buffers_changed = False
-        graph = self._graph.freeze()
-        self._publish(graph, self._uncommitted)
-        self._uncommitted = set()
-        self._graph = graph.edited()
-
-    def upsert(self, prepared: PreparedFile, *, link: bool = True) -> None:
-        """A note's (or a skipped file's) new state. An open buffer wins over the disk: a file
-        read while its buffer opened is left out."""
-        stat = prepared.stat
-        if stat.mtime_ns != -1 and stat.path in self._buffers:
-            return
-        records = self._store.manifest.records
-        record = records.get(stat.path)
-        if record and prepared.digest and record.digest == prepared.digest:
-            # Touched, not changed: nothing to publish, but the new stat is worth saving,
-            # or every start reads the file again to find it unchanged.
-            records[stat.path] = replace(record, mtime_ns=stat.mtime_ns, size=stat.size)
-            self.manifest_changed = True
-            return
-        if record is None:
-            self.counts.added += 1
-        else:
-            self.counts.modified += 1
-        note = prepared.note
-        if note is None:
-            log.warning("%s: %s", printable(stat.path), printable(prepared.problem or ""))
-            self._drop(stat.path)
-        else:
-            keyword = self._store.keyword
-            if not keyword.read_only:
-                self._uncommitted.add(stat.path)
-                keyword.replace_note(stat.path, list(prepared.documents))
-            if link:
-                self._graph.upsert(note)
-        chunk_ids = tuple(doc.chunk.id for doc in prepared.documents)
-        records[stat.path] = FileRecord(
-            stat.path,
-            stat.mtime_ns,
-            stat.size,
-            prepared.digest,
-            note,
-            chunk_ids,
-            prepared.problem,
-        )
-
-    def forget(self, path: str, *, orphaned: bool = False) -> None:
-        """The file is gone. An open buffer wins, unless it is `orphaned` (its file went)."""
-        if path in self._buffers and not orphaned:
-            return
-        if self._store.manifest.records.pop(path, None) is not None:
-            self.counts.deleted += 1
-            self._drop(path)
-
-    def _drop(self, path: str) -> None:
-        if not self._store.keyword.read_only:
-            self._uncommitted.add(path)
-            self._store.keyword.delete_note(path)
-        self._graph.remove(path)
-
-    def attachment(self, path: str, exists: bool) -> None:
-        """A file that is not a note came, went or changed."""
-        graph = self._graph
-        known = path in graph.table.files
-        if exists and not known:
-            graph.add_file(path)
-        elif known and not exists:
-            graph.remove(path)
-        else:
-            return
-        self.counts.files = True
-
-    def attachments(self, files: list[str]) -> None:
-        """The vault's attachments are exactly `files`."""
-        graph = self._graph
-        current = set(files)
-        known = graph.table.files - self._store.manifest.records.keys()
-        for path in sorted(known - current):
-            graph.remove(path)
-        for path in sorted(current - known):
-            graph.add_file(path)
-        self._store.manifest.files = tuple(files)
-        self.counts.files |= known != current
-
-    def relink_all(self, files: list[str]) -> None:
-        """Resolve every link once, after a first index upserted notes without linking them."""
-        manifest = self._store.manifest
-        manifest.files = tuple(files)
-        self._graph = _loaded(manifest.records.values(), files)
-        self.counts.files = True
-
-
-def _loaded(records: Iterable[FileRecord], files: Iterable[str]) -> LinkGraph:
-    graph = LinkGraph()
-    with gc_paused():
-        graph.load((r.note for r in records if r.note is not None), files)
-    return graph
 
 
 def _parents(path: str) -> Iterator[str]:

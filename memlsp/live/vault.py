@@ -93,7 +93,7 @@ class LiveVault:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"index {root.name}", daemon=True)
         self._embedding = EmbeddingLoop(
-            self, self._current_engine, self.activity, self._stopping, self._stepped
+            self, lambda: self._engine, self.activity, self._stopping, self._stepped
         )
         # What `settle` and `vectors_settled` wait for, changed by the writer and embedding threads.
         self._settles_taken = 0
@@ -105,11 +105,6 @@ class LiveVault:
     def engine(self) -> Engine | None:
         """The open engine; None until the index is open (or when it could not be)."""
         return self._engine
-
-    def _current_engine(self) -> Engine:
-        engine = self._engine
-        assert engine is not None, "the embedding thread starts once the index is open"
-        return engine
 
     def read(self) -> Snapshot | None:
         """What one request reads (engine.py `read`); None until the index is open."""
@@ -129,12 +124,13 @@ class LiveVault:
             self._watcher.stop()
         self._thread.join(timeout=10)
         embedding_ended = self._embedding.join(timeout=10)  # at most one batch in flight
+        engine, self._engine = self._engine, None  # no request reads it from now on
         if self._thread.is_alive() or not embedding_ended:
             # Closing the index under a thread still writing it could tear the manifest; what
             # it did since the last save is journaled and read again on the next start.
             log.warning("%s: a thread did not stop in time; the index is left open", self.root)
-        elif self._engine is not None:
-            self._engine.close()
+        elif engine is not None:
+            engine.close()
         self._set(state="stopped")
         self._changes.tell()
 
@@ -268,7 +264,9 @@ class LiveVault:
         if engine.semantic:
             self._embedding.start()
         while not self._stopping.is_set():
-            engine = self._current_engine()
+            engine = self._engine
+            if engine is None:
+                return  # stopped meanwhile
             # A read-only vault looks now and then whether the writing process has gone.
             changes = self.queue.take(TAKEOVER_POLL if engine.read_only else None)
             if self._stopping.is_set():

@@ -39,7 +39,7 @@ class EmbeddingLoop:
     def __init__(
         self,
         vault: LiveVault,
-        engine: Callable[[], Engine],
+        engine: Callable[[], Engine | None],
         activity: Activity,
         stopping: threading.Event,
         stepped: Callable[[VectorsAt], None],
@@ -81,6 +81,8 @@ class EmbeddingLoop:
         backfill: Backfill | None = None
         while not self._stopping.is_set():
             engine = self._engine()
+            if engine is None:
+                return  # the vault stopped
             try:
                 if not engine.connect_vectors():
                     snapshot = engine.read()

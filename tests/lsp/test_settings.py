@@ -128,3 +128,26 @@ async def test_reindex_finds_what_an_unwatched_vault_missed(
     await session.wait_for("memlsp/indexed", 2)
     assert "inbox/zeugma.md" in await session.search_paths("zeugma")
     await raw_client.shutdown_session()
+
+
+async def test_every_feature_reads_the_vaults_own_settings(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    """A vault's `.memlsp.toml` sets what the client left alone: workspace/symbol and
+    diagnostics read the vault's settings, as search and status do, not the client's."""
+    settings = 'symbol_limit = 3\nunresolved_links = "error"\n'
+    session = await start_session(raw_client, tmp_path, "neovim", files={".memlsp.toml": settings})
+    assert len(await session.symbols(QUERY)) == 3
+    assert len(await session.symbols("")) == 3
+    path = "settings/dangling.md"
+    session.open(path, "# Dangling\n\nSee [[no such note anywhere]].\n")
+
+    async def problems() -> list[types.Diagnostic]:
+        return list(session.client.diagnostics.get(session.uri(path), ()))
+
+    [problem] = await session.until(problems)
+    assert problem.severity == types.DiagnosticSeverity.Error
+    # The client may still choose: its choice wins over the vault's file.
+    configure(session, {"memlsp": {"symbol_limit": 5}})
+    assert len(await session.symbols(QUERY)) == 5
+    await raw_client.shutdown_session()

@@ -1,0 +1,88 @@
+"""`memlsp serve`: keep a vault live in a process of its own and answer the command line's
+`search` and `links` on the vault's socket (daemon.py) until it has been idle a while."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from memlsp.commands.answers import answer_on_socket
+from memlsp.config import Settings, cache_dir_for
+from memlsp.daemon import LOG_FILE, VaultSocket, socket_path
+from memlsp.live.vault import Listener, LiveVault
+
+log = logging.getLogger(__name__)
+
+
+def serve(
+    root: Path,
+    settings: Settings,
+    idle: float,
+) -> int:
+    """Keep the vault live and answer on its socket until `idle` seconds pass without a request,
+    or SIGTERM; the vault is closed cleanly either way. Logs go to a file in the cache folder."""
+    cache = cache_dir_for(root, settings)
+    cache.mkdir(parents=True, exist_ok=True)
+    _log_to(cache / LOG_FILE)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    sys.setswitchinterval(0.001)  # as the language server: requests win the interpreter quickly
+    served: list[VaultSocket] = []
+
+    class Opened(Listener):
+        def indexing_started(self, vault: LiveVault) -> None:
+            engine = vault.engine
+            if served or engine is None:
+                return
+            path = socket_path(engine.cache_dir)
+            where = (
+                None if path is None else VaultSocket(path, lambda r: answer_on_socket(vault, r))
+            )
+            try:
+                if where is not None and where.open():
+                    served.append(where)
+                    return
+            except OSError:
+                log.exception("cannot answer on %s", path)
+            stop.set()  # another process answers for this vault, or none can
+
+    log.info("serving %s (pid %d, idle %.0f s)", root, os.getpid(), idle)
+    vault = LiveVault(root, settings, Opened(), watch=settings.watch)
+    vault.start()
+    started = time.monotonic()
+    try:
+        while not stop.wait(0.2):
+            if vault.state == "failed":
+                log.error("%s: %s; exiting", root, vault.status().message)
+                break
+            quiet = served[0].idle() if served else time.monotonic() - started
+            if quiet >= idle:
+                log.info("no request for %.0f s; exiting", idle)
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for where in served:
+            where.close()
+        vault.stop()
+        log.info("stopped")
+    return 0
+
+
+def _log_to(path: Path) -> None:
+    handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=1 << 20, backupCount=1, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for old in root.handlers[:]:
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # a line per change seen
