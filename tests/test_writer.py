@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from types import TracebackType
 
 from memlsp.config import Settings
 from memlsp.engine import Engine
@@ -23,9 +22,7 @@ class _CountingLock:
         assert self._lock.acquire(blocking=False), "the writer's lock was taken again"
         self.taken += 1
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._lock.release()
 
 
