@@ -22,7 +22,7 @@ class _CountingLock:
         assert self._lock.acquire(blocking=False), "the writer's lock was taken again"
         self.taken += 1
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, *_: object) -> None:
         self._lock.release()
 
 
