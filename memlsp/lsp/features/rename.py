@@ -47,14 +47,33 @@ class RequestFailed(JsonRpcException):
     CODE = types.LSPErrorCodes.RequestFailed.value
 
 
-# How long a file rename this server answered stays "ours": the client applies the edit, then
-# announces the same file rename with workspace/willRenameFiles (VS Code does, as the LSP asks).
-OURS_SECONDS = 120.0
+class AnsweredMoves:
+    """The file moves this server's rename answers carried. The client applies such an edit,
+    then announces the same move with workspace/willRenameFiles (VS Code does, as the LSP asks):
+    its links are already edited, and editing them again would change them twice."""
+
+    KEEP_SECONDS = 120.0  # how long an answered move waits for its announcement
+
+    def __init__(self) -> None:
+        self._answered: dict[tuple[Path, str, str], float] = {}  # (vault, old, new) -> when
+
+    def remember(self, root: Path, change: Change) -> None:
+        now = time.monotonic()
+        self._answered.update({(root, move.old, move.new): now for move in change.moves})
+
+    def unanswered(self, root: Path, moves: dict[str, str]) -> dict[str, str]:
+        """`moves` but those a rename answer carried (each is let go once announced)."""
+        now = time.monotonic()
+        for key, answered in list(self._answered.items()):
+            if now - answered > self.KEEP_SECONDS:
+                del self._answered[key]
+        return {
+            old: new for old, new in moves.items() if not self._answered.pop((root, old, new), 0)
+        }
 
 
 def register(server: MemlspServer) -> None:
-    # (vault root, old path, new path) of the file renames in rename answers, and when
-    ours: dict[tuple[Path, str, str], float] = {}
+    answered = AnsweredMoves()
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     async def on_prepare_rename(params: types.PrepareRenameParams) -> dict[str, Any] | None:
@@ -85,8 +104,7 @@ def register(server: MemlspServer) -> None:
                 raise RequestFailed(f"{stale} changed since it was indexed: try again") from stale
             except Refused as refused:
                 raise RequestFailed(str(refused)) from refused
-            now = time.monotonic()
-            ours.update({(at.root, move.old, move.new): now for move in change.moves})
+            answered.remember(at.root, change)
             return answer
 
         found = server.vaults.route(params.text_document.uri)
@@ -96,29 +114,28 @@ def register(server: MemlspServer) -> None:
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, FILE_OPERATIONS)
     async def on_will_rename(params: types.RenameFilesParams) -> dict[str, Any] | None:
         edits: list[dict[str, Any]] = []
-        now = time.monotonic()
-        for key, answered in list(ours.items()):
-            if now - answered > OURS_SECONDS:
-                del ours[key]
         for vault, moves in _moves_by_vault(server, params.files).items():
-            # A rename this server answered already carries its links' edits: the client has
-            # applied them, so editing those links again would change them twice.
-            moves = {
-                old: new for old, new in moves.items() if not ours.pop((vault.root, old, new), 0)
-            }
-            if not moves:
-                continue
-            await server.caught_up(server.open_documents(vault))
-            snapshot = vault.read()
-            if snapshot is None:
-                continue
-            view = snapshot.view
-            try:
-                found = await server.run(partial(_relinked, view, moves))
-                edits.append(_edit(server, vault.root, view, Change(tuple(found))))
-            except StaleText as stale:
-                server.tell(f"memlsp: links to the moved files were not updated: {stale} changed")
+            moves = answered.unanswered(vault.root, moves)
+            if moves:
+                edits += await _relinked_edit(server, vault, moves)
         return _merged(edits) if edits else None
+
+
+async def _relinked_edit(
+    server: MemlspServer, vault: LiveVault, moves: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The edit that keeps `vault`'s links leading where they led once `moves` are made."""
+    await server.caught_up(server.open_documents(vault))
+    snapshot = vault.read()
+    if snapshot is None:
+        return []
+    view = snapshot.view
+    try:
+        found = await server.run(partial(_relinked, view, moves))
+        return [_edit(server, vault.root, view, Change(tuple(found)))]
+    except StaleText as stale:
+        server.tell(f"memlsp: links to the moved files were not updated: {stale} changed")
+        return []
 
 
 def _renamable(at: CursorRequest) -> Renamable:
