@@ -1,15 +1,18 @@
-"""Fixtures shared by the tests of the pure layers (parse, vault)."""
+"""Fixtures shared by every test."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from memlsp.engine import Engine
 from memlsp.model import Note
-from tests.helpers_vault import FIXTURE_VAULT, read_vault
+from tests.helpers.engine import open_indexed
+from tests.helpers.vault import FIXTURE_VAULT, read_vault
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -27,6 +30,17 @@ def user_config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
             del os.environ[name]
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def fixture_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """The fixture vault indexed, copied so nothing can touch the original; the tests only read
+    it."""
+    tmp = tmp_path_factory.mktemp("navigation")
+    shutil.copytree(FIXTURE_VAULT, tmp / "vault")
+    engine = open_indexed(tmp / "vault", tmp / "cache")
+    yield engine
+    engine.close()
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,8 @@ import pytest
 from memlsp.config import Settings
 from memlsp.model import printable
 from memlsp.sync.scan import FileStat, read_text, scan_vault, stat_path
-from tests.engine_helpers import open_engine, paths_found, write
+from tests.helpers.engine import open_engine, paths_found
+from tests.helpers.vault import write
 
 NOT_UTF8 = os.fsdecode(b"caf\xe9.md")  # 'caf\udce9.md'
 NOT_UTF8_FOLDER = os.fsdecode(b"d\xffr")

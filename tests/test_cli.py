@@ -13,8 +13,8 @@ from memlsp.backfill import Backfill
 from memlsp.cli import main
 from memlsp.config import Settings
 from memlsp.engine import Engine
-from tests.engine_helpers import write
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.fake_embedder import FakeEmbedder
+from tests.helpers.vault import write
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ from memlsp.embed.onnx import OnnxEmbedder, bundled_minilm, integer_model
 from memlsp.embed.remote import EndpointEmbedder
 from memlsp.embed.use import UseEmbedder
 from memlsp.index.vectors import VectorStore
-from tests.fake_embedder import FakeEmbedder, embeddings_answer, send_json
+from tests.helpers.fake_embedder import FakeEmbedder, embeddings_answer, send_json
 
 MINILM_DIM = 384
 USE_DIM = 512

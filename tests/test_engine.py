@@ -14,7 +14,8 @@ import memlsp.sync.prepare
 import memlsp.writer
 from memlsp.engine import Engine
 from memlsp.model import LinkStatus, SearchRequest
-from tests.engine_helpers import open_engine, paths_found, snapshot, touch_later, write
+from tests.helpers.engine import open_engine, paths_found
+from tests.helpers.vault import snapshot, touch_later, write
 
 
 @pytest.fixture

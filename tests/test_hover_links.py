@@ -6,7 +6,7 @@ from __future__ import annotations
 from memlsp.navigation.counts import LinkCounts, lens_title, link_counts
 from memlsp.navigation.hover import hover
 from memlsp.navigation.places import Place
-from tests.memory_vault import memory_view
+from tests.helpers.memory_vault import memory_view
 
 FILES = {
     "src.md": "see [[target]]\n",

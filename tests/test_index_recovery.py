@@ -14,7 +14,8 @@ from pathlib import Path
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.live import LiveVault
-from tests.engine_helpers import open_engine, paths_found, write
+from tests.helpers.engine import open_engine, paths_found
+from tests.helpers.vault import write
 
 
 def _die_after(vault: Path, cache: Path, body: str) -> None:

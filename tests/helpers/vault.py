@@ -1,8 +1,10 @@
-"""Helpers for tests of the pure layers: read the fixture vault, build notes and links in memory."""
+"""Vaults for tests: the fixture vault, notes written into a folder, and notes, links and graphs
+parsed in memory for the tests of the pure layers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from memlsp.model import Link, Note, ResolvedLink
@@ -10,7 +12,44 @@ from memlsp.parse.markdown import parse_markdown
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.rules import DEFAULT_RULES, VaultRules
 
-FIXTURE_VAULT = Path(__file__).resolve().parent.parent / "fixtures" / "vault"
+FIXTURE_VAULT = Path(__file__).resolve().parents[2] / "fixtures" / "vault"
+
+# Two notes in English: indexed in a blink, without loading the Chinese segmenter.
+TWO_NOTES = {
+    "alpha.md": "# Alpha\n\nLinks to [[beta]].\n",
+    "beta.md": "# Beta\n\nThe second note.\n",
+}
+
+
+def write(vault: Path, path: str, text: str) -> Path:
+    """Write one file of a vault (folders made as needed), as another program would."""
+    full = vault / path
+    full.parent.mkdir(parents=True, exist_ok=True)
+    full.write_text(text, encoding="utf-8")
+    return full
+
+
+def write_notes(vault: Path, files: Mapping[str, str]) -> Path:
+    """Write every file (vault-relative path -> text) into `vault`; the vault's folder."""
+    for path, text in files.items():
+        write(vault, path, text)
+    return vault
+
+
+def touch_later(path: Path) -> None:
+    """Move the mtime forward so a rewrite within the same clock tick still counts as a change."""
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `folder` with its size and mtime: proof that nothing was written there."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            stat = path.stat()
+            found[str(path.relative_to(folder))] = (stat.st_size, stat.st_mtime_ns)
+    return found
 
 
 def read_vault(root: Path, rules: VaultRules = DEFAULT_RULES) -> tuple[dict[str, Note], list[str]]:
