@@ -38,6 +38,25 @@ async def semantic(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Se
         yield session
 
 
+async def embedded_now(session: Session) -> tuple[int, int]:
+    """How many chunks have vectors now, and how many `memlsp/vectors` have arrived."""
+    heard = len(session.events.get("memlsp/vectors", []))
+    status = await session.request("memlsp/status", {})
+    return int(status["vaults"][0]["vectors"]["embedded"]), heard
+
+
+async def embedded_more_than(session: Session, before: tuple[int, int]) -> None:
+    """Wait for a `memlsp/vectors` since `before` that tells of an embedding run that caught up
+    with more chunks than then (not merely the next one: a run from before may end meanwhile)."""
+    embedded, heard = before
+    await session.wait_until(
+        "memlsp/vectors",
+        lambda p: p.vectors.pending == 0 and p.vectors.embedded > embedded,
+        since=heard,
+        timeout=60,
+    )
+
+
 def words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]+", text.lower()))
 
@@ -109,9 +128,9 @@ async def test_workspace_symbol_is_hybrid(semantic: Session) -> None:
 
 
 async def test_a_new_note_gets_its_vectors(semantic: Session, tmp_path: Path) -> None:
-    mark = len(semantic.events["memlsp/vectors"])
+    embedded = await embedded_now(semantic)
     semantic.write("travel/lisbon.md", "# Lisbon\n\nTrams climbing steep hills above the river.\n")
-    await semantic.wait_for("memlsp/vectors", mark + 1, timeout=60)
+    await embedded_more_than(semantic, embedded)
     answer = await semantic.search(
         query="streetcars going up slopes by the water", mode="vector", limit=3
     )
@@ -145,9 +164,9 @@ async def test_each_embedding_run_has_a_progress_token_of_its_own(semantic: Sess
     """pygls never forgets a token: one reused per run failed from the second run on
     ("Token is already registered!", then an `end` with no `begin`)."""
     for number in (1, 2):
-        seen = len(semantic.events["memlsp/vectors"])
+        embedded = await embedded_now(semantic)
         semantic.write(f"inbox/later-{number}.md", f"# Later {number}\n\nQuantum gardening.\n")
-        await semantic.wait_for("memlsp/vectors", seen + 1, timeout=60)
+        await embedded_more_than(semantic, embedded)
     # pytest-lsp annotates the reports as ProgressParams; it stores the structured values.
     runs = {
         token: cast(list[WorkDoneProgress], values)
