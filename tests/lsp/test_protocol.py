@@ -725,6 +725,9 @@ def test_fuzz_every_request_is_answered_once(
         max_examples=300,
         deadline=None,
         database=None,
+        # The same draws each run: with random ones, now and then no draw for some method got
+        # past the checks, and the coverage check below failed by chance, not for a reason.
+        derandomize=True,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
     @given(st.lists(call, min_size=1, max_size=6), st.lists(notification, max_size=2))
