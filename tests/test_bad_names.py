@@ -69,6 +69,7 @@ def _summary_lines(out: bytes) -> list[str]:
     return out.decode("utf-8").splitlines()
 
 
+@pytest.mark.e2e  # the CLI
 def test_index_reports_each_bad_file_on_one_line(vault_and_cache: tuple[Path, Path]) -> None:
     vault, cache = vault_and_cache
     result = _memlsp("index", vault, "--cache-dir", cache)
@@ -99,6 +100,7 @@ def _found(vault: Path, cache: Path, word: str) -> list[str]:
     return [hit["path"] for hit in json.loads(result.stdout)["results"]]
 
 
+@pytest.mark.e2e  # the CLI
 def test_the_rest_is_found_by_the_cli(vault_and_cache: tuple[Path, Path]) -> None:
     vault, cache = vault_and_cache
     assert _found(vault, cache, "finetoken") == ["ok.md"]
@@ -114,6 +116,7 @@ def test_the_rest_is_found_by_the_cli(vault_and_cache: tuple[Path, Path]) -> Non
     assert link["targets"] == ["sixteen-le.md"]
 
 
+@pytest.mark.e2e  # the CLI
 def test_json_summary_keeps_raw_names_escaped(vault_and_cache: tuple[Path, Path]) -> None:
     vault, cache = vault_and_cache
     result = _memlsp("index", vault, "--cache-dir", cache, "--json")

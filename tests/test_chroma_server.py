@@ -24,9 +24,12 @@ from tests.helpers.vault import write
 CHROMA = Path(sys.executable).parent / "chroma"
 RETRY = 0.2  # vector_retry_seconds of the engine under test
 
-pytestmark = pytest.mark.skipif(
-    not CHROMA.is_file(), reason=f"the chroma CLI is not installed next to Python ({CHROMA})"
-)
+pytestmark = [
+    pytest.mark.e2e,  # a Chroma server
+    pytest.mark.skipif(
+        not CHROMA.is_file(), reason=f"the chroma CLI is not installed next to Python ({CHROMA})"
+    ),
+]
 
 
 def free_port() -> int:

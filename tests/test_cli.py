@@ -16,6 +16,8 @@ from memlsp.engine import Engine
 from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.vault import write
 
+pytestmark = pytest.mark.e2e  # every test here starts a process
+
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:

@@ -44,6 +44,8 @@ from tests.helpers.consistency import (
     vault_files,
 )
 
+pytestmark = pytest.mark.e2e  # servers over stdio, killed, and the CLI
+
 TRIALS = 5
 FOLDERS = ("", "a", "b/c")
 NOTES = 12

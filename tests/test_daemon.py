@@ -30,7 +30,10 @@ from tests.helpers.fake_embedder import embeddings_answer, send_json
 from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import served
 
-pytestmark = pytest.mark.skipif(not daemon.supported(), reason="no Unix domain sockets")
+pytestmark = [
+    pytest.mark.e2e,  # `memlsp serve`, and CLIs that talk to it
+    pytest.mark.skipif(not daemon.supported(), reason="no Unix domain sockets"),
+]
 
 KEYWORD = ("--embedder", "none")
 

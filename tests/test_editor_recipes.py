@@ -37,6 +37,8 @@ CROSS_NOTE, CROSS_LINK, CROSS_TARGET = (
     "[[hybrid-search]]",
     "search/hybrid-search.md",
 )
+
+pytestmark = pytest.mark.e2e  # every test here starts a process
 LOCAL_NOTE, LOCAL_LINK, LOCAL_TARGET = "search/hybrid-search.md", "[[bm25]]", "search/bm25.md"
 
 

@@ -378,6 +378,7 @@ def test_attachments_come_and_go_through_refresh_paths(engine: Engine, vault: Pa
     assert link.resolution.status is LinkStatus.UNRESOLVED
 
 
+@pytest.mark.e2e  # a refresh this large runs a pool of parse processes
 def test_requests_answer_while_a_progressive_refresh_runs(tmp_path: Path) -> None:
     vault = tmp_path / "big"
     for n in range(600):

@@ -667,6 +667,7 @@ SERVER_CHECK_EVERY = 4
 SERVER_SHRINK_SECONDS = 25.0
 
 
+@pytest.mark.e2e  # a server over stdio
 @pytest.mark.parametrize("seed", SERVER_SEEDS)
 def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Path) -> None:
     """Buffers open at a checkpoint stay open: the reference is a fresh index of a copy of the
@@ -742,6 +743,7 @@ FOLDER_MOVED_OUT = Scenario(
 )
 
 
+@pytest.mark.e2e  # a server over stdio
 @pytest.mark.parametrize("where", ["engine", "server"])
 def test_a_folder_moved_out_of_the_vault_is_forgotten(where: str, tmp_path: Path) -> None:
     """`mv vault/w elsewhere`: w/a.md's text and links go, and b.md loses its inlink."""

@@ -17,6 +17,8 @@ from memlsp.navigation.references import references
 from memlsp.navigation.symbols import most_linked
 from tests.helpers.engine import open_indexed, view_of
 
+pytestmark = pytest.mark.e2e  # indexing its 5,000 notes runs a pool of parse processes
+
 INLINKS = 5000
 T = TypeVar("T")
 

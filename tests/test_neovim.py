@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.helpers.editors import REPO, find_nvim, isolated_env, run_bounded
 from tests.helpers.vault import FIXTURE_VAULT
 
@@ -28,6 +30,8 @@ EMOJI_TEXT = (
     "🚀 周末读书 📚：[[hybrid-search#Fusion]]，参数见 ✅ [[向量检索#^hnsw-params]]，"
     "总览 [[hybrid-search]] 🎉。\n"
 )
+
+pytestmark = pytest.mark.e2e  # every test here starts a process
 
 CHECKS = (
     "initialized",

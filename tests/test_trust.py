@@ -166,6 +166,7 @@ def found_paths(result: subprocess.CompletedProcess[str]) -> list[str]:
 # -- S1, S3: nothing is sent ---------------------------------------------------------------------
 
 
+@pytest.mark.e2e  # the CLI or a server
 def test_hostile_vault_sends_nothing_from_the_cli(tmp_path: Path, listener: Listener) -> None:
     vault = tmp_path / "evil"
     write(vault, "note.md", DIARY)
@@ -185,6 +186,7 @@ def test_hostile_vault_sends_nothing_from_the_cli(tmp_path: Path, listener: List
     assert "vectors: 1 chunks by " in indexed.stdout
 
 
+@pytest.mark.e2e  # the CLI or a server
 async def test_hostile_vault_sends_nothing_from_the_server(
     tmp_path: Path, listener: Listener
 ) -> None:
@@ -227,6 +229,7 @@ def vault_with_settings(tmp_path: Path, settings: str = 'embedder = "none"\n') -
     return write_notes(tmp_path / "vault", files)
 
 
+@pytest.mark.e2e  # the CLI or a server
 @pytest.mark.parametrize(
     "how",
     ["vault file, relative", "flag, relative", "flag, absolute", "user file, absolute"],
@@ -274,6 +277,7 @@ def _cache_name(vault: Path) -> str:
     return f"{resolved.name}-{hashlib.sha1(str(resolved).encode()).hexdigest()[:12]}"
 
 
+@pytest.mark.e2e  # the CLI or a server
 @pytest.mark.parametrize("how", ["vault file", "flag"])
 def test_a_manifest_shipped_in_the_vault_never_runs(tmp_path: Path, how: str) -> None:
     settings = 'embedder = "none"\n' + ('cache_dir = "shipped"\n' if how == "vault file" else "")
@@ -288,6 +292,7 @@ def test_a_manifest_shipped_in_the_vault_never_runs(tmp_path: Path, how: str) ->
     assert tree(vault) == before
 
 
+@pytest.mark.e2e  # the CLI or a server
 @pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "signed with the user's key"])
 def test_a_tampered_manifest_in_the_real_cache_never_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signed: bool
@@ -352,6 +357,7 @@ def test_the_signing_key_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 # -- S5: a model folder is the user's choice -----------------------------------------------------
 
 
+@pytest.mark.e2e  # the CLI or a server
 def test_an_onnx_model_folder_named_by_the_vault_is_not_used(tmp_path: Path) -> None:
     outside = tmp_path / "outside-model"
     write(outside, "model.onnx", "not a model: opening it would fail loudly")
@@ -370,6 +376,7 @@ def test_an_onnx_model_folder_named_by_the_vault_is_not_used(tmp_path: Path) -> 
 # -- the user's config file ----------------------------------------------------------------------
 
 
+@pytest.mark.e2e  # the CLI or a server
 def test_the_user_config_file_may_set_user_only_settings(
     tmp_path: Path, listener: Listener
 ) -> None:
