@@ -6,16 +6,12 @@ from pathlib import Path
 
 from memlsp.engine import Engine
 from memlsp.navigation.hover import MAX_LINES, hover, tag_hover
-from memlsp.navigation.places import Place
 from tests.helpers.engine import cursor, indexed_engine, view_of
-
-
-def uri(place: Place) -> str:
-    return f"mem:{place.path}:{place.span.line}"
+from tests.helpers.vault import place_uri
 
 
 def hover_at(engine: Engine, path: str, needle: str, into: int = 2) -> str:
-    text = hover(view_of(engine), path, *cursor(engine, path, needle, into), uri)
+    text = hover(view_of(engine), path, *cursor(engine, path, needle, into), place_uri)
     assert text is not None, (path, needle)
     return text
 
@@ -205,7 +201,7 @@ def test_hover_on_a_tag_counts_its_notes_nested_tags_included(fixture_engine: En
     assert text.startswith("**#daily** is on 3 notes (nested tags `#daily/…` included)\n\n")
     assert "- [2024-03-01](mem:daily/2024-03-01.md:2)\n" in text  # where the tag is written
     assert "- [周五](mem:daily/2024-03-15.md:2) — 今天整理了" in text  # in the frontmatter
-    search = tag_hover(view_of(fixture_engine), "search", uri)
+    search = tag_hover(view_of(fixture_engine), "search", place_uri)
     assert search.startswith("**#search** is on 5 notes")
     for path in ("search/bm25.md", "search/hybrid-search.md", "inbox/broken-config.md"):
         assert f"(mem:{path}:" in search
@@ -221,12 +217,12 @@ def test_tag_matching_is_case_insensitive_and_stops_at_a_slash(tmp_path: Path) -
             "d.md": "[[a]] [[b]]\n",
         },
     )
-    text = tag_hover(view_of(engine), "project", uri)
+    text = tag_hover(view_of(engine), "project", place_uri)
     assert text.startswith("**#project** is on 2 notes")
     assert "(mem:a.md:0)" in text and "(mem:b.md:1)" in text and "c.md" not in text
-    assert tag_hover(view_of(engine), "nothing", uri).startswith("**#nothing** is on 0 notes")
+    assert tag_hover(view_of(engine), "nothing", place_uri).startswith("**#nothing** is on 0 notes")
 
 
 def test_no_hover_off_links_and_tags(fixture_engine: Engine) -> None:
-    assert hover(view_of(fixture_engine), "index.md", 8, 3, uri) is None
-    assert hover(view_of(fixture_engine), "missing.md", 0, 0, uri) is None
+    assert hover(view_of(fixture_engine), "index.md", 8, 3, place_uri) is None
+    assert hover(view_of(fixture_engine), "missing.md", 0, 0, place_uri) is None

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from memlsp.model import Link, Note, ResolvedLink
+from memlsp.navigation.places import Place
 from memlsp.parse.markdown import parse_markdown
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.rules import DEFAULT_RULES, VaultRules
@@ -86,3 +87,8 @@ def outlink(graph: LinkGraph, source: str, target: str) -> ResolvedLink:
     found = [item for item in graph.outlinks(source) if item.link.target == target]
     assert found, f"{source} has no link to {target!r}: {graph.outlinks(source)}"
     return found[0]
+
+
+def place_uri(place: Place) -> str:
+    """A made-up URI for a place, as navigation asks of its caller: path and line show in it."""
+    return f"mem:{place.path}:{place.span.line}"
