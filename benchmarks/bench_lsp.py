@@ -16,18 +16,15 @@ exits 0 once the figures are printed.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import re
 import string
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -46,6 +43,8 @@ from bench_speed import (
 )
 from common import child_env, work_dir
 from synthetic_vault import HUB_TITLE
+
+from tests.helpers.lsp_client import NoAnswer, StdioClient
 
 WARM_QUERY = "retrieval ranking"
 REQUEST_TIMEOUT = 30.0
@@ -72,139 +71,33 @@ CAPABILITIES: dict[str, Any] = {
 }
 
 
-# -- a small JSON-RPC client over the server's stdin / stdout --------------------------------------
+# -- the server and the client end of its pipes --------------------------------------------------
 
 
-@dataclass
-class _Pending:
-    done: threading.Event = field(default_factory=threading.Event)
-    message: dict[str, Any] | None = None
-    received: float = 0.0  # perf_counter when the whole answer had been read
+def start_server(stderr: IO[bytes]) -> StdioClient:
+    """`python -m memlsp --stdio` with the repository importable, its stderr into `stderr`."""
+    return StdioClient(
+        memlsp("--stdio"), stderr=stderr, env=child_env(), request_timeout=REQUEST_TIMEOUT
+    )
 
 
-class Server:
-    """`python -m memlsp --stdio` and the client end of its pipes. Answers the server's own
-    requests (progress tokens, registrations) with null; keeps notifications with their time."""
+def vm(server: StdioClient, field_name: str) -> float:
+    """A /proc/PID/status memory field (VmHWM, VmRSS) of the server, in MiB."""
+    for line in Path(f"/proc/{server.pid}/status").read_text().splitlines():
+        if line.startswith(field_name + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
-    def __init__(self, stderr: IO[bytes]) -> None:
-        self.started = time.perf_counter()
-        self.process = subprocess.Popen(
-            memlsp("--stdio"),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            env=child_env(),
-        )
-        self.pid = self.process.pid
-        self.notifications: list[tuple[float, dict[str, Any]]] = []
-        self._pending: dict[int, _Pending] = {}
-        self._next_id = 0
-        self._lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read_all, daemon=True)
-        self._reader.start()
 
-    # writing
-    def _send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False).encode()
-        assert self.process.stdin is not None
-        with self._lock:
-            self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-            self.process.stdin.flush()
-
-    def notify(self, method: str, params: Any) -> None:
-        self._send({"method": method, "params": params})
-
-    def request(self, method: str, params: Any) -> tuple[Any, float]:
-        """The result of a request and the seconds from sending it to having read the answer."""
-        with self._lock:
-            self._next_id += 1
-            number = self._next_id
-            pending = self._pending[number] = _Pending()
-        sent = time.perf_counter()
-        self._send({"id": number, "method": method, "params": params})
-        if not pending.done.wait(REQUEST_TIMEOUT) or pending.message is None:
-            raise RuntimeError(f"{method}: no answer in {REQUEST_TIMEOUT:.0f} s (server gone?)")
-        if "error" in pending.message:
-            raise RuntimeError(f"{method}: {pending.message['error']}")
-        return pending.message.get("result"), pending.received - sent
-
-    # reading
-    def _read_all(self) -> None:
-        stream = self.process.stdout
-        assert stream is not None
-        while (message := _read_message(stream)) is not None:
-            received = time.perf_counter()
-            if "method" in message and "id" in message:  # the server asks us something
-                self._send({"id": message["id"], "result": None})
-            elif "id" in message:
-                pending = self._pending.pop(message["id"], None)
-                if pending is not None:
-                    pending.message, pending.received = message, received
-                    pending.done.set()
-            else:
-                self.notifications.append((received, message))
-        for pending in list(self._pending.values()):
-            pending.done.set()  # the server is gone: wake every waiter
-
-    def notification(self, method: str, timeout: float) -> float:
-        """perf_counter time of the first `method` notification (waiting for it)."""
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            for at, message in list(self.notifications):
-                if message.get("method") == method:
-                    return at
-            time.sleep(0.005)
-        raise RuntimeError(f"no {method} notification in {timeout:.0f} s")
-
-    def notification_after(
-        self, method: str, since: float, wanted: Callable[[Any], bool], timeout: float
-    ) -> float | None:
-        """perf_counter time of the first `method` notification after `since` whose params are
-        `wanted`; None if none came in `timeout` seconds."""
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            for at, message in list(self.notifications):
-                if at > since and message.get("method") == method and wanted(message["params"]):
-                    return at
-            time.sleep(0.002)
+def notification_after(
+    server: StdioClient, method: str, since: float, wanted: Callable[[Any], bool], timeout: float
+) -> float | None:
+    """perf_counter time of the first `method` notification after `since` whose params are
+    `wanted`; None if none came in `timeout` seconds."""
+    try:
+        return server.wait_notification(method, wanted, after=since, timeout=timeout).at
+    except NoAnswer:
         return None
-
-    def vm(self, field_name: str) -> float:
-        """A /proc/PID/status memory field (VmHWM, VmRSS) in MiB."""
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith(field_name + ":"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
-
-    def shutdown(self) -> float:
-        """Seconds from `shutdown` until the process has exited after `exit`."""
-        started = time.perf_counter()
-        try:
-            self.request("shutdown", None)
-            self.notify("exit", None)
-            self.process.wait(timeout=10)
-        except (RuntimeError, OSError, subprocess.TimeoutExpired):
-            self.process.kill()
-            self.process.wait()
-            return float("nan")
-        return time.perf_counter() - started
-
-
-def _read_message(stream: IO[bytes]) -> dict[str, Any] | None:
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode("ascii").partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value)
-    if length is None:
-        return None
-    body = stream.read(length)
-    return json.loads(body) if len(body) == length else None
 
 
 # -- the vault as a client sees it -----------------------------------------------------------------
@@ -285,10 +178,10 @@ def initialize_when_started(vault: Path, cache: Path) -> Row:
     """`initialize` sent to a server that has had time to import everything: the handler's own
     time, without the interpreter start an editor also waits for."""
     with tempfile.TemporaryFile() as stderr:
-        server = Server(stderr)
+        server = start_server(stderr)
         try:
             time.sleep(STARTED_AFTER)
-            _, answered = server.request("initialize", initialize_params(vault, cache))
+            _, answered = server.timed_request("initialize", initialize_params(vault, cache))
             server.shutdown()
         finally:
             if server.process.poll() is None:
@@ -297,21 +190,21 @@ def initialize_when_started(vault: Path, cache: Path) -> Row:
     return bar_row(f"initialize: answer, sent {STARTED_AFTER:g} s after start", answered, 0.2)
 
 
-def start_session(server: Server, vault: Path, cache: Path) -> list[Row]:
+def start_session(server: StdioClient, vault: Path, cache: Path) -> list[Row]:
     """initialize at once, then poll workspace/symbol until it has results."""
-    _, answered = server.request("initialize", initialize_params(vault, cache))
+    _, answered = server.timed_request("initialize", initialize_params(vault, cache))
     server.notify("initialized", {})
     polls = 0
     while True:
         polls += 1
-        result, _ = server.request("workspace/symbol", {"query": WARM_QUERY})
+        result, _ = server.timed_request("workspace/symbol", {"query": WARM_QUERY})
         if result:
             break
         if time.perf_counter() - server.started > 60:
             raise RuntimeError("workspace/symbol still empty 60 s after start")
         time.sleep(0.01)
     first = time.perf_counter() - server.started
-    indexed = server.notification("memlsp/indexed", 120) - server.started
+    indexed = server.wait_notification("memlsp/indexed", timeout=120).at - server.started
     return [
         bar_row("initialize: answer, sent at process start", answered, 0.2),
         bar_row("warm start: first workspace/symbol with results", first, 1.5),
@@ -328,17 +221,20 @@ def latency_rows(
 
 
 def timed_requests(
-    server: Server, method: str, spots: Sequence[Spot], params: Callable[[Spot], dict[str, Any]]
+    server: StdioClient,
+    method: str,
+    spots: Sequence[Spot],
+    params: Callable[[Spot], dict[str, Any]],
 ) -> tuple[list[float], list[Any]]:
     timings, results = [], []
     for spot in spots:
-        result, seconds = server.request(method, params(spot))
+        result, seconds = server.timed_request(method, params(spot))
         timings.append(seconds)
         results.append(result)
     return timings, results
 
 
-def navigation(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+def navigation(server: StdioClient, vault: Path, count: int, rng: random.Random) -> list[Row]:
     spots = all_spots(vault)
     hub_links = [s for s in spots if s.target == HUB_TITLE]
     chosen = rng.sample(spots, min(count, len(spots)))
@@ -369,7 +265,7 @@ def navigation(server: Server, vault: Path, count: int, rng: random.Random) -> l
     return rows
 
 
-def completion_rows(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+def completion_rows(server: StdioClient, vault: Path, count: int, rng: random.Random) -> list[Row]:
     """textDocument/completion in an open note that is not saved: after `[[` and the first one to
     four letters of a random note's name, and after `#` and two letters of a word."""
     names = sorted(path.stem for path in vault.rglob("*.md"))
@@ -391,7 +287,7 @@ def completion_rows(server: Server, vault: Path, count: int, rng: random.Random)
                 "textDocument": {"uri": scratch},
                 "position": {"line": number, "character": utf16(wanted[number])},
             }
-            result, seconds = server.request("textDocument/completion", params)
+            result, seconds = server.timed_request("textDocument/completion", params)
             timings.append(seconds)
             empty += not (result or {}).get("items")
         rows += latency_rows(label, timings, bar=0.03)
@@ -400,25 +296,27 @@ def completion_rows(server: Server, vault: Path, count: int, rng: random.Random)
     return rows
 
 
-def editing_rows(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+def editing_rows(server: StdioClient, vault: Path, count: int, rng: random.Random) -> list[Row]:
     """Renaming the hub (5,000 inlinks) from a link to it, and moving it as a file explorer does:
     the time to produce the edit, which is not applied. Then diagnostics of an open note after an
     edit adds a link to a note that does not exist."""
     spot = rng.choice([s for s in all_spots(vault) if s.target == HUB_TITLE])
     at = position_params(vault, spot)
     rows: list[Row] = []
-    _, seconds = server.request("textDocument/prepareRename", at)
+    _, seconds = server.timed_request("textDocument/prepareRename", at)
     rows.append(Row("prepareRename on a link to the hub", ms(seconds)))
     timings, documents = [], 0
     for _ in range(3):
-        edit, seconds = server.request("textDocument/rename", {**at, "newName": "Hub renamed"})
+        edit, seconds = server.timed_request(
+            "textDocument/rename", {**at, "newName": "Hub renamed"}
+        )
         timings.append(seconds)
         documents = len(edit["documentChanges"]) - 1  # the RenameFile
     rows.append(
         bar_row(f"rename the hub: slowest of 3 ({documents} notes edited)", max(timings), 2)
     )
     moved = {"oldUri": uri(vault, f"{HUB_TITLE}.md"), "newUri": uri(vault, f"moved/{HUB_TITLE}.md")}
-    edit, seconds = server.request("workspace/willRenameFiles", {"files": [moved]})
+    edit, seconds = server.timed_request("workspace/willRenameFiles", {"files": [moved]})
     changed = len((edit or {}).get("documentChanges") or [])
     rows.append(
         bar_row(f"willRenameFiles: the hub moved to a folder ({changed} notes)", seconds, 2)
@@ -427,7 +325,7 @@ def editing_rows(server: Server, vault: Path, count: int, rng: random.Random) ->
     return rows
 
 
-def open_some_note(server: Server, vault: Path, rng: random.Random) -> tuple[str, str, int]:
+def open_some_note(server: StdioClient, vault: Path, rng: random.Random) -> tuple[str, str, int]:
     """didOpen a random note: its path, URI and line count (the text ends with a newline, so a
     line inserted at that line goes at the end)."""
     rel = rng.choice(sorted(p.relative_to(vault).as_posix() for p in vault.glob("*/*.md")))
@@ -438,7 +336,7 @@ def open_some_note(server: Server, vault: Path, rng: random.Random) -> tuple[str
     return rel, note_uri, text.count("\n")
 
 
-def insert_line(server: Server, note_uri: str, version: int, line: int, text: str) -> float:
+def insert_line(server: StdioClient, note_uri: str, version: int, line: int, text: str) -> float:
     """didChange inserting `text` as line `line`; perf_counter time when it was sent."""
     where = {"line": line, "character": 0}
     change = {"range": {"start": where, "end": where}, "text": text + "\n"}
@@ -450,7 +348,7 @@ def insert_line(server: Server, note_uri: str, version: int, line: int, text: st
     return sent
 
 
-def diagnostics_rows(server: Server, vault: Path, count: int, rng: random.Random) -> list[Row]:
+def diagnostics_rows(server: StdioClient, vault: Path, count: int, rng: random.Random) -> list[Row]:
     _, note_uri, lines = open_some_note(server, vault, rng)
     timings, missed = [], 0
     for version in range(2, count + 2):
@@ -463,8 +361,8 @@ def diagnostics_rows(server: Server, vault: Path, count: int, rng: random.Random
                 name in d["message"] for d in params["diagnostics"]
             )
 
-        arrived = server.notification_after(
-            "textDocument/publishDiagnostics", sent, names_it, POLL_TIMEOUT
+        arrived = notification_after(
+            server, "textDocument/publishDiagnostics", sent, names_it, POLL_TIMEOUT
         )
         missed += arrived is None
         timings.append(POLL_TIMEOUT if arrived is None else arrived - sent)
@@ -477,18 +375,20 @@ def unique_word(rng: random.Random) -> str:
     return "zq" + "".join(rng.choices(string.ascii_lowercase, k=10))
 
 
-def poll_symbol(server: Server, vault: Path, word: str, rel: str, since: float) -> float | None:
+def poll_symbol(
+    server: StdioClient, vault: Path, word: str, rel: str, since: float
+) -> float | None:
     """Seconds from `since` until workspace/symbol finds `word` in note `rel`; None on timeout."""
     wanted = uri(vault, rel)
     while time.perf_counter() - since < POLL_TIMEOUT:
-        result, _ = server.request("workspace/symbol", {"query": word})
+        result, _ = server.timed_request("workspace/symbol", {"query": word})
         if any(symbol["location"]["uri"] == wanted for symbol in result or []):
             return time.perf_counter() - since
         time.sleep(0.002)
     return None
 
 
-def live_edits(server: Server, vault: Path, edits: int, rng: random.Random) -> list[Row]:
+def live_edits(server: StdioClient, vault: Path, edits: int, rng: random.Random) -> list[Row]:
     """didOpen one note, then didChange adding a new word at its end, again and again."""
     rel, note_uri, lines = open_some_note(server, vault, rng)
     timings, missed = [], 0
@@ -504,7 +404,7 @@ def live_edits(server: Server, vault: Path, edits: int, rng: random.Random) -> l
     return [*rows, *([Row("  edits never found", str(missed), "0", False)] if missed else [])]
 
 
-def external_writes(server: Server, vault: Path, writes: int, rng: random.Random) -> list[Row]:
+def external_writes(server: StdioClient, vault: Path, writes: int, rng: random.Random) -> list[Row]:
     notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     timings, missed = [], 0
     for rel in rng.sample(notes, writes):
@@ -523,12 +423,12 @@ def external_writes(server: Server, vault: Path, writes: int, rng: random.Random
     return [*rows, *([Row("  writes never found", str(missed), "0", False)] if missed else [])]
 
 
-def memory_rows(server: Server, sampler: TreeSampler) -> list[Row]:
-    peak = server.vm("VmHWM")
+def memory_rows(server: StdioClient, sampler: TreeSampler) -> list[Row]:
+    peak = vm(server, "VmHWM")
     return [
         Row("server peak RSS (VmHWM)", f"{peak:.0f} MiB", "≤ 400 MB", judge(peak, 400)),
         Row("  RSS at the end / peak summed PSS of its process tree",
-            f"{server.vm('VmRSS'):.0f} / {sampler.peak_kib / 1024:.0f} MiB"),
+            f"{vm(server, 'VmRSS'):.0f} / {sampler.peak_kib / 1024:.0f} MiB"),
     ]  # fmt: skip
 
 
@@ -537,7 +437,7 @@ def session(vault: Path, cache: Path, args: argparse.Namespace, log: Path | None
     rng = random.Random(args.seed)
     handler_only = initialize_when_started(vault, cache)
     with open(log, "w+b") if log else tempfile.TemporaryFile() as stderr:
-        server = Server(stderr)
+        server = start_server(stderr)
         try:
             with TreeSampler(server.pid) as sampler:
                 first, *rest = start_session(server, vault, cache)
@@ -566,20 +466,22 @@ def session(vault: Path, cache: Path, args: argparse.Namespace, log: Path | None
 # -- with the default embedder: while the server's own backfill runs, and after ---------------
 
 
-def symbol_rows(server: Server, label: str, count: int, rng: random.Random) -> list[Row]:
+def symbol_rows(server: StdioClient, label: str, count: int, rng: random.Random) -> list[Row]:
     """workspace/symbol latency on the synthetic vault's own words (hybrid when semantic)."""
     queries = make_queries(count, rng.randrange(1 << 30))
-    timings = [server.request("workspace/symbol", {"query": q})[1] for q in queries]
+    timings = [server.timed_request("workspace/symbol", {"query": q})[1] for q in queries]
     return latency_rows(label, timings, bar=0.2, detail="queries")
 
 
-def vector_status(server: Server) -> dict[str, Any]:
-    status, _ = server.request("memlsp/status", {})
+def vector_status(server: StdioClient) -> dict[str, Any]:
+    status, _ = server.timed_request("memlsp/status", {})
     vectors: dict[str, Any] = status["vaults"][0]["vectors"] or {}
     return vectors
 
 
-def wait_vectors(server: Server, done: Callable[[dict[str, Any]], bool], timeout: float) -> bool:
+def wait_vectors(
+    server: StdioClient, done: Callable[[dict[str, Any]], bool], timeout: float
+) -> bool:
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
         if done(vector_status(server)):
@@ -596,10 +498,10 @@ def semantic_session(vault: Path, cache: Path, args: argparse.Namespace) -> list
     params = initialize_params(vault, cache)
     params["initializationOptions"] = {"cache_dir": str(cache)}  # the default embedder
     with tempfile.TemporaryFile() as stderr:
-        server = Server(stderr)
+        server = start_server(stderr)
         try:
             with TreeSampler(server.pid) as sampler:
-                server.request("initialize", params)
+                server.timed_request("initialize", params)
                 server.notify("initialized", {})
                 if not wait_vectors(server, lambda v: v.get("pending", 0) > 0, 300):
                     return [Row("semantic session", "the backfill never started")]
@@ -614,8 +516,8 @@ def semantic_session(vault: Path, cache: Path, args: argparse.Namespace) -> list
                 rate = (now["embedded"] - first["embedded"]) / (time.perf_counter() - begun)
                 rows.append(Row("while embedding: chunks embedded per second", f"{rate:.1f}"))
                 rows.append(Row("while embedding: server peak RSS so far",
-                                f"{server.vm('VmHWM'):.0f} MiB", "≤ 600 MB",
-                                judge(server.vm("VmHWM"), 600)))  # fmt: skip
+                                f"{vm(server, 'VmHWM'):.0f} MiB", "≤ 600 MB",
+                                judge(vm(server, "VmHWM"), 600)))  # fmt: skip
                 started, embedded = time.perf_counter(), now["embedded"]
                 done = wait_vectors(server, lambda v: v.get("pending", 1) == 0, args.embed_timeout)
                 final = vector_status(server)
@@ -632,14 +534,14 @@ def semantic_session(vault: Path, cache: Path, args: argparse.Namespace) -> list
                         replace(row, name="embedded: " + row.name.strip())
                         for row in live_edits(server, vault, args.edits, rng)
                     ]
-                    rss = server.vm("VmRSS")
+                    rss = vm(server, "VmRSS")
                     rows.append(Row("embedded: server RSS", f"{rss:.0f} MiB", "≤ 450 MB",
                                     judge(rss, 450)))  # fmt: skip
                 else:
                     rows.append(Row("embedded", f"not within {args.embed_timeout:.0f} s"))
                 rows.append(Row("server peak RSS (VmHWM), whole session",
-                                f"{server.vm('VmHWM'):.0f} MiB", "≤ 600 MB",
-                                judge(server.vm("VmHWM"), 600)))  # fmt: skip
+                                f"{vm(server, 'VmHWM'):.0f} MiB", "≤ 600 MB",
+                                judge(vm(server, "VmHWM"), 600)))  # fmt: skip
                 rows.append(Row("  peak summed PSS of its process tree",
                                 f"{sampler.peak_kib / 1024:.0f} MiB"))  # fmt: skip
             server.shutdown()

@@ -16,6 +16,10 @@ from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
+# Run as scripts, the benchmarks see only their own folder: the repository comes last on the path
+# for what they share with the tests (tests.helpers), after any memlsp already installed.
+if str(REPO_ROOT) not in sys.path:
+    sys.path.append(str(REPO_ROOT))
 
 
 def child_env() -> dict[str, str]:

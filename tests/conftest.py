@@ -1,15 +1,76 @@
-"""Fixtures shared by the tests of the pure layers (parse, vault)."""
+"""Fixtures shared by every test, and the `e2e` mark.
+
+A test is `e2e` when it starts a process: the language server over stdio, the CLI, `memlsp serve`,
+an editor, a Chroma server. Every test of tests/lsp is, but for the modules in `LSP_IN_PROCESS`;
+elsewhere a module or a test says so with `pytest.mark.e2e`. Any other test that tries to start
+one fails, saying so: `python -m pytest -m "not e2e"` starts no process.
+"""
 
 from __future__ import annotations
 
+import _posixsubprocess
 import os
-from collections.abc import Iterator
+import shutil
+import subprocess
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from memlsp.engine import Engine
 from memlsp.model import Note
-from tests.helpers_vault import FIXTURE_VAULT, read_vault
+from tests.helpers.engine import open_indexed
+from tests.helpers.vault import FIXTURE_VAULT, read_vault
+
+LSP_TESTS = Path(__file__).resolve().parent / "lsp"
+LSP_IN_PROCESS = {"test_convert.py", "test_logging.py"}  # tests/lsp modules that start nothing
+# Fixtures that may start a process: loading MiniLM converts it to int8 in a child process the
+# first time (tests/test_embedders.py).
+E2E_FIXTURES = {"minilm", "bilingual", "onnx_folder_embedder"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.path
+        in_lsp = path.parent == LSP_TESTS and path.name not in LSP_IN_PROCESS
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if in_lsp or fixtures & E2E_FIXTURES:
+            item.add_marker(pytest.mark.e2e)
+
+
+class ProcessStarted(AssertionError):
+    pass
+
+
+def _refused(test: str, how: str) -> Callable[..., Any]:
+    def refuse(*args: Any, **_: Any) -> Any:
+        program = how
+        if how == "Popen" and len(args) > 1:
+            program = str(args[1])  # the command it was about to run
+        elif how == "fork_exec" and args and args[0]:
+            program = os.fsdecode(args[0][0])  # the program about to run
+        raise ProcessStarted(
+            f"{test} starts a process ({program}) but is not marked e2e (see tests/conftest.py)"
+        )
+
+    return refuse
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None]:
+    """Outside `e2e` tests (their fixtures' setup and teardown too), starting a program (the
+    subprocess module, asyncio's subprocesses, multiprocessing's spawn and forkserver,
+    posix_spawn) or forking fails."""
+    if item.get_closest_marker("e2e") is not None:
+        return (yield)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(subprocess.Popen, "__init__", _refused(item.nodeid, "Popen"))
+        patch.setattr(_posixsubprocess, "fork_exec", _refused(item.nodeid, "fork_exec"))
+        patch.setattr(os, "fork", _refused(item.nodeid, "fork"))
+        patch.setattr(os, "posix_spawn", _refused(item.nodeid, "posix_spawn"))
+        patch.setattr(os, "posix_spawnp", _refused(item.nodeid, "posix_spawnp"))
+        return (yield)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -27,6 +88,17 @@ def user_config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
             del os.environ[name]
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def fixture_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """The fixture vault indexed, copied so nothing can touch the original; the tests only read
+    it."""
+    tmp = tmp_path_factory.mktemp("navigation")
+    shutil.copytree(FIXTURE_VAULT, tmp / "vault")
+    engine = open_indexed(tmp / "vault", tmp / "cache")
+    yield engine
+    engine.close()
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ import pytest
 from memlsp.engine import Engine
 from memlsp.navigation.actions import SAME_FOLDER, Action, actions_at
 from memlsp.vault.linktext import leads_only_to
-from tests.engine_helpers import small_vault_engine
+from tests.helpers.engine import indexed_engine
 
 NOTE = "# Source\n[[Later]] [[ideas|my ideas]] [[Target#Methd]] [x](sub/New%20one.md) [[a:b]]\n"
 
@@ -22,7 +22,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         "travel/ideas.md": "# Travel ideas\n",
         "cooking/ideas.md": "# Cooking ideas\n",
     }
-    opened = small_vault_engine(tmp_path_factory.mktemp("actions"), files)
+    opened = indexed_engine(tmp_path_factory.mktemp("actions"), files)
     yield opened
     opened.close()
 

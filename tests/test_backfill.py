@@ -10,8 +10,9 @@ from typing import Any
 from memlsp.backfill import Backfill
 from memlsp.config import Settings
 from memlsp.engine import Engine
-from tests.engine_helpers import embedded_vault, write
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.engine import embedded_vault
+from tests.helpers.fake_embedder import FakeEmbedder
+from tests.helpers.vault import write
 
 NOTES = {
     "a.md": "# A\n\nThe harbour lantern is lit at dusk.\n",

@@ -10,7 +10,8 @@ import pytest
 
 from memlsp.engine import Engine
 from memlsp.model import IndexSummary, LinkStatus
-from tests.engine_helpers import open_engine, paths_found, snapshot, write
+from tests.helpers.engine import open_engine, paths_found
+from tests.helpers.vault import snapshot, write
 
 
 @pytest.fixture(scope="module")

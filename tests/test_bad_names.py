@@ -20,7 +20,8 @@ import pytest
 from memlsp.config import Settings
 from memlsp.model import printable
 from memlsp.sync.scan import FileStat, read_text, scan_vault, stat_path
-from tests.engine_helpers import open_engine, paths_found, write
+from tests.helpers.engine import open_engine, paths_found
+from tests.helpers.vault import write
 
 NOT_UTF8 = os.fsdecode(b"caf\xe9.md")  # 'caf\udce9.md'
 NOT_UTF8_FOLDER = os.fsdecode(b"d\xffr")
@@ -68,6 +69,7 @@ def _summary_lines(out: bytes) -> list[str]:
     return out.decode("utf-8").splitlines()
 
 
+@pytest.mark.e2e  # the CLI
 def test_index_reports_each_bad_file_on_one_line(vault_and_cache: tuple[Path, Path]) -> None:
     vault, cache = vault_and_cache
     result = _memlsp("index", vault, "--cache-dir", cache)
@@ -98,6 +100,7 @@ def _found(vault: Path, cache: Path, word: str) -> list[str]:
     return [hit["path"] for hit in json.loads(result.stdout)["results"]]
 
 
+@pytest.mark.e2e  # the CLI
 def test_the_rest_is_found_by_the_cli(vault_and_cache: tuple[Path, Path]) -> None:
     vault, cache = vault_and_cache
     assert _found(vault, cache, "finetoken") == ["ok.md"]
@@ -113,6 +116,7 @@ def test_the_rest_is_found_by_the_cli(vault_and_cache: tuple[Path, Path]) -> Non
     assert link["targets"] == ["sixteen-le.md"]
 
 
+@pytest.mark.e2e  # the CLI
 def test_json_summary_keeps_raw_names_escaped(vault_and_cache: tuple[Path, Path]) -> None:
     vault, cache = vault_and_cache
     result = _memlsp("index", vault, "--cache-dir", cache, "--json")

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memlsp.config import Settings
 from memlsp.embed.bilingual import BilingualEmbedder
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest
-from tests.engine_helpers import embed_all, write
+from tests.helpers.engine import embed_all
+from tests.helpers.vault import write
+
+pytestmark = pytest.mark.e2e  # MiniLM's int8 conversion runs in a child process
 
 
 def test_each_language_is_read_by_its_model_and_both_ways_across(tmp_path: Path) -> None:

@@ -17,16 +17,19 @@ import pytest
 
 from memlsp.config import Settings
 from memlsp.engine import Engine
-from memlsp.model import SearchRequest, SearchResponse
-from tests.engine_helpers import embed_all, write
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.engine import ask, embed_all
+from tests.helpers.fake_embedder import FakeEmbedder
+from tests.helpers.vault import write
 
 CHROMA = Path(sys.executable).parent / "chroma"
 RETRY = 0.2  # vector_retry_seconds of the engine under test
 
-pytestmark = pytest.mark.skipif(
-    not CHROMA.is_file(), reason=f"the chroma CLI is not installed next to Python ({CHROMA})"
-)
+pytestmark = [
+    pytest.mark.e2e,  # a Chroma server
+    pytest.mark.skipif(
+        not CHROMA.is_file(), reason=f"the chroma CLI is not installed next to Python ({CHROMA})"
+    ),
+]
 
 
 def free_port() -> int:
@@ -111,10 +114,6 @@ def server(tmp_path: Path) -> Iterator[ChromaServer]:
         running.stop()
 
 
-def ask(engine: Engine, query: str) -> SearchResponse:
-    return engine.read().search(SearchRequest(query=query, expand=False, limit=20))
-
-
 def test_remote_store_degrades_when_the_server_stops_and_recovers(
     server: ChromaServer, tmp_path: Path
 ) -> None:
@@ -133,14 +132,14 @@ def test_remote_store_degrades_when_the_server_stops_and_recovers(
         assert engine._vectors.store is not None and engine._vectors.store.remote
         assert engine._vectors.store.count() == 3
         assert not (settings.cache_dir / "vectors").exists()  # type: ignore[operator]
-        response = ask(engine, "tomatoes garden")
+        response = ask(engine, "tomatoes garden", limit=20)
         assert response.counts.hybrid is True and response.warnings == ()
         first = response.hits[0]
         assert first.chunk.path == "garden.md"
         assert first.keyword_rank == 1 and first.vector_rank == 1
 
         server.stop()
-        response = ask(engine, "tomatoes garden")  # no exception
+        response = ask(engine, "tomatoes garden", limit=20)  # no exception
         assert [hit.chunk.path for hit in response.hits][:1] == ["garden.md"]
         assert response.counts.hybrid is False and response.counts.vector == 0
         assert any("unavailable" in warning for warning in response.warnings)
@@ -153,7 +152,7 @@ def test_remote_store_degrades_when_the_server_stops_and_recovers(
         assert engine.embed_step(16) == 0  # reconnected; the server kept every vector
         status = engine.read().vectors.status
         assert status.state == "ready" and status.stored == 3 and status.pending == 0
-        response = ask(engine, "tomatoes garden")
+        response = ask(engine, "tomatoes garden", limit=20)
         assert response.counts.hybrid is True and response.warnings == ()
         assert response.hits[0].chunk.path == "garden.md"
         assert response.hits[0].vector_rank == 1

@@ -13,8 +13,10 @@ from memlsp.backfill import Backfill
 from memlsp.cli import main
 from memlsp.config import Settings
 from memlsp.engine import Engine
-from tests.engine_helpers import write
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.fake_embedder import FakeEmbedder
+from tests.helpers.vault import write
+
+pytestmark = pytest.mark.e2e  # every test here starts a process
 
 
 @pytest.fixture

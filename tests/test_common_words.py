@@ -10,7 +10,8 @@ import pytest
 from memlsp.engine import Engine
 from memlsp.index.keyword import KeywordIndex
 from memlsp.model import SearchRequest
-from tests.engine_helpers import open_engine, write
+from tests.helpers.engine import open_engine
+from tests.helpers.vault import write
 
 HOW_TO = (
     "# How to\n\n"

@@ -18,7 +18,8 @@ from memlsp.engine import Engine
 from memlsp.navigation.completion import MAX_ITEMS, Completions, Kind, complete
 from memlsp.navigation.fuzzy import Names, fold
 from memlsp.vault.linktext import leads_only_to, markdown_destination, wikilink_target
-from tests.engine_helpers import small_vault_engine, write
+from tests.helpers.engine import indexed_engine
+from tests.helpers.vault import write
 
 VAULT = {
     "Vector Search.md": "# Vector Search\n\n## Intro\n\n### Why\n\n## Method\n\nA step. ^step-one\n",
@@ -35,7 +36,7 @@ VAULT = {
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    opened = small_vault_engine(tmp_path_factory.mktemp("completion"), VAULT)
+    opened = indexed_engine(tmp_path_factory.mktemp("completion"), VAULT)
     yield opened
     opened.close()
 
@@ -234,7 +235,7 @@ def test_a_short_query_ranks_every_name_it_starts() -> None:
 def test_among_equal_matches_with_equal_inlinks_the_latest_changed_note_comes_first() -> None:
     from dataclasses import replace
 
-    from tests.memory_vault import memory_view
+    from tests.helpers.memory_vault import memory_view
 
     files = {"plan old.md": "# a\n", "plan new.md": "# b\n", "plan mid.md": "# c\n"}
     changed = {"plan old.md": 1, "plan mid.md": 2, "plan new.md": 3}
@@ -246,7 +247,7 @@ def test_among_equal_matches_with_equal_inlinks_the_latest_changed_note_comes_fi
 def test_destinations_that_tie_on_match_and_inlinks_come_by_path() -> None:
     """Paths in one folder match what was typed equally well: more inlinks first, then by path,
     whatever order the vault lists them in."""
-    from tests.memory_vault import memory_view
+    from tests.helpers.memory_vault import memory_view
 
     files = {
         "Inline/c.md": "# c\n",

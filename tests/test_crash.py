@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.consistency import (
+from tests.helpers.consistency import (
     CliRun,
     IndexState,
     StdioServer,
@@ -43,6 +43,8 @@ from tests.consistency import (
     settle,
     vault_files,
 )
+
+pytestmark = pytest.mark.e2e  # servers over stdio, killed, and the CLI
 
 TRIALS = 5
 FOLDERS = ("", "a", "b/c")
@@ -210,7 +212,7 @@ def test_after_kill_during_edits_the_index_is_the_disk(seed: int, tmp_path: Path
 
     server = StdioServer(vault.root, cache)
     try:
-        server.initialize()
+        server.open_vault()
         settle(server)  # the watcher is watching: no write is missed at its start
         for burst in range(rng.randint(1, 3)):
             edits = [edit(vault, server) for _ in range(rng.randint(3, 8))]
@@ -293,7 +295,7 @@ def test_after_kill_during_a_first_index_the_index_is_the_disk(
     threshold = rng.randrange(0, COLD_NOTES, 100)
     server = StdioServer(cold_vault.root, cache)
     try:
-        server.initialize(wait_indexed=False)
+        server.open_vault(wait_indexed=False)
 
         def far_enough() -> bool:
             status = server.status()
@@ -313,7 +315,7 @@ def test_after_kill_during_a_first_index_the_index_is_the_disk(
     if restart_server:
         again = StdioServer(cold_vault.root, cache)
         try:
-            again.initialize()
+            again.open_vault()
             sample = sorted(cold_vault.paths)[::60]
             seen = capture_server(again, sample, cold_vault.probes)
         finally:
@@ -352,7 +354,7 @@ def test_after_kill_during_a_big_reindex_the_index_is_the_disk(tmp_path: Path) -
     write_all("after")  # every note changed, its links too, while no memlsp ran
     server = StdioServer(root, cache)
     try:
-        server.initialize(wait_indexed=False)
+        server.open_vault(wait_indexed=False)
 
         def first_part_published() -> bool:
             status = server.status()
@@ -388,7 +390,7 @@ def test_after_kill_an_unsaved_buffer_is_not_in_the_index(tmp_path: Path) -> Non
     assert cli("index", str(root), "--cache-dir", str(cache), "--embedder", "none").returncode == 0
     server = StdioServer(root, cache)
     try:
-        server.initialize()
+        server.open_vault()
         server.open("a.md", "# A\n\nbuffertoken typed but never saved [[c]]\n")
         server.until(lambda: server.finds("buffertoken", "a.md"), "the buffer indexed")
         server.kill()

@@ -26,11 +26,14 @@ import pytest
 
 from memlsp import daemon
 from memlsp.config import Settings, cache_dir_for
-from tests.engine_helpers import write
-from tests.fake_embedder import embeddings_answer, send_json
+from tests.helpers.fake_embedder import embeddings_answer, send_json
+from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import served
 
-pytestmark = pytest.mark.skipif(not daemon.supported(), reason="no Unix domain sockets")
+pytestmark = [
+    pytest.mark.e2e,  # `memlsp serve`, and CLIs that talk to it
+    pytest.mark.skipif(not daemon.supported(), reason="no Unix domain sockets"),
+]
 
 KEYWORD = ("--embedder", "none")
 
@@ -133,14 +136,14 @@ class Vault:
                 os.kill(pid, signal.SIGTERM)
 
 
-def small_vault(root: Path) -> Path:
-    # The server does not watch the folder: only looking at the disk before each answer finds a
-    # file written just before the command.
-    write(root, ".memlsp.toml", "watch = false\n")
-    write(root, "a.md", "# Apples\n\nApples grow on trees. [[b]] [[missing]]\n")
-    write(root, "b.md", "# Bananas\n\nBananas are yellow and grow in bunches.\n")
-    write(root, "c.md", "# Cherries\n\nCherries, like [[a#Apples]], grow on trees.\n")
-    return root
+# The server does not watch the folder: only looking at the disk before each answer finds a file
+# written just before the command.
+FRUIT_NOTES = {
+    ".memlsp.toml": "watch = false\n",
+    "a.md": "# Apples\n\nApples grow on trees. [[b]] [[missing]]\n",
+    "b.md": "# Bananas\n\nBananas are yellow and grow in bunches.\n",
+    "c.md": "# Cherries\n\nCherries, like [[a#Apples]], grow on trees.\n",
+}
 
 
 @pytest.fixture
@@ -152,7 +155,7 @@ def make_vault(tmp_path: Path) -> Iterator[Callable[..., Vault]]:
     def make(name: str = "vault", cache: Path | None = None) -> Vault:
         if cache is None:
             caches.append(Path(tempfile.mkdtemp(prefix="md-")))
-        made.append(Vault(small_vault(tmp_path / name), cache or caches[-1]))
+        made.append(Vault(write_notes(tmp_path / name, FRUIT_NOTES), cache or caches[-1]))
         return made[-1]
 
     yield make

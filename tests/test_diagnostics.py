@@ -8,7 +8,8 @@ import pytest
 
 from memlsp.engine import Engine
 from memlsp.navigation.diagnostics import Code, Levels, Severity, note_problems
-from tests.engine_helpers import small_vault_engine, write
+from tests.helpers.engine import indexed_engine
+from tests.helpers.vault import write
 
 NOTE = (
     "# Source\n"
@@ -27,7 +28,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         "travel/ideas.md": "# Travel ideas\n",
         "cooking/ideas.md": "# Cooking ideas\n",
     }
-    opened = small_vault_engine(tmp_path_factory.mktemp("diagnostics"), files)
+    opened = indexed_engine(tmp_path_factory.mktemp("diagnostics"), files)
     yield opened
     opened.close()
 

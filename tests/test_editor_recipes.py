@@ -23,9 +23,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from tests.headless import REPO, isolated_env, run_bounded
-from tests.helpers_vault import FIXTURE_VAULT
-from tests.test_neovim import find_nvim
+from tests.helpers.editors import REPO, find_nvim, isolated_env, run_bounded
+from tests.helpers.vault import FIXTURE_VAULT
 
 README = REPO / "README.md"
 EDITORS = REPO / "tests" / "editors"
@@ -38,6 +37,8 @@ CROSS_NOTE, CROSS_LINK, CROSS_TARGET = (
     "[[hybrid-search]]",
     "search/hybrid-search.md",
 )
+
+pytestmark = pytest.mark.e2e  # every test here starts a process
 LOCAL_NOTE, LOCAL_LINK, LOCAL_TARGET = "search/hybrid-search.md", "[[bm25]]", "search/bm25.md"
 
 

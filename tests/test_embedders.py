@@ -32,7 +32,7 @@ from memlsp.embed.onnx import OnnxEmbedder, bundled_minilm, integer_model
 from memlsp.embed.remote import EndpointEmbedder
 from memlsp.embed.use import UseEmbedder
 from memlsp.index.vectors import VectorStore
-from tests.fake_embedder import FakeEmbedder, embeddings_answer, send_json
+from tests.helpers.fake_embedder import FakeEmbedder, embeddings_answer, send_json
 
 MINILM_DIM = 384
 USE_DIM = 512
@@ -73,6 +73,11 @@ def nearest(embedder: Embedder, queries: list[str], docs: list[str]) -> list[int
 
 def cosine(embedder: Embedder, a: str, b: str) -> float:
     return float(embedder.embed_query(a)[0] @ embedder.embed_documents([b])[0])
+
+
+# Loading MiniLM may convert it to int8 in a child process (once per machine, and again after its
+# cache is cleared): tests that ask for these are marked e2e by tests/conftest.py.
+LOADS_MINILM = {"minilm", "bilingual", "onnx_folder_embedder"}
 
 
 # --- fixtures: each real model loaded once -------------------------------------------------------
@@ -230,7 +235,12 @@ MANY = [f"{note} Note number {i}." for i in range(9) for note in EN_NOTES[:2]] +
 ]
 
 
-@pytest.fixture(params=[name for name, _ in ALL])
+@pytest.fixture(
+    params=[
+        pytest.param(name, marks=[pytest.mark.e2e] if name in LOADS_MINILM else [])
+        for name, _ in ALL
+    ]
+)
 def any_embedder(request: pytest.FixtureRequest, endpoint: object) -> tuple[Embedder, int]:
     dimensions = dict(ALL)
     embedder: Embedder = request.getfixturevalue(request.param)
@@ -736,6 +746,7 @@ def test_unknown_embedder_is_an_error() -> None:
         build_embedder(Settings(embedder="word2vec"))
 
 
+@pytest.mark.e2e  # MiniLM's int8 conversion runs in a child process
 def test_the_default_model_tells_words_from_letter_soup() -> None:
     """`qwzxplk` falls into many word pieces: the model has no meaning for it."""
     embedder = build_embedder(Settings())
@@ -747,6 +758,7 @@ def test_the_default_model_tells_words_from_letter_soup() -> None:
     assert knows_word(UseEmbedder(), "violin") is None  # no tokenizer to ask
 
 
+@pytest.mark.e2e  # MiniLM's int8 conversion runs in a child process
 def test_the_bundled_minilm_runs_its_products_in_int8_converted_once(tmp_path: Path) -> None:
     """Loaded as shipped, its int8 weights become float32 constants; the converted model keeps
     them int8 (a quarter of the size) and gives nearly the same vectors."""
@@ -770,6 +782,7 @@ def test_the_bundled_minilm_runs_its_products_in_int8_converted_once(tmp_path: P
     assert list((int8_vectors @ float_vectors.T).argmax(axis=1)) == [0, 1, 2]
 
 
+@pytest.mark.e2e  # MiniLM's int8 conversion runs in a child process
 def test_the_int8_conversion_runs_in_a_process_of_its_own(tmp_path: Path) -> None:
     """The quantizer and the float graph never enter the process that embeds (their peak was
     ~450 MB and ~150 MB stayed resident)."""
@@ -790,6 +803,7 @@ def test_the_int8_conversion_runs_in_a_process_of_its_own(tmp_path: Path) -> Non
     assert list((tmp_path / "models").iterdir()) == list((tmp_path / "models").glob("*.onnx"))
 
 
+@pytest.mark.e2e  # MiniLM's int8 conversion runs in a child process
 def test_a_model_that_cannot_be_converted_runs_as_it_is(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

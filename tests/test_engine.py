@@ -14,7 +14,8 @@ import memlsp.sync.prepare
 import memlsp.writer
 from memlsp.engine import Engine
 from memlsp.model import LinkStatus, SearchRequest
-from tests.engine_helpers import open_engine, paths_found, snapshot, touch_later, write
+from tests.helpers.engine import open_engine, paths_found
+from tests.helpers.vault import snapshot, touch_later, write
 
 
 @pytest.fixture
@@ -377,6 +378,7 @@ def test_attachments_come_and_go_through_refresh_paths(engine: Engine, vault: Pa
     assert link.resolution.status is LinkStatus.UNRESOLVED
 
 
+@pytest.mark.e2e  # a refresh this large runs a pool of parse processes
 def test_requests_answer_while_a_progressive_refresh_runs(tmp_path: Path) -> None:
     vault = tmp_path / "big"
     for n in range(600):

@@ -10,7 +10,7 @@ from memlsp.parse.markdown import split_lines
 from memlsp.parse.tokens import estimate_tokens
 from memlsp.vault.anchors import find_block, find_heading
 from memlsp.vault.graph import LinkGraph
-from tests.helpers_vault import FIXTURE_VAULT, graph_of, outlink
+from tests.helpers.vault import FIXTURE_VAULT, graph_of, outlink
 
 Vault = tuple[dict[str, Note], list[str]]
 

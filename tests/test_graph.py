@@ -12,7 +12,7 @@ from memlsp.model import LinkStatus, Note
 from memlsp.parse.markdown import parse_markdown
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.resolve import resolve
-from tests.helpers_vault import graph_of, outlink
+from tests.helpers.vault import graph_of, outlink
 
 
 def note(path: str, text: str) -> Note:

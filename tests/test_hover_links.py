@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from memlsp.navigation.counts import LinkCounts, lens_title, link_counts
 from memlsp.navigation.hover import hover
-from memlsp.navigation.places import Place
-from tests.memory_vault import memory_view
+from tests.helpers.memory_vault import memory_view
+from tests.helpers.vault import place_uri
 
 FILES = {
     "src.md": "see [[target]]\n",
@@ -22,14 +22,10 @@ FILES = {
 }
 
 
-def uri(place: Place) -> str:
-    return f"mem:{place.path}:{place.span.line}"
-
-
 def on_link(files: dict[str, str], path: str, needle: str) -> str:
     lines = files[path].split("\n")
     line = next(i for i, text in enumerate(lines) if needle in text)
-    found = hover(memory_view(files), path, line, lines[line].index(needle) + 2, uri)
+    found = hover(memory_view(files), path, line, lines[line].index(needle) + 2, place_uri)
     assert found is not None
     return found
 

@@ -26,8 +26,7 @@ from memlsp.engine import Engine
 from memlsp.navigation.hover import hover, tag_hover
 from memlsp.navigation.markdown_safe import code_span, escape_text, safe_markdown
 from memlsp.navigation.places import Place
-from tests.engine_helpers import view_of
-from tests.test_navigation import cursor, small_vault
+from tests.helpers.engine import cursor, indexed_engine, view_of
 
 
 def _markdown_it(join_text: bool) -> MarkdownIt:
@@ -168,7 +167,7 @@ HOSTILE = {
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    engine = small_vault(tmp_path_factory.mktemp("hostile"), HOSTILE)
+    engine = indexed_engine(tmp_path_factory.mktemp("hostile"), HOSTILE)
     yield engine
     engine.close()
 

@@ -11,10 +11,13 @@ import textwrap
 import threading
 from pathlib import Path
 
+import pytest
+
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.live.vault import LiveVault
-from tests.engine_helpers import open_engine, paths_found, write
+from tests.helpers.engine import open_engine, paths_found
+from tests.helpers.vault import write
 
 
 def _die_after(vault: Path, cache: Path, body: str) -> None:
@@ -52,6 +55,7 @@ def _same_as_fresh(vault: Path, cache: Path, tmp_path: Path, tokens: list[str]) 
         fresh.close()
 
 
+@pytest.mark.e2e  # an indexing process, killed
 def test_an_unsaved_buffer_does_not_outlive_a_killed_process(tmp_path: Path) -> None:
     vault, cache = tmp_path / "v", tmp_path / "cache"
     write(vault, "a.md", "# A\n\ndisktoken on disk\n")
@@ -71,6 +75,7 @@ def test_an_unsaved_buffer_does_not_outlive_a_killed_process(tmp_path: Path) -> 
     _same_as_fresh(vault, cache, tmp_path, ["buffertoken", "disktoken", "other"])
 
 
+@pytest.mark.e2e  # an indexing process, killed
 def test_a_note_created_and_deleted_after_the_last_save_leaves_no_ghost(tmp_path: Path) -> None:
     vault, cache = tmp_path / "v", tmp_path / "cache"
     write(vault, "keep.md", "# Keep\n\nkeeptoken\n")
@@ -87,6 +92,7 @@ def test_a_note_created_and_deleted_after_the_last_save_leaves_no_ghost(tmp_path
     _same_as_fresh(vault, cache, tmp_path, ["ghosttoken", "keeptoken"])
 
 
+@pytest.mark.e2e  # an indexing process, killed
 def test_a_killed_cold_index_is_completed_on_the_next_start(tmp_path: Path) -> None:
     vault, cache = tmp_path / "v", tmp_path / "cache"
     for i in range(60):

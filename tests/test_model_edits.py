@@ -7,7 +7,7 @@ in; attachments created and deleted; the index closed and opened again; in the s
 editor buffers opened, changed and closed, and the server killed with -9 and started again. The
 generator looks at the files as they are, so a seed always makes the same operations.
 
-At checkpoints the live index's state (tests/consistency.py: links of every note, attachments,
+At checkpoints the live index's state (tests/helpers/consistency.py: links of every note, attachments,
 keyword hits of probe words) must equal a fresh Engine's on a new cache over the same files.
 A divergence is shrunk by delta debugging (the operations replayed from an empty vault, dropping
 what is not needed to diverge) and printed as the operations left and the parts that differ.
@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from memlsp.engine import Engine
-from tests.consistency import (
+from tests.helpers.consistency import (
     SENTINEL,
     IndexState,
     StdioServer,
@@ -459,7 +459,7 @@ class ServerReplay(Replay):
 
     def start(self) -> None:
         self.server = StdioServer(self.vault, self.base / "cache")
-        self.server.initialize()
+        self.server.open_vault()
         # A file written right after `memlsp/indexed` can be missed while the watcher is still
         # starting (a separate finding); only once it reports a write is the vault watched.
         settle(self.server)
@@ -667,6 +667,7 @@ SERVER_CHECK_EVERY = 4
 SERVER_SHRINK_SECONDS = 25.0
 
 
+@pytest.mark.e2e  # a server over stdio
 @pytest.mark.parametrize("seed", SERVER_SEEDS)
 def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Path) -> None:
     """Buffers open at a checkpoint stay open: the reference is a fresh index of a copy of the
@@ -742,6 +743,7 @@ FOLDER_MOVED_OUT = Scenario(
 )
 
 
+@pytest.mark.e2e  # a server over stdio
 @pytest.mark.parametrize("where", ["engine", "server"])
 def test_a_folder_moved_out_of_the_vault_is_forgotten(where: str, tmp_path: Path) -> None:
     """`mv vault/w elsewhere`: w/a.md's text and links go, and b.md loses its inlink."""

@@ -3,13 +3,10 @@ hierarchy and the most-linked notes, over a copy of the fixture vault and small 
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import Span
 from memlsp.navigation.calls import incoming, outgoing
@@ -18,39 +15,7 @@ from memlsp.navigation.outline import Section, document_links, outline
 from memlsp.navigation.places import Place, heading_at, link_at, tag_at
 from memlsp.navigation.references import references
 from memlsp.navigation.symbols import most_linked
-from tests.engine_helpers import view_of, write
-from tests.helpers_vault import FIXTURE_VAULT
-
-
-def open_vault(root: Path, cache: Path) -> Engine:
-    engine = Engine.open(root, Settings(cache_dir=cache, embedder="none"))
-    engine.refresh()
-    return engine
-
-
-@pytest.fixture(scope="module")
-def fixture_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    """The fixture vault, copied so nothing can touch the original; the tests only read it."""
-    tmp = tmp_path_factory.mktemp("navigation")
-    shutil.copytree(FIXTURE_VAULT, tmp / "vault")
-    engine = open_vault(tmp / "vault", tmp / "cache")
-    yield engine
-    engine.close()
-
-
-def small_vault(tmp_path: Path, files: dict[str, str]) -> Engine:
-    for path, text in files.items():
-        write(tmp_path / "vault", path, text)
-    return open_vault(tmp_path / "vault", tmp_path / "cache")
-
-
-def cursor(engine: Engine, path: str, needle: str, into: int = 2) -> tuple[int, int]:
-    """(line, column) `into` code points after the first `needle` in the file."""
-    text = (engine.root / path).read_text(encoding="utf-8")
-    for number, line in enumerate(text.split("\n")):
-        if needle in line:
-            return number, line.index(needle) + into
-    raise AssertionError(f"{needle!r} not in {path}")
+from tests.helpers.engine import cursor, indexed_engine, view_of
 
 
 def line_of(engine: Engine, path: str, needle: str) -> int:
@@ -82,7 +47,7 @@ def test_a_link_counts_from_its_first_to_just_after_its_last_character(
 
 
 def test_between_two_touching_links_the_one_the_cursor_is_inside_wins(tmp_path: Path) -> None:
-    engine = small_vault(tmp_path, {"a.md": "[[b]][[c]]\n", "b.md": "", "c.md": ""})
+    engine = indexed_engine(tmp_path, {"a.md": "[[b]][[c]]\n", "b.md": "", "c.md": ""})
     found = link_at(view_of(engine), "a.md", 0, 5)
     assert found is not None and found.link.target == "c"
     found = link_at(view_of(engine), "a.md", 0, 4)
@@ -188,7 +153,7 @@ def test_no_definition_for_links_that_go_nowhere_or_off_a_link(
 
 
 def test_nested_heading_link_takes_the_heading_under_the_named_parent(tmp_path: Path) -> None:
-    engine = small_vault(
+    engine = indexed_engine(
         tmp_path,
         {
             "n.md": "# A\n## Setup\none\n# B\n## Setup\ntwo\n",
@@ -270,7 +235,7 @@ ANCHORED = {
 def test_references_on_an_anchored_link_match_what_the_anchor_resolves_to(
     tmp_path: Path,
 ) -> None:
-    engine = small_vault(tmp_path, ANCHORED)
+    engine = indexed_engine(tmp_path, ANCHORED)
     heading_links = link_places(
         engine,
         [
@@ -300,7 +265,7 @@ def test_references_on_an_anchored_link_match_what_the_anchor_resolves_to(
 
 
 def test_references_on_a_heading_or_block_line_are_the_links_to_it(tmp_path: Path) -> None:
-    engine = small_vault(tmp_path, ANCHORED)
+    engine = indexed_engine(tmp_path, ANCHORED)
     on_heading = references(view_of(engine), "t.md", 2, 4, False)
     assert [p.path for p in on_heading] == ["a.md", "a.md", "b.md", "b.md"]
     assert references(view_of(engine), "t.md", 2, 0, True)[-1] == start("t.md", 2)
@@ -366,7 +331,7 @@ def test_outline_nests_headings_by_level(fixture_engine: Engine) -> None:
 
 
 def test_outline_of_setext_headings_skipped_levels_and_no_headings(tmp_path: Path) -> None:
-    engine = small_vault(
+    engine = indexed_engine(
         tmp_path,
         {
             "n.md": "Title\n=====\n\nintro\n\n### Deep\n\ntext\n\n\n## Back **up**\nend\n\n",
@@ -437,7 +402,7 @@ def test_incoming_calls_are_the_notes_linking_here_with_their_links(
 
 
 def test_most_linked_notes_by_inlinks_then_path(tmp_path: Path) -> None:
-    engine = small_vault(
+    engine = indexed_engine(
         tmp_path,
         {
             "hub.md": "# Hub\n\n## Part\n[[#Part]] [[#Part]]\n",  # self-links do not count
@@ -457,7 +422,7 @@ def test_most_linked_notes_by_inlinks_then_path(tmp_path: Path) -> None:
 
 
 def test_a_self_link_does_not_lift_a_note_past_the_limit(tmp_path: Path) -> None:
-    engine = small_vault(
+    engine = indexed_engine(
         tmp_path,
         {
             "a.md": "# A\n[[#A]]\n",  # one source and itself
@@ -478,7 +443,7 @@ def test_most_linked_in_the_fixture_vault(fixture_engine: Engine) -> None:
 
 
 def test_references_on_the_h1_that_is_the_note_name_are_the_notes_inlinks() -> None:
-    from tests.memory_vault import memory_view
+    from tests.helpers.memory_vault import memory_view
 
     files = {"n.md": "# n\n## Part\n", "a.md": "[[n]] [[n#Part]]\n", "b.md": "[[n#n]]\n"}
     view = memory_view(files)

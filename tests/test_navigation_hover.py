@@ -6,19 +6,12 @@ from pathlib import Path
 
 from memlsp.engine import Engine
 from memlsp.navigation.hover import MAX_LINES, hover, tag_hover
-from memlsp.navigation.places import Place
-from tests.engine_helpers import view_of
-from tests.test_navigation import cursor, fixture_engine, small_vault
-
-__all__ = ["fixture_engine"]  # the shared module-scoped fixture
-
-
-def uri(place: Place) -> str:
-    return f"mem:{place.path}:{place.span.line}"
+from tests.helpers.engine import cursor, indexed_engine, view_of
+from tests.helpers.vault import place_uri
 
 
 def hover_at(engine: Engine, path: str, needle: str, into: int = 2) -> str:
-    text = hover(view_of(engine), path, *cursor(engine, path, needle, into), uri)
+    text = hover(view_of(engine), path, *cursor(engine, path, needle, into), place_uri)
     assert text is not None, (path, needle)
     return text
 
@@ -61,7 +54,7 @@ def test_frontmatter_is_never_shown_raw(fixture_engine: Engine) -> None:
 
 
 def test_invalid_frontmatter_is_not_shown_either(tmp_path: Path) -> None:
-    engine = small_vault(
+    engine = indexed_engine(
         tmp_path,
         {
             "broken.md": "---\ntitle: a: b\ntags: [x\n---\n# Sync\n\nAgreed to ship it.\n",
@@ -98,7 +91,7 @@ def test_hover_on_a_block_link_shows_the_blocks_paragraph(fixture_engine: Engine
 
 
 def test_a_missing_anchor_shows_the_note_start_and_says_so(tmp_path: Path) -> None:
-    engine = small_vault(tmp_path, {"n.md": "# N\n\nBody.\n", "src.md": "[[n#Nope]]\n"})
+    engine = indexed_engine(tmp_path, {"n.md": "# N\n\nBody.\n", "src.md": "[[n#Nope]]\n"})
     text = hover_at(engine, "src.md", "[[n#Nope]]")
     assert "No `#Nope` in this note; showing its start." in text
     assert "Body." in text
@@ -107,7 +100,7 @@ def test_a_missing_anchor_shows_the_note_start_and_says_so(tmp_path: Path) -> No
 def test_long_sections_are_cut_and_open_fences_closed(tmp_path: Path) -> None:
     body = "\n".join(f"line {i}" for i in range(5)) + "\n```python\n"
     body += "\n".join(f"code {i}" for i in range(40)) + "\n```\n"
-    engine = small_vault(tmp_path, {"long.md": "# Long\n\n" + body, "src.md": "[[long]]\n"})
+    engine = indexed_engine(tmp_path, {"long.md": "# Long\n\n" + body, "src.md": "[[long]]\n"})
     text = hover_at(engine, "src.md", "[[long]]")
     preview = text.split("\n\n**outlinks")[0].split("\n")
     assert preview[2:] == [
@@ -123,7 +116,7 @@ def test_long_sections_are_cut_and_open_fences_closed(tmp_path: Path) -> None:
 def test_a_cut_inside_math_is_closed_and_a_comment_not_shown(tmp_path: Path) -> None:
     formula = "\n".join(f"x_{i} +" for i in range(30))
     comment = "\n".join(f"draft {i}" for i in range(30))
-    engine = small_vault(
+    engine = indexed_engine(
         tmp_path,
         {
             "math.md": f"# M\n\n$$\n{formula}\n$$\n",
@@ -142,7 +135,7 @@ def test_neighbour_lists_stop_at_ten_but_count_everything(tmp_path: Path) -> Non
     files |= {f"in{i:02}.md": "[[hub]]\n" for i in range(12)}
     files["hub.md"] = "# Hub\n\n" + " ".join(f"[[out{i:02}]]" for i in range(12)) + "\n"
     files["src.md"] = "[[hub]] [[hub#Nowhere]]\n"
-    engine = small_vault(tmp_path, files)
+    engine = indexed_engine(tmp_path, files)
     text = hover_at(engine, "src.md", "[[hub]]")
     assert "**outlinks (12)**" in text and "**inlinks (13)**" in text
     listed = text[text.index("**outlinks") :]
@@ -197,7 +190,7 @@ def test_uris_with_spaces_are_wrapped_so_the_link_stays_whole(fixture_engine: En
 
 
 def test_hover_reads_the_open_buffer(tmp_path: Path) -> None:
-    engine = small_vault(tmp_path, {"n.md": "# N\n\nOn disk.\n", "src.md": "[[n]]\n"})
+    engine = indexed_engine(tmp_path, {"n.md": "# N\n\nOn disk.\n", "src.md": "[[n]]\n"})
     engine.apply_text("n.md", "# N\n\nIn the editor.\n")
     text = hover_at(engine, "src.md", "[[n]]")
     assert "In the editor." in text and "On disk." not in text
@@ -208,14 +201,14 @@ def test_hover_on_a_tag_counts_its_notes_nested_tags_included(fixture_engine: En
     assert text.startswith("**#daily** is on 3 notes (nested tags `#daily/…` included)\n\n")
     assert "- [2024-03-01](mem:daily/2024-03-01.md:2)\n" in text  # where the tag is written
     assert "- [周五](mem:daily/2024-03-15.md:2) — 今天整理了" in text  # in the frontmatter
-    search = tag_hover(view_of(fixture_engine), "search", uri)
+    search = tag_hover(view_of(fixture_engine), "search", place_uri)
     assert search.startswith("**#search** is on 5 notes")
     for path in ("search/bm25.md", "search/hybrid-search.md", "inbox/broken-config.md"):
         assert f"(mem:{path}:" in search
 
 
 def test_tag_matching_is_case_insensitive_and_stops_at_a_slash(tmp_path: Path) -> None:
-    engine = small_vault(
+    engine = indexed_engine(
         tmp_path,
         {
             "a.md": "#Project\n",
@@ -224,12 +217,12 @@ def test_tag_matching_is_case_insensitive_and_stops_at_a_slash(tmp_path: Path) -
             "d.md": "[[a]] [[b]]\n",
         },
     )
-    text = tag_hover(view_of(engine), "project", uri)
+    text = tag_hover(view_of(engine), "project", place_uri)
     assert text.startswith("**#project** is on 2 notes")
     assert "(mem:a.md:0)" in text and "(mem:b.md:1)" in text and "c.md" not in text
-    assert tag_hover(view_of(engine), "nothing", uri).startswith("**#nothing** is on 0 notes")
+    assert tag_hover(view_of(engine), "nothing", place_uri).startswith("**#nothing** is on 0 notes")
 
 
 def test_no_hover_off_links_and_tags(fixture_engine: Engine) -> None:
-    assert hover(view_of(fixture_engine), "index.md", 8, 3, uri) is None
-    assert hover(view_of(fixture_engine), "missing.md", 0, 0, uri) is None
+    assert hover(view_of(fixture_engine), "index.md", 8, 3, place_uri) is None
+    assert hover(view_of(fixture_engine), "missing.md", 0, 0, place_uri) is None

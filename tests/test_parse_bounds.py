@@ -29,6 +29,9 @@ from memlsp.parse.markdown import parse_markdown, split_lines, strip_markup
 from memlsp.sync.prepare import prepare_text
 from memlsp.sync.scan import FileStat
 
+# The pathological inputs are parsed in a child process that bounds their time and memory.
+pytestmark = pytest.mark.e2e
+
 HANG_GUARD = 5.0  # seconds a note of at most a few megabytes may take to parse, chunk and segment
 KILL_AFTER = 30.0  # a child still running then is stopped and the test fails
 

@@ -9,9 +9,14 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from memlsp.config import Settings
 from memlsp.live.vault import LiveVault
-from tests.engine_helpers import open_engine, paths_found, write
+from tests.helpers.engine import open_engine, paths_found
+from tests.helpers.vault import write
+
+pytestmark = pytest.mark.e2e  # every test here starts a process
 
 
 def _vault(root: Path, notes: int = 150) -> Path:

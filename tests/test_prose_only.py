@@ -19,8 +19,9 @@ from memlsp.model import Chunk, SearchRequest
 from memlsp.parse.files import parse_file
 from memlsp.parse.prose import is_prose
 from memlsp.parse.tokens import count_words
-from tests.engine_helpers import embed_all, touch_later, write
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.engine import embed_all
+from tests.helpers.fake_embedder import FakeEmbedder
+from tests.helpers.vault import touch_later, write
 
 _RNG = random.Random(11)
 

@@ -9,8 +9,8 @@ import pytest
 
 from memlsp.model import SearchRequest
 from memlsp.search.hybrid import query_vector_weight
-from tests.engine_helpers import embedded_vault
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.engine import embedded_vault
+from tests.helpers.fake_embedder import FakeEmbedder
 
 
 def test_the_weight_rises_from_the_setting_to_one_as_fewer_words_are_known() -> None:

@@ -63,7 +63,7 @@ def test_renaming_the_most_linked_notes_and_moving_a_folder_keep_every_link(name
     from memlsp.navigation.relink import relink
     from memlsp.navigation.rename import Renamable, Subject, rename
     from memlsp.vault.names import file_name, name_key
-    from tests.memory_vault import applied, memory_view, targets
+    from tests.helpers.memory_vault import applied, memory_view, targets
 
     root = VAULTS / name
     if not root.is_dir():

@@ -10,10 +10,9 @@ import pytest
 
 from memlsp.embed.base import SimilarityScale
 from memlsp.engine import Engine
-from memlsp.model import SearchRequest, SearchResponse
 from memlsp.search.evidence import coverage, strength
-from tests.engine_helpers import embedded_vault
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.engine import ask, embedded_vault
+from tests.helpers.fake_embedder import FakeEmbedder
 
 # The fake's similarities (shared words over all words): up to 0.2 is what questions without
 # answers reach, and below 0.1 nothing is found by meaning.
@@ -31,10 +30,6 @@ def engine(tmp_path: Path) -> Engine:
         "kitchen.md": "# Kitchen\n\nBasil pesto with pine nuts and garlic.\n",
     }
     return embedded_vault(tmp_path, notes, embedder)
-
-
-def ask(engine: Engine, query: str, **fields: object) -> SearchResponse:
-    return engine.read().search(SearchRequest(query=query, expand=False, **fields))  # type: ignore[arg-type]
 
 
 def test_coverage_weighs_each_word_by_its_rarity() -> None:

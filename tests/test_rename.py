@@ -12,7 +12,7 @@ from memlsp.navigation.relink import relink
 from memlsp.navigation.rename import Refused, Renamable, Subject, renamable_at, rename
 from memlsp.parse.markdown import parse_markdown
 from memlsp.vault.view import VaultView
-from tests.memory_vault import applied, memory_view, targets
+from tests.helpers.memory_vault import applied, memory_view, targets
 
 LINKS = (
     "see [[Old Name]], ![[Old Name#Method]], [[Old Name|label kept]], [[notes/Old Name#^b1]]\n"

@@ -15,7 +15,7 @@ from memlsp.parse.markdown import parse_markdown
 from memlsp.vault.anchors import find_block, find_heading, heading_matches
 from memlsp.vault.names import NameTable, name_key
 from memlsp.vault.resolve import resolve
-from tests.helpers_vault import only_link
+from tests.helpers.vault import only_link
 
 NFD_CAFE = unicodedata.normalize("NFD", "notes/café.md")
 NFC_BRULEE = unicodedata.normalize("NFC", "menu/crème brûlée.md")

@@ -13,7 +13,7 @@ from memlsp.model import SearchRequest
 from memlsp.search.render import hit_text
 from memlsp.search.request import build_request
 from memlsp.wire import search_result_json
-from tests.engine_helpers import write
+from tests.helpers.vault import write
 
 LONG = (
     "# Kiln\n\n## Firing\n\nThe kiln reaches cone six for stoneware glaze.\n\n"

@@ -17,8 +17,8 @@ from memlsp.parse.markdown import parse_markdown
 from memlsp.sync.prepare import prepare_text
 from memlsp.sync.scan import FileStat
 from memlsp.vault.graph import LinkGraph
-from tests.engine_helpers import open_engine, paths_found, write
-from tests.helpers_vault import graph_of
+from tests.helpers.engine import open_engine, paths_found
+from tests.helpers.vault import graph_of, write
 
 NAMES = ["a", "b", "c", "d", "e"]
 

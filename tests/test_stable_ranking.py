@@ -9,8 +9,9 @@ from pathlib import Path
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest
-from tests.engine_helpers import embed_all, write
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.engine import embed_all
+from tests.helpers.fake_embedder import FakeEmbedder
+from tests.helpers.vault import write
 
 WORDS = tuple(
     [

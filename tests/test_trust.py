@@ -29,7 +29,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from memlsp.settings import SETTINGS, SetBy
 from memlsp.vault.graph import LinkGraph
-from tests.engine_helpers import open_engine, write
+from tests.helpers.engine import open_engine
+from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import finish, start_session
 
 SECRET_VARIABLE = "MEMLSP_TRUST_TEST_SECRET"
@@ -165,6 +166,7 @@ def found_paths(result: subprocess.CompletedProcess[str]) -> list[str]:
 # -- S1, S3: nothing is sent ---------------------------------------------------------------------
 
 
+@pytest.mark.e2e  # the CLI or a server
 def test_hostile_vault_sends_nothing_from_the_cli(tmp_path: Path, listener: Listener) -> None:
     vault = tmp_path / "evil"
     write(vault, "note.md", DIARY)
@@ -184,6 +186,7 @@ def test_hostile_vault_sends_nothing_from_the_cli(tmp_path: Path, listener: List
     assert "vectors: 1 chunks by " in indexed.stdout
 
 
+@pytest.mark.e2e  # the CLI or a server
 async def test_hostile_vault_sends_nothing_from_the_server(
     tmp_path: Path, listener: Listener
 ) -> None:
@@ -216,14 +219,17 @@ async def test_hostile_vault_sends_nothing_from_the_server(
 # -- S4: the cache never lands in the vault ------------------------------------------------------
 
 
-def _small_vault(tmp_path: Path, settings: str = 'embedder = "none"\n') -> Path:
-    vault = tmp_path / "vault"
-    write(vault, "a.md", "# Apples\n\nApples grow on trees, see [[b]].\n")
-    write(vault, "b.md", "# Bananas\n\nBananas are yellow.\n")
-    write(vault, ".memlsp.toml", settings)
-    return vault
+def vault_with_settings(tmp_path: Path, settings: str = 'embedder = "none"\n') -> Path:
+    """Two notes and a `.memlsp.toml` holding `settings`, in `tmp_path/vault`."""
+    files = {
+        "a.md": "# Apples\n\nApples grow on trees, see [[b]].\n",
+        "b.md": "# Bananas\n\nBananas are yellow.\n",
+        ".memlsp.toml": settings,
+    }
+    return write_notes(tmp_path / "vault", files)
 
 
+@pytest.mark.e2e  # the CLI or a server
 @pytest.mark.parametrize(
     "how",
     ["vault file, relative", "flag, relative", "flag, absolute", "user file, absolute"],
@@ -231,7 +237,7 @@ def _small_vault(tmp_path: Path, settings: str = 'embedder = "none"\n') -> Path:
 def test_a_cache_folder_inside_the_vault_is_never_used(tmp_path: Path, how: str) -> None:
     inside = ".mycache" if "relative" in how else str(tmp_path / "vault" / "inside-cache")
     setting = f'embedder = "none"\ncache_dir = "{inside}"\n' if how.startswith("vault") else None
-    vault = _small_vault(tmp_path, *(() if setting is None else (setting,)))
+    vault = vault_with_settings(tmp_path, *(() if setting is None else (setting,)))
     flags: tuple[str, ...] = ("--cache-dir", inside) if how.startswith("flag") else ()
     if how.startswith("user file"):
         user_config(tmp_path, f'cache_dir = "{inside}"\n')
@@ -271,10 +277,11 @@ def _cache_name(vault: Path) -> str:
     return f"{resolved.name}-{hashlib.sha1(str(resolved).encode()).hexdigest()[:12]}"
 
 
+@pytest.mark.e2e  # the CLI or a server
 @pytest.mark.parametrize("how", ["vault file", "flag"])
 def test_a_manifest_shipped_in_the_vault_never_runs(tmp_path: Path, how: str) -> None:
     settings = 'embedder = "none"\n' + ('cache_dir = "shipped"\n' if how == "vault file" else "")
-    vault = _small_vault(tmp_path, settings)
+    vault = vault_with_settings(tmp_path, settings)
     marker = tmp_path / "marker"
     write(vault, f"shipped/{_cache_name(vault)}/manifest.pickle", "").write_bytes(payload(marker))
     flags = ("--cache-dir", "shipped") if how == "flag" else ()
@@ -285,11 +292,12 @@ def test_a_manifest_shipped_in_the_vault_never_runs(tmp_path: Path, how: str) ->
     assert tree(vault) == before
 
 
+@pytest.mark.e2e  # the CLI or a server
 @pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "signed with the user's key"])
 def test_a_tampered_manifest_in_the_real_cache_never_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signed: bool
 ) -> None:
-    vault = _small_vault(tmp_path)
+    vault = vault_with_settings(tmp_path)
     cache = tmp_path / "cache"
     memlsp(tmp_path, "index", vault, "--cache-dir", cache)
     [manifest] = cache.glob("*/manifest.pickle")
@@ -315,7 +323,7 @@ def test_a_warm_start_still_loads_the_saved_index(
 ) -> None:
     """What memlsp writes passes its own checks: the graph comes back without re-resolving."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-config"))
-    vault = _small_vault(tmp_path)
+    vault = vault_with_settings(tmp_path)
     first = open_engine(vault, tmp_path / "cache")
     first.refresh()
     first.close()
@@ -349,11 +357,12 @@ def test_the_signing_key_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 # -- S5: a model folder is the user's choice -----------------------------------------------------
 
 
+@pytest.mark.e2e  # the CLI or a server
 def test_an_onnx_model_folder_named_by_the_vault_is_not_used(tmp_path: Path) -> None:
     outside = tmp_path / "outside-model"
     write(outside, "model.onnx", "not a model: opening it would fail loudly")
     write(outside, "tokenizer.json", "{}")
-    vault = _small_vault(
+    vault = vault_with_settings(
         tmp_path, f'embedder = "onnx"\nembedder_model_dir = "{outside}"\nexpand_limit = 3\n'
     )
     user_config(tmp_path, 'embedder = "none"\n')  # the user's choice, which the vault cannot undo
@@ -367,6 +376,7 @@ def test_an_onnx_model_folder_named_by_the_vault_is_not_used(tmp_path: Path) -> 
 # -- the user's config file ----------------------------------------------------------------------
 
 
+@pytest.mark.e2e  # the CLI or a server
 def test_the_user_config_file_may_set_user_only_settings(
     tmp_path: Path, listener: Listener
 ) -> None:
@@ -379,7 +389,7 @@ def test_the_user_config_file_may_set_user_only_settings(
         'embedder_model = "m"\n'
         f'embedder_api_key_env = "{SECRET_VARIABLE}"\n',
     )
-    vault = _small_vault(tmp_path, "expand_limit = 3\n")
+    vault = vault_with_settings(tmp_path, "expand_limit = 3\n")
     result = memlsp(tmp_path, "index", vault)
     assert "vectors: 2 chunks by endpoint-m-3" in result.stdout, result.stdout + result.stderr
     assert ignored_lines(result.stderr) == []

@@ -10,9 +10,9 @@ import pytest
 
 from memlsp.config import Settings
 from memlsp.engine import Engine
-from memlsp.model import SearchRequest, SearchResponse
-from tests.engine_helpers import embed_all, write
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.engine import ask, embed_all
+from tests.helpers.fake_embedder import FakeEmbedder
+from tests.helpers.vault import write
 
 
 @pytest.fixture
@@ -30,13 +30,9 @@ def engine(tmp_path: Path) -> Engine:
     return engine
 
 
-def ask(engine: Engine, query: str, mode: str = "hybrid") -> SearchResponse:
-    return engine.read().search(SearchRequest(query=query, expand=False, mode=mode))
-
-
 def test_words_nobody_knows_return_nothing(engine: Engine) -> None:
     for mode in ("hybrid", "vector"):
-        answer = ask(engine, "qwzxplk", mode)
+        answer = ask(engine, "qwzxplk", mode=mode)
         assert answer.hits == ()
         assert "no note and no model knows these words" in " ".join(answer.warnings)
 

@@ -23,7 +23,7 @@ from memlsp.sync.watcher import VaultWatcher
 from memlsp.text import basename, cjk_letters, stem
 from memlsp.vault.names import NameTable, is_note_path
 from memlsp.vault.rules import DEFAULT_RULES, VaultRules
-from tests.helpers_vault import read_vault
+from tests.helpers.vault import read_vault
 
 RULES = VaultRules.of(Settings(exclude=("Templates", "archive")))
 

@@ -18,11 +18,13 @@ from chromadb.config import Settings as ChromaSettings
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.index.vectors import collection_name
-from memlsp.model import SearchRequest, SearchResponse
+from memlsp.model import SearchResponse
 from memlsp.parse.prose import embeds
-from tests.engine_helpers import embed_all, touch_later, write
-from tests.fake_embedder import FakeEmbedder
+from tests.helpers.engine import ask, embed_all
+from tests.helpers.fake_embedder import FakeEmbedder
+from tests.helpers.vault import touch_later, write
 
+LIMIT = 50  # every chunk of these small vaults
 NOTES = {
     "garden.md": "# Garden\n\nTomatoes and basil grow in the sunny garden bed.\n",
     "vehicles.md": "# Vehicles\n\nMy car needs new tyres before the winter trip.\n",
@@ -53,12 +55,6 @@ def open_vectors(vault: Path, cache: Path, embedder: FakeEmbedder, **settings: o
 def plan(engine: Engine) -> None:
     """Connect and compare the store with the index, embedding nothing."""
     assert engine.plan_vectors()
-
-
-def ask(engine: Engine, query: str, **request: object) -> SearchResponse:
-    request.setdefault("expand", False)
-    request.setdefault("limit", 50)
-    return engine.read().search(SearchRequest(query=query, **request))  # type: ignore[arg-type]
 
 
 def paths(response: SearchResponse) -> list[str]:
@@ -93,7 +89,7 @@ def ready(engine: Engine) -> Engine:
 
 
 def test_hybrid_hit_carries_evidence_from_both_sides(ready: Engine) -> None:
-    response = ask(ready, "tomatoes garden")
+    response = ask(ready, "tomatoes garden", limit=LIMIT)
     first = response.hits[0]
     assert first.chunk.path == "garden.md"
     assert first.keyword_rank == 1 and first.keyword_score is not None and first.keyword_score > 0
@@ -108,7 +104,7 @@ def test_hybrid_hit_carries_evidence_from_both_sides(ready: Engine) -> None:
 
 
 def test_keyword_mode_has_no_vector_evidence(ready: Engine) -> None:
-    response = ask(ready, "tomatoes garden", mode="keyword")
+    response = ask(ready, "tomatoes garden", limit=LIMIT, mode="keyword")
     assert paths(response)[0] == "garden.md"
     assert response.counts.vector == 0 and response.counts.hybrid is False
     assert response.counts.keyword > 0
@@ -118,7 +114,7 @@ def test_keyword_mode_has_no_vector_evidence(ready: Engine) -> None:
 
 
 def test_vector_mode_has_no_keyword_evidence(ready: Engine) -> None:
-    response = ask(ready, "tomatoes garden", mode="vector")
+    response = ask(ready, "tomatoes garden", limit=LIMIT, mode="vector")
     assert paths(response)[0] == "garden.md"
     assert response.counts.keyword == 0 and response.counts.hybrid is False
     assert response.counts.vector > 0
@@ -133,12 +129,12 @@ def test_vector_mode_has_no_keyword_evidence(ready: Engine) -> None:
 def test_semantic_hit_without_a_shared_word(ready: Engine, embedder: FakeEmbedder) -> None:
     embedder.synonyms = {"automobile": "car"}
     for mode in ("vector", "hybrid"):
-        response = ask(ready, "automobile", mode=mode)
+        response = ask(ready, "automobile", limit=LIMIT, mode=mode)
         first = response.hits[0]
         assert first.chunk.path == "vehicles.md", mode
         assert first.keyword_rank is None and first.vector_rank == 1
         assert first.matched_terms == ()
-    keyword = ask(ready, "automobile", mode="keyword")
+    keyword = ask(ready, "automobile", limit=LIMIT, mode="keyword")
     assert "vehicles.md" not in paths(keyword)
     assert keyword.counts.keyword == 0
 
@@ -163,7 +159,7 @@ def test_renaming_a_note_reuses_its_vectors(
     assert ready._vectors.store.count() == count
     stored = ready._vectors.store.ids()
     assert new_ids <= stored and not old_ids & stored
-    response = ask(ready, "tomatoes garden", mode="vector")
+    response = ask(ready, "tomatoes garden", limit=LIMIT, mode="vector")
     assert paths(response)[0] == "backyard.md"
     assert "garden.md" not in paths(response)
 
@@ -208,7 +204,9 @@ def test_deleted_notes_leave_the_store_and_the_results(ready: Engine, vault: Pat
     ready.refresh()
     # Before the store catches up, its vectors are already kept out of the results.
     for mode in ("hybrid", "vector", "keyword"):
-        assert "astronomy.md" not in paths(ask(ready, "quasar nebula galaxy", mode=mode))
+        assert "astronomy.md" not in paths(
+            ask(ready, "quasar nebula galaxy", limit=LIMIT, mode=mode)
+        )
 
     embed_all(ready)
     assert ready._vectors.store is store
@@ -216,7 +214,9 @@ def test_deleted_notes_leave_the_store_and_the_results(ready: Engine, vault: Pat
     assert not gone & store.ids()
     assert ready.read().vectors.status.stored == count - len(gone)
     for mode in ("hybrid", "vector"):
-        assert "astronomy.md" not in paths(ask(ready, "quasar nebula galaxy", mode=mode))
+        assert "astronomy.md" not in paths(
+            ask(ready, "quasar nebula galaxy", limit=LIMIT, mode=mode)
+        )
 
 
 # -- 5. resume after a restart ---------------------------------------------------------------------
@@ -258,11 +258,11 @@ def test_failing_embedder_degrades_to_keywords_then_recovers(
     assert engine.embed_step(16) == 0  # raised inside, caught: nothing stored
     assert engine.read().vectors.status.state == "unavailable"
     for mode in ("hybrid", "vector"):
-        response = ask(engine, "tomatoes garden", mode=mode)
+        response = ask(engine, "tomatoes garden", limit=LIMIT, mode=mode)
         assert engine.read().vectors.status.state == "unavailable"
         assert any("unavailable" in warning for warning in response.warnings)
         assert response.counts.hybrid is False and response.counts.vector == 0
-    response = ask(engine, "tomatoes garden")
+    response = ask(engine, "tomatoes garden", limit=LIMIT)
     assert paths(response)[0] == "garden.md" and response.counts.keyword > 0
     assert all(hit.vector_score is None for hit in response.hits)
 
@@ -271,14 +271,14 @@ def test_failing_embedder_degrades_to_keywords_then_recovers(
     assert embed_all(engine) == engine.read().keyword.chunk_count()
     status = engine.read().vectors.status
     assert status.state == "ready" and status.pending == 0 and status.problem == ""
-    response = ask(engine, "tomatoes garden")
+    response = ask(engine, "tomatoes garden", limit=LIMIT)
     assert response.counts.hybrid is True and response.warnings == ()
     assert response.hits[0].vector_rank == 1 and response.hits[0].keyword_rank == 1
 
 
 def test_embedder_failing_at_query_time_degrades(ready: Engine, embedder: FakeEmbedder) -> None:
     embedder.fail = True
-    response = ask(ready, "tomatoes garden")
+    response = ask(ready, "tomatoes garden", limit=LIMIT)
     assert paths(response)[0] == "garden.md"
     assert response.warnings and "keyword results only" in response.warnings[0]
     assert ready.read().vectors.status.state == "unavailable"
@@ -286,7 +286,7 @@ def test_embedder_failing_at_query_time_degrades(ready: Engine, embedder: FakeEm
     time.sleep(0.1)
     assert ready.embed_step(16) == 0  # reconnects; everything was already stored
     assert ready.read().vectors.status.state == "ready"
-    assert ask(ready, "tomatoes garden").counts.hybrid is True
+    assert ask(ready, "tomatoes garden", limit=LIMIT).counts.hybrid is True
 
 
 # -- 7. embedder changed ---------------------------------------------------------------------------
@@ -304,7 +304,7 @@ def test_changing_the_embedder_rebuilds_its_own_collection(vault: Path, tmp_path
     engine = open_vectors(vault, cache, other)
     try:
         # Keyword search works before any vector of the new embedder exists.
-        response = ask(engine, "tomatoes garden")
+        response = ask(engine, "tomatoes garden", limit=LIMIT)
         assert paths(response)[0] == "garden.md"
         assert response.hits[0].keyword_rank == 1
         plan(engine)
@@ -319,16 +319,18 @@ def test_changing_the_embedder_rebuilds_its_own_collection(vault: Path, tmp_path
         )
         names = {getattr(c, "name", c) for c in client.list_collections()}
         assert old not in names and new in names
-        response = ask(engine, "tomatoes garden", mode="keyword")
+        response = ask(engine, "tomatoes garden", limit=LIMIT, mode="keyword")
         assert paths(response)[0] == "garden.md"
-        response = ask(engine, "tomatoes garden")  # hybrid asked, keywords answer meanwhile
+        response = ask(
+            engine, "tomatoes garden", limit=LIMIT
+        )  # hybrid asked, keywords answer meanwhile
         assert paths(response)[0] == "garden.md" and response.counts.vector == 0
         assert any("waiting for vectors" in warning for warning in response.warnings)
 
         total = engine.read().keyword.chunk_count()
         assert embed_all(engine) == total
         assert other.calls == total  # the cache holds vectors per embedder: none reused
-        response = ask(engine, "tomatoes garden")
+        response = ask(engine, "tomatoes garden", limit=LIMIT)
         assert response.counts.hybrid is True and response.counts.vector > 0
         assert response.hits[0].vector_rank == 1
         assert len(response.hits[0].chunk.id) > 0
@@ -357,12 +359,12 @@ def test_date_filters_are_inclusive_on_the_vector_side(tmp_path: Path) -> None:
         ]
         for dates, wanted in cases:
             for mode in ("vector", "hybrid"):
-                response = ask(engine, "paper lantern", mode=mode, **dates)
+                response = ask(engine, "paper lantern", limit=LIMIT, mode=mode, **dates)
                 assert set(paths(response)) == wanted, (mode, dates)
                 assert response.counts.vector == len(wanted), (mode, dates)
         # Vector-only hits (no shared word) are held to the dates as well.
         engine._vectors.embedder.synonyms = {"shade": "lantern"}  # type: ignore[union-attr]
-        response = ask(engine, "shade", mode="hybrid", start_date="2024-05-02")
+        response = ask(engine, "shade", limit=LIMIT, mode="hybrid", start_date="2024-05-02")
         assert response.counts.keyword == 0
         assert set(paths(response)) == {"may10.md", "june.md"}
     finally:
@@ -376,7 +378,7 @@ def test_date_filters_are_inclusive_on_the_vector_side(tmp_path: Path) -> None:
 def test_first_on_every_side_scores_the_query_strength_and_min_score_cuts_the_tail(
     ready: Engine, mode: str
 ) -> None:
-    response = ask(ready, "quasar galaxy", mode=mode)
+    response = ask(ready, "quasar galaxy", limit=LIMIT, mode=mode)
     first = response.hits[0]
     assert first.chunk.path == "astronomy.md" and first.chunk.heading == ""
     assert all(rank in (None, 1) for rank in (first.keyword_rank, first.vector_rank))
@@ -389,12 +391,12 @@ def test_first_on_every_side_scores_the_query_strength_and_min_score_cuts_the_ta
 
     if len(scores) > 1:
         threshold = (scores[0] + scores[1]) / 2
-        cut = ask(ready, "quasar galaxy", mode=mode, min_score=threshold)
+        cut = ask(ready, "quasar galaxy", limit=LIMIT, mode=mode, min_score=threshold)
         assert order(cut) == order(response)[:1]
     middle = scores[len(scores) // 2]
-    cut = ask(ready, "quasar galaxy", mode=mode, min_score=middle)
+    cut = ask(ready, "quasar galaxy", limit=LIMIT, mode=mode, min_score=middle)
     assert order(cut) == [item for item in order(response) if item[2] >= middle]
-    top = ask(ready, "quasar galaxy", mode=mode, min_score=first.score)
+    top = ask(ready, "quasar galaxy", limit=LIMIT, mode=mode, min_score=first.score)
     assert paths(top) == ["astronomy.md"], f"the top score is {first.score!r}"
 
 
@@ -413,15 +415,17 @@ def test_ties_break_the_same_way_every_time(tmp_path: Path) -> None:
         embed_all(engine)
         # Two notes with the same words tie on both sides, hence in the fused score too...
         twins = [
-            h for h in ask(engine, "lighthouse keeper").hits if h.chunk.path.startswith("twin")
+            h
+            for h in ask(engine, "lighthouse keeper", limit=LIMIT).hits
+            if h.chunk.path.startswith("twin")
         ]
         assert [h.score for h in twins] == [twins[0].score] * 2
         assert [h.chunk.path for h in twins] == ["twin-a.md", "twin-b.md"]  # ...broken by path
         for query in ("zebra", "lighthouse keeper"):
             for mode in ("hybrid", "keyword", "vector"):
-                runs = [order(ask(engine, query, mode=mode)) for _ in range(2)]
+                runs = [order(ask(engine, query, limit=LIMIT, mode=mode)) for _ in range(2)]
                 assert runs[0] == runs[1], (query, mode)
-        keyword = ask(engine, "lighthouse keeper", mode="keyword")
+        keyword = ask(engine, "lighthouse keeper", limit=LIMIT, mode="keyword")
         assert keyword.hits[0].keyword_score == keyword.hits[1].keyword_score
         assert paths(keyword)[:2] == ["twin-a.md", "twin-b.md"]  # equal scores: by path
     finally:

@@ -214,6 +214,7 @@ def _has_user(name: str) -> bool:
     return True
 
 
+@pytest.mark.e2e  # as root, the scenario runs in a forked child that drops to `nobody`
 @pytest.mark.skipif(
     not _cannot_read_locked_folders(),
     reason="this user reads chmod 000 folders and cannot become one who does not",
@@ -335,9 +336,12 @@ print(json.dumps(sorted(seen)))
 """
 
 
-@pytest.mark.skipif(not _unshare_works(), reason="needs `unshare` and user namespaces")
+@pytest.mark.e2e  # `unshare`, for inotify limits of its own
 @pytest.mark.parametrize("limit", ["max_inotify_watches", "max_inotify_instances"])
 def test_inotify_out_of_watches_falls_back_to_polling_with_advice(limit: str) -> None:
+    # Probed here, not in a skipif: collecting the tests must start no process.
+    if not _unshare_works():
+        pytest.skip("needs `unshare` and user namespaces")
     # Only inside a new user namespace: the limit there leaves the machine's own untouched.
     value = 3 if limit == "max_inotify_watches" else 0
     result = subprocess.run(

@@ -20,8 +20,8 @@ from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
-from tests.engine_helpers import open_engine
-from tests.helpers_vault import FIXTURE_VAULT
+from tests.helpers.engine import open_engine
+from tests.helpers.vault import FIXTURE_VAULT
 
 WIRE_TS = Path(__file__).resolve().parent.parent / "vscode-extension" / "src" / "wire.ts"
 

@@ -23,10 +23,11 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from tests.helpers_vault import FIXTURE_VAULT
+from tests.helpers.vault import FIXTURE_VAULT
 
 CLIENTS = {"vscode": "visual-studio-code", "neovim": "neovim@v0.11.0"}
 CHANGED = "memlsp/changed"
+NOTICES = ("memlsp/indexed", CHANGED, "memlsp/vectors")  # what the server tells of itself
 
 T = TypeVar("T")
 
@@ -53,7 +54,7 @@ class Session:
 
     def places(self, locations: Any) -> list[tuple[str, int, int, int, int]]:
         """Locations as (vault-relative path, start line, start column, end line, end column)."""
-        return [(self.relative(loc.uri), *_numbers(loc.range)) for loc in (locations or [])]
+        return [(self.relative(loc.uri), *range_numbers(loc.range)) for loc in (locations or [])]
 
     # -- positions in the negotiated encoding ------------------------------------------------
 
@@ -113,12 +114,17 @@ class Session:
         """How many `memlsp/changed` notifications have arrived so far."""
         return len(self.events.get(CHANGED, []))
 
+    def _heard(self) -> int:
+        """How many of the server's own notifications (changed, indexed, vectors) arrived."""
+        return sum(len(self.events.get(method, [])) for method in NOTICES)
+
     async def until(self, check: Callable[[], Awaitable[T]], timeout: float = 10.0) -> T:
-        """Ask `check` again after each `memlsp/changed` until it answers something truthy."""
+        """Ask `check` again after each `memlsp/changed` (or `indexed`, or `vectors`) until it
+        answers something truthy."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
-            seen = self.mark()
+            heard = self._heard()
             value = await check()
             if value:
                 return value
@@ -126,7 +132,30 @@ class Session:
             if left <= 0:
                 raise AssertionError(f"no change made the check pass in {timeout} s: {value!r}")
             with contextlib.suppress(TimeoutError):
-                await self.wait_for(CHANGED, seen + 1, left)
+                await asyncio.wait_for(self._heard_more_than(heard), left)
+
+    async def _heard_more_than(self, heard: int) -> None:
+        while self._heard() <= heard:
+            await asyncio.sleep(0.01)
+
+    async def wait_until(
+        self, method: str, wanted: Callable[[Any], bool], since: int = 0, timeout: float = 30.0
+    ) -> Any:
+        """The first `method` notification, from the `since`-th on (0: from the start), whose
+        params `wanted` accepts; waiting for it. For a state, where `wait_for` counts."""
+
+        async def arrived() -> Any:
+            while True:
+                for params in self.events.get(method, [])[since:]:
+                    if wanted(params):
+                        return params
+                await asyncio.sleep(0.01)
+
+        try:
+            return await asyncio.wait_for(arrived(), timeout)
+        except TimeoutError:
+            seen = self.events.get(method, [])[since:]
+            raise AssertionError(f"no wanted {method} in {timeout} s; arrived: {seen}") from None
 
     async def symbols(self, query: str) -> list[Any]:
         found = await self.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
@@ -135,6 +164,18 @@ class Session:
     async def search_paths(self, query: str) -> list[str]:
         """The vault-relative paths workspace/symbol gives for `query`, in order, once each."""
         return list(dict.fromkeys(symbol.container_name for symbol in await self.symbols(query)))
+
+    async def finds(self, query: str, path: str) -> bool:
+        """Whether workspace/symbol finds `query` in the note at `path`."""
+        return path in await self.search_paths(query)
+
+    async def misses(self, query: str, path: str) -> bool:
+        return not await self.finds(query, path)
+
+    async def search(self, **params: Any) -> dict[str, Any]:
+        """`memlsp/search` with these params; its answer as a dict."""
+        answer: dict[str, Any] = await self.request("memlsp/search", params)
+        return answer
 
     async def wait_for(self, method: str, count: int = 1, timeout: float = 30.0) -> list[Any]:
         """Wait until `method` has been received `count` times in all; the messages so far."""
@@ -210,7 +251,7 @@ class Session:
         return found.contents.value
 
 
-def _numbers(value: types.Range) -> tuple[int, int, int, int]:
+def range_numbers(value: types.Range) -> tuple[int, int, int, int]:
     return (value.start.line, value.start.character, value.end.line, value.end.character)
 
 
@@ -244,7 +285,7 @@ async def start_session(
     for path, text in (files or {}).items():
         session.write(path, text)
     # progress and logs: the client keeps them
-    for method in ("memlsp/indexed", "memlsp/changed", "memlsp/vectors"):
+    for method in NOTICES:
         lsp_client.feature(method)(_recorder(session.events, method))
     _accept_registrations(lsp_client, session.events)
     session.result = await lsp_client.initialize_session(

@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from tests.lsp.conftest import Session
+from tests.lsp.conftest import Session, range_numbers
 
 WorkDoneProgress: TypeAlias = (
     types.WorkDoneProgressBegin | types.WorkDoneProgressReport | types.WorkDoneProgressEnd
@@ -49,16 +49,11 @@ RESULT_FIELDS = {
 }
 
 
-async def search(session: Session, **params: Any) -> dict[str, Any]:
-    answer: dict[str, Any] = await session.request("memlsp/search", params)
-    return answer
-
-
 # -- memlsp/search ------------------------------------------------------------------------------
 
 
 async def test_search_answers_with_evidence(shared: Session) -> None:
-    answer = await search(shared, query="bm25 saturation")
+    answer = await shared.search(query="bm25 saturation")
     assert answer["query"] == "bm25 saturation"
     assert answer["counts"] == {
         "keyword": answer["counts"]["keyword"],
@@ -82,48 +77,48 @@ async def test_search_answers_with_evidence(shared: Session) -> None:
 
 
 async def test_search_with_a_chinese_query(shared: Session) -> None:
-    answer = await search(shared, query="向量检索", expand=False)
+    answer = await shared.search(query="向量检索", expand=False)
     assert answer["results"][0]["path"] == "search/向量检索.md"
     assert any("向量" in term or "检索" in term for term in answer["results"][0]["matched_terms"])
 
 
 async def test_search_limit_and_min_score(shared: Session) -> None:
-    every = (await search(shared, query="search", limit=50, expand=False))["results"]
+    every = (await shared.search(query="search", limit=50, expand=False))["results"]
     assert len(every) > 3
-    assert len((await search(shared, query="search", limit=2))["results"]) == 2
+    assert len((await shared.search(query="search", limit=2))["results"]) == 2
     # The default limit is 10.
-    assert len((await search(shared, query="search"))["results"]) == min(10, len(every))
+    assert len((await shared.search(query="search"))["results"]) == min(10, len(every))
     floor = every[2]["score"]
-    kept = (await search(shared, query="search", limit=50, min_score=floor))["results"]
+    kept = (await shared.search(query="search", limit=50, min_score=floor))["results"]
     assert [r["chunk_id"] for r in kept] == [r["chunk_id"] for r in every if r["score"] >= floor]
     assert 3 <= len(kept) < len(every)
 
 
 async def test_search_date_range(shared: Session) -> None:
-    everywhere = await search(shared, query="成都", limit=50, expand=False)
+    everywhere = await shared.search(query="成都", limit=50, expand=False)
     assert len({r["path"] for r in everywhere["results"]}) > 1
-    april = await search(
-        shared, query="成都", limit=50, start_date="2023-04-01", end_date="2023-04-30"
+    april = await shared.search(
+        query="成都", limit=50, start_date="2023-04-01", end_date="2023-04-30"
     )
     assert {r["path"] for r in april["results"]} == {"travel/成都美食.md"}
     assert all(r["date"] == "2023-04-18" for r in april["results"])
-    later = await search(shared, query="成都", limit=50, start_date="2024-01-01")
+    later = await shared.search(query="成都", limit=50, start_date="2024-01-01")
     assert {r["path"] for r in later["results"]} == {"daily/2024-03-15.md"}
-    assert (await search(shared, query="成都", end_date="2000-01-01"))["results"] == []
+    assert (await shared.search(query="成都", end_date="2000-01-01"))["results"] == []
 
 
 async def test_search_expand_adds_the_neighbours(shared: Session) -> None:
     query = "Reciprocal Rank Fusion"
-    plain = (await search(shared, query=query, limit=3, expand=False))["results"]
+    plain = (await shared.search(query=query, limit=3, expand=False))["results"]
     assert all(r["outlinks"] == [] and r["inlinks"] == [] for r in plain)
-    expanded = (await search(shared, query=query, limit=3))["results"]
+    expanded = (await shared.search(query=query, limit=3))["results"]
     assert [r["chunk_id"] for r in expanded] == [r["chunk_id"] for r in plain]
     # No note is listed twice in one answer: not as a neighbour of a result that is a result too.
     listed = [n["path"] for r in expanded for n in r["outlinks"] + r["inlinks"]]
     assert len(listed) == len(set(listed))
     assert not set(listed) & {r["path"] for r in expanded}
 
-    [fusion] = (await search(shared, query=query, limit=1))["results"]
+    [fusion] = (await shared.search(query=query, limit=1))["results"]
     assert fusion["path"] == "search/hybrid-search.md"
     outlinks = {n["path"]: n for n in fusion["outlinks"]}
     assert {"search/bm25.md", "search/向量检索.md", "assets/search diagram.png"} == set(outlinks)
@@ -145,11 +140,11 @@ async def test_search_expand_adds_the_neighbours(shared: Session) -> None:
 
 
 async def test_search_budget_tokens(shared: Session) -> None:
-    full = (await search(shared, query="search", limit=10))["results"]
+    full = (await shared.search(query="search", limit=10))["results"]
     assert len(full) == 10
-    one = (await search(shared, query="search", limit=10, budget_tokens=1))["results"]
+    one = (await shared.search(query="search", limit=10, budget_tokens=1))["results"]
     assert [r["chunk_id"] for r in one] == [full[0]["chunk_id"]]  # the first always fits
-    some = (await search(shared, query="search", limit=10, budget_tokens=400))["results"]
+    some = (await shared.search(query="search", limit=10, budget_tokens=400))["results"]
     assert 1 <= len(some) < 10
     assert [r["chunk_id"] for r in some] == [r["chunk_id"] for r in full[: len(some)]]
 
@@ -176,7 +171,7 @@ async def test_search_with_bad_params_is_an_error_and_the_server_goes_on(
     with pytest.raises(JsonRpcException) as raised:
         await shared.request("memlsp/search", params)
     assert raised.value.code == INVALID_PARAMS
-    assert (await search(shared, query="tantivy", limit=1))["results"][0]["path"] == (
+    assert (await shared.search(query="tantivy", limit=1))["results"][0]["path"] == (
         "search/tantivy.md"
     )
 
@@ -190,13 +185,9 @@ async def test_search_without_params_is_an_error(shared: Session) -> None:
 # -- memlsp/links -------------------------------------------------------------------------------
 
 
-def numbers(value: dict[str, dict[str, int]]) -> tuple[int, int, int, int]:
+def json_range_numbers(value: dict[str, dict[str, int]]) -> tuple[int, int, int, int]:
     start, end = value["start"], value["end"]
     return (start["line"], start["character"], end["line"], end["character"])
-
-
-def range_numbers(value: types.Range) -> tuple[int, int, int, int]:
-    return (value.start.line, value.start.character, value.end.line, value.end.character)
 
 
 async def test_links_of_a_note(shared: Session) -> None:
@@ -204,7 +195,7 @@ async def test_links_of_a_note(shared: Session) -> None:
     links = await shared.request("memlsp/links", {"uri": uri})
     assert (links["uri"], links["path"]) == (uri, "index.md")
     assert len(links["outlinks"]) == 25
-    by_text = {numbers(link["range"]): link for link in links["outlinks"]}
+    by_text = {json_range_numbers(link["range"]): link for link in links["outlinks"]}
 
     ideas = by_text[range_numbers(shared.span("index.md", "[[ideas]]"))]
     assert ideas["status"] == "ambiguous"
@@ -239,7 +230,7 @@ async def test_links_of_a_note(shared: Session) -> None:
     assert sorted(link["source"] for link in links["inlinks"]) == ["index.md", "pkm/知识管理.md"]
     [inlink] = [link for link in links["inlinks"] if link["source"] != "index.md"]
     assert inlink["uri"] == shared.uri("pkm/知识管理.md")
-    assert numbers(inlink["range"]) == range_numbers(
+    assert json_range_numbers(inlink["range"]) == range_numbers(
         shared.span("pkm/知识管理.md", "[[index|首页]]")
     )
 

@@ -29,14 +29,6 @@ async def events(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Sess
         yield session
 
 
-async def found_at(session: Session, query: str, path: str) -> bool:
-    return path in await session.search_paths(query)
-
-
-async def missing(session: Session, query: str, path: str) -> bool:
-    return not await found_at(session, query, path)
-
-
 def watched(session: Session, *changes: tuple[str, types.FileChangeType]) -> None:
     session.client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
@@ -49,7 +41,7 @@ async def test_without_the_watcher_a_silent_write_is_not_seen(events: Session) -
     events.write("events/silent/unseen.md", "# Unseen\n\nsilentword\n")
     events.write("events/silent/told.md", "# Told\n\ntoldword\n")
     watched(events, ("events/silent/told.md", types.FileChangeType.Created))
-    await events.until(lambda: found_at(events, "toldword", "events/silent/told.md"))
+    await events.until(lambda: events.finds("toldword", "events/silent/told.md"))
     assert await events.search_paths("silentword") == []
 
 
@@ -57,16 +49,16 @@ async def test_watched_files_created_changed_deleted(events: Session) -> None:
     path = "events/watched/note.md"
     events.write(path, "# Watched\n\nfirstword\n")
     watched(events, (path, types.FileChangeType.Created))
-    await events.until(lambda: found_at(events, "firstword", path))
+    await events.until(lambda: events.finds("firstword", path))
 
     events.write(path, "# Watched\n\nsecondword\n")
     watched(events, (path, types.FileChangeType.Changed))
-    await events.until(lambda: found_at(events, "secondword", path))
-    assert not await found_at(events, "firstword", path)
+    await events.until(lambda: events.finds("secondword", path))
+    assert not await events.finds("firstword", path)
 
     (events.vault / path).unlink()
     watched(events, (path, types.FileChangeType.Deleted))
-    await events.until(lambda: missing(events, "secondword", path))
+    await events.until(lambda: events.misses("secondword", path))
 
 
 async def test_did_create_and_did_delete_files(events: Session) -> None:
@@ -75,13 +67,13 @@ async def test_did_create_and_did_delete_files(events: Session) -> None:
     events.client.workspace_did_create_files(
         types.CreateFilesParams(files=[types.FileCreate(uri=events.uri(path))])
     )
-    await events.until(lambda: found_at(events, "createdword", path))
+    await events.until(lambda: events.finds("createdword", path))
 
     (events.vault / path).unlink()
     events.client.workspace_did_delete_files(
         types.DeleteFilesParams(files=[types.FileDelete(uri=events.uri(path))])
     )
-    await events.until(lambda: missing(events, "createdword", path))
+    await events.until(lambda: events.misses("createdword", path))
 
 
 async def test_did_rename_files(events: Session) -> None:
@@ -109,7 +101,7 @@ async def test_did_rename_files(events: Session) -> None:
 async def test_did_rename_a_folder(events: Session) -> None:
     events.write("events/folder/box/inside.md", "# Inside\n\nfolderword\n")
     watched(events, ("events/folder/box/inside.md", types.FileChangeType.Created))
-    await events.until(lambda: found_at(events, "folderword", "events/folder/box/inside.md"))
+    await events.until(lambda: events.finds("folderword", "events/folder/box/inside.md"))
     os.rename(events.vault / "events/folder/box", events.vault / "events/folder/crate")
     events.client.workspace_did_rename_files(
         types.RenameFilesParams(
@@ -121,7 +113,7 @@ async def test_did_rename_a_folder(events: Session) -> None:
             ]
         )
     )
-    await events.until(lambda: found_at(events, "folderword", "events/folder/crate/inside.md"))
+    await events.until(lambda: events.finds("folderword", "events/folder/crate/inside.md"))
     assert await events.search_paths("folderword") == ["events/folder/crate/inside.md"]
 
 
@@ -139,7 +131,7 @@ async def test_events_outside_the_vault_are_ignored(events: Session) -> None:
     )
     events.write("events/outside/inside.md", "# Inside\n\ninsideword\n")
     watched(events, ("events/outside/inside.md", types.FileChangeType.Created))
-    await events.until(lambda: found_at(events, "insideword", "events/outside/inside.md"))
+    await events.until(lambda: events.finds("insideword", "events/outside/inside.md"))
     assert await events.search_paths("outsideword") == []
     assert events.mark() > mark
     assert [m for m in events.client.messages if m.type == types.MessageType.Error] == []
@@ -156,6 +148,6 @@ async def test_events_in_dot_folders_are_ignored(events: Session) -> None:
         ("events/dots/.hidden/note.md", types.FileChangeType.Created),
         ("events/dots/seen.md", types.FileChangeType.Created),
     )
-    await events.until(lambda: found_at(events, "seenword", "events/dots/seen.md"))
+    await events.until(lambda: events.finds("seenword", "events/dots/seen.md"))
     assert await events.search_paths("trashedword") == []
     assert await events.search_paths("hiddenword") == []

@@ -9,22 +9,22 @@
 from __future__ import annotations
 
 import json
-import queue
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.lsp.wire import Wire, small_vault
+from tests.helpers.lsp_client import NoAnswer, StdioClient
+from tests.helpers.vault import TWO_NOTES, write_notes
 
 INVALID_REQUEST, NOT_INITIALIZED = -32600, -32002
 HANG = 15.0  # seconds: a hang guard, not a timing
 
 
 @pytest.fixture
-def wire(tmp_path: Path) -> Iterator[Wire]:
-    started = Wire(cwd=tmp_path)
+def wire(tmp_path: Path) -> Iterator[StdioClient]:
+    started = StdioClient(cwd=tmp_path)
     try:
         yield started
     finally:
@@ -32,7 +32,7 @@ def wire(tmp_path: Path) -> Iterator[Wire]:
 
 
 def initialize_params(tmp_path: Path) -> dict[str, Any]:
-    vault = small_vault(tmp_path / "vault")
+    vault = write_notes(tmp_path / "vault", TWO_NOTES)
     return {
         "processId": None,
         "rootUri": vault.as_uri(),
@@ -42,21 +42,19 @@ def initialize_params(tmp_path: Path) -> dict[str, Any]:
     }
 
 
-def initialized(wire: Wire, tmp_path: Path) -> Path:
+def initialized(wire: StdioClient, tmp_path: Path) -> Path:
     """The server initialized on a small vault, once it is indexed; alpha.md's path."""
-    answer = wire.request("initialize", initialize_params(tmp_path), HANG)
-    assert "result" in answer, answer
-    wire.notify("initialized", {})
-    wire.wait(lambda m: m.get("method") == "memlsp/indexed", HANG)
+    wire.initialize(initialize_params(tmp_path))
     return tmp_path / "vault" / "alpha.md"
 
 
-def answer_to(wire: Wire, body: bytes) -> dict[str, Any]:
+def answer_to(wire: StdioClient, body: bytes) -> dict[str, Any]:
     """Send one frame; the next response (sent one at a time, so it is this frame's)."""
-    wire.send_raw(body)
+    start = len(wire.received)
+    wire.send_frame(body)
     try:
-        return wire.wait(lambda m: "method" not in m, HANG)
-    except queue.Empty:
+        return wire.wait_message(lambda r: "method" not in r.message, HANG, start)[1].message
+    except NoAnswer:
         pytest.fail(f"no answer within {HANG} s to {body!r}")
 
 
@@ -78,7 +76,7 @@ def error_code(response: dict[str, Any]) -> int | None:
 
 
 def test_a_fractional_id_is_answered_with_it_and_an_id_of_another_kind_is_invalid(
-    wire: Wire, tmp_path: Path
+    wire: StdioClient, tmp_path: Path
 ) -> None:
     alpha = initialized(wire, tmp_path)
     at = {"textDocument": {"uri": alpha.as_uri()}, "position": {"line": 2, "character": 12}}
@@ -96,7 +94,9 @@ def test_a_fractional_id_is_answered_with_it_and_an_id_of_another_kind_is_invali
     assert b"Traceback" not in wire.stderr, wire.stderr.decode(errors="replace")[-3000:]
 
 
-def test_after_a_shutdown_before_initialize_only_exit_is_taken(wire: Wire, tmp_path: Path) -> None:
+def test_after_a_shutdown_before_initialize_only_exit_is_taken(
+    wire: StdioClient, tmp_path: Path
+) -> None:
     """`shutdown` first: refused as any request before `initialize` is, and from then on every
     request is InvalidRequest, `initialize` among them (it was answered with capabilities)."""
     first = answer_to(wire, request("down", "shutdown"))

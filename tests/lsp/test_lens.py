@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from memlsp.navigation.counts import lens_title, link_counts
 from memlsp.vault.view import VaultView
-from tests.helpers_vault import FIXTURE_VAULT, graph_of, read_vault
+from tests.helpers.vault import FIXTURE_VAULT, graph_of, read_vault
 from tests.lsp.conftest import Session
 
 pytestmark = [

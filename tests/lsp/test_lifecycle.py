@@ -16,65 +16,75 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcServerNotInitialized
 from pytest_lsp import LanguageClient, client_capabilities
 
+from tests.helpers.lsp_client import StdioClient, initialize_params
+from tests.helpers.vault import TWO_NOTES, write_notes
 from tests.lsp.conftest import CLIENTS, start_session
-from tests.lsp.wire import Wire, small_vault
 
 pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
 
 
 @pytest.fixture
-def wire(tmp_path: Path) -> Iterator[Wire]:
-    started = Wire(cwd=tmp_path)
+def client(tmp_path: Path) -> Iterator[StdioClient]:
+    started = StdioClient(cwd=tmp_path)
     yield started
     started.kill()
 
 
-def test_shutdown_and_exit_end_the_process_promptly(wire: Wire, tmp_path: Path) -> None:
-    vault = small_vault(tmp_path / "vault")
-    answer = wire.initialize(vault, None, cache_dir=str(tmp_path / "cache"))
+def test_shutdown_and_exit_end_the_process_promptly(client: StdioClient, tmp_path: Path) -> None:
+    vault = write_notes(tmp_path / "vault", TWO_NOTES)
+    answer = client.initialize(initialize_params(vault, cache_dir=str(tmp_path / "cache")))
     assert answer["result"]["serverInfo"]["name"] == "memlsp"
-    found = wire.request("workspace/symbol", {"query": "second"})
-    assert [s["containerName"] for s in found["result"]] == ["beta.md"]
-    assert wire.request("shutdown")["result"] is None
+    found = client.request("workspace/symbol", {"query": "second"})
+    assert [s["containerName"] for s in found] == ["beta.md"]
+    assert client.request("shutdown") is None
     started = time.monotonic()
-    wire.notify("exit")
-    assert wire.exited(timeout=5) == 0
+    client.notify("exit")
+    assert client.exited(timeout=5) == 0
     assert time.monotonic() - started < 2
     # Everything on stdout was a protocol frame; logs went to stderr.
-    assert wire.bad_output == []
+    assert client.bad_output == []
 
 
 def test_exit_without_shutdown_ends_the_process_with_an_error_code(
-    wire: Wire, tmp_path: Path
+    client: StdioClient, tmp_path: Path
 ) -> None:
-    wire.initialize(small_vault(tmp_path / "vault"), None, cache_dir=str(tmp_path / "cache"))
-    wire.notify("exit")
-    assert wire.exited(timeout=5) == 1
+    client.initialize(
+        initialize_params(
+            write_notes(tmp_path / "vault", TWO_NOTES), cache_dir=str(tmp_path / "cache")
+        )
+    )
+    client.notify("exit")
+    assert client.exited(timeout=5) == 1
 
 
-def test_the_server_exits_when_its_input_closes(wire: Wire, tmp_path: Path) -> None:
-    wire.initialize(small_vault(tmp_path / "vault"), None, cache_dir=str(tmp_path / "cache"))
-    assert wire.process.stdin is not None
-    wire.process.stdin.close()
-    assert wire.exited(timeout=5) is not None
+def test_the_server_exits_when_its_input_closes(client: StdioClient, tmp_path: Path) -> None:
+    client.initialize(
+        initialize_params(
+            write_notes(tmp_path / "vault", TWO_NOTES), cache_dir=str(tmp_path / "cache")
+        )
+    )
+    client.close_input()
+    assert client.exited(timeout=5) is not None
 
 
-def test_the_server_exits_when_the_client_process_dies(wire: Wire, tmp_path: Path) -> None:
+def test_the_server_exits_when_the_client_process_dies(client: StdioClient, tmp_path: Path) -> None:
     editor = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        vault = small_vault(tmp_path / "vault")
-        wire.initialize(vault, editor.pid, cache_dir=str(tmp_path / "cache"))
-        assert wire.request("memlsp/status")["result"]["vaults"][0]["notes"] == 2
-        assert wire.exited(timeout=0.1) is None  # alive while the editor is
+        vault = write_notes(tmp_path / "vault", TWO_NOTES)
+        client.initialize(
+            initialize_params(vault, process_id=editor.pid, cache_dir=str(tmp_path / "cache"))
+        )
+        assert client.request("memlsp/status")["vaults"][0]["notes"] == 2
+        assert client.exited(timeout=0.1) is None  # alive while the editor is
     finally:
         editor.kill()
         editor.wait()  # reaped: its process id is gone
     # The stdin pipe stays open: only the editor's death tells the server to go.
-    assert wire.exited(timeout=6) is not None
+    assert client.exited(timeout=6) is not None
 
 
 async def test_requests_before_initialized(raw_client: LanguageClient, tmp_path: Path) -> None:
-    vault = small_vault(tmp_path / "vault")
+    vault = write_notes(tmp_path / "vault", TWO_NOTES)
     uri = (vault / "alpha.md").as_uri()
     position = types.Position(2, 12)
     document = types.TextDocumentIdentifier(uri=uri)
@@ -148,7 +158,7 @@ async def test_workspace_folders_added_and_removed(
 ) -> None:
     """Each workspace folder is a vault of its own; results from every vault are merged."""
     session = await start_session(raw_client, tmp_path, "vscode")
-    second = small_vault(tmp_path / "second")
+    second = write_notes(tmp_path / "second", TWO_NOTES)
     (second / "gamma.md").write_text("# Gamma\n\nA tantivy note elsewhere.\n", encoding="utf-8")
     folder = types.WorkspaceFolder(uri=second.as_uri(), name="second")
     raw_client.workspace_did_change_workspace_folders(
@@ -156,8 +166,9 @@ async def test_workspace_folders_added_and_removed(
             event=types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])
         )
     )
-    [_, indexed] = await session.wait_for("memlsp/indexed", 2)
-    assert (indexed.root, indexed.notes) == (second.as_uri(), 3)
+    # The first vault may be indexed again meanwhile (the watcher's rescan once its watch is up).
+    indexed = await session.wait_until("memlsp/indexed", lambda p: p.root == second.as_uri())
+    assert indexed.notes == 3
     found = await session.symbols("tantivy")
     assert {s.location.uri for s in found} >= {
         session.uri("search/tantivy.md"),

@@ -19,7 +19,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 
-from tests.lsp.conftest import CHANGED, CLIENTS, Session, served
+from tests.lsp.conftest import CHANGED, CLIENTS, Session, range_numbers, served
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
@@ -33,14 +33,6 @@ async def live(
 ) -> AsyncIterator[Session]:
     async with served(tmp_path_factory.mktemp(f"live-{request.param}"), request.param) as session:
         yield session
-
-
-def numbers(value: types.Range) -> tuple[int, int, int, int]:
-    return (value.start.line, value.start.character, value.end.line, value.end.character)
-
-
-async def found_at(session: Session, query: str, path: str) -> bool:
-    return path in await session.search_paths(query)
 
 
 async def chunk_text(session: Session, query: str, path: str) -> str | None:
@@ -84,14 +76,14 @@ async def test_positions_on_a_line_with_chinese_and_emoji(live: Session) -> None
     start = live.units(line[: line.index("[[bm25")])
     assert start == {"utf-8": 24, "utf-16": 16}[live.encoding]
 
-    listed = sorted(numbers(_range(link["range"])) for link in await outlinks(live, path))
-    assert listed == sorted(numbers(live.span(path, link)) for link in EMOJI_LINKS)
+    listed = sorted(range_numbers(_range(link["range"])) for link in await outlinks(live, path))
+    assert listed == sorted(range_numbers(live.span(path, link)) for link in EMOJI_LINKS)
 
     document_links = await live.client.text_document_document_link_async(
         types.DocumentLinkParams(live.doc(path))
     )
-    assert sorted(numbers(link.range) for link in document_links or []) == sorted(
-        numbers(live.span(path, link)) for link in EMOJI_LINKS
+    assert sorted(range_numbers(link.range) for link in document_links or []) == sorted(
+        range_numbers(live.span(path, link)) for link in EMOJI_LINKS
     )
 
     # References from the fixture note find this note's link at its right columns, and back.
@@ -100,9 +92,9 @@ async def test_positions_on_a_line_with_chinese_and_emoji(live: Session) -> None
         [
             (
                 "search/hybrid-search.md",
-                *numbers(live.span("search/hybrid-search.md", "[[向量检索#^hnsw-params]]")),
+                *range_numbers(live.span("search/hybrid-search.md", "[[向量检索#^hnsw-params]]")),
             ),
-            (path, *numbers(live.span(path, "[[向量检索#^hnsw-params]]"))),
+            (path, *range_numbers(live.span(path, "[[向量检索#^hnsw-params]]"))),
         ]
     )
     assert await live.references("search/hybrid-search.md", hnsw) == expected
@@ -118,7 +110,9 @@ async def test_positions_on_a_line_with_chinese_and_emoji(live: Session) -> None
     [heading] = symbols
     assert isinstance(heading, types.DocumentSymbol)
     assert heading.name == "表情 😀 笔记"
-    assert numbers(heading.selection_range) == numbers(live.span(path, "# 表情 😀 笔记"))
+    assert range_numbers(heading.selection_range) == range_numbers(
+        live.span(path, "# 表情 😀 笔记")
+    )
 
     [item] = (
         await live.client.text_document_prepare_call_hierarchy_async(
@@ -129,8 +123,8 @@ async def test_positions_on_a_line_with_chinese_and_emoji(live: Session) -> None
     calls = await live.client.call_hierarchy_outgoing_calls_async(
         types.CallHierarchyOutgoingCallsParams(item=item)
     )
-    assert sorted(numbers(r) for call in calls or [] for r in call.from_ranges) == sorted(
-        numbers(live.span(path, link)) for link in list(EMOJI_LINKS)[:2]
+    assert sorted(range_numbers(r) for call in calls or [] for r in call.from_ranges) == sorted(
+        range_numbers(live.span(path, link)) for link in list(EMOJI_LINKS)[:2]
     )
 
 
@@ -166,7 +160,7 @@ async def test_open_and_incremental_changes_reach_workspace_symbol(live: Session
     assert "%20" in live.uri(path)
     before = "# 草稿\n\nnothing yet\n"
     live.open(path, before)
-    await live.until(lambda: found_at(live, "草稿", path))
+    await live.until(lambda: live.finds("草稿", path))
     assert not (live.vault / path).exists()  # an unsaved buffer is indexed too
 
     # Replace the placeholder, then (in one notification, applied in order) append after an
@@ -188,20 +182,20 @@ async def test_open_and_incremental_changes_reach_workspace_symbol(live: Session
     )
     expected = "# 草稿\n\n中文😀 quokkaphantastic sighting🎉 wombatron"
     assert await live.until(lambda: chunk_text(live, "wombatron", path)) == expected
-    assert await found_at(live, "quokkaphantastic", path)
+    assert await live.finds("quokkaphantastic", path)
     [symbol] = [s for s in await live.symbols("wombatron") if s.container_name == path]
     assert symbol.name == "草稿"
     assert symbol.location.uri == live.uri(path)
-    assert numbers(symbol.location.range)[::2] == (0, 3)
+    assert range_numbers(symbol.location.range)[::2] == (0, 3)
 
     live.close(path)  # never saved: gone from the index with the buffer
-    await live.until(lambda: _missing(live, "wombatron", path))
+    await live.until(lambda: live.misses("wombatron", path))
 
 
 async def test_a_burst_of_keystrokes_is_indexed_once_typing_stops(live: Session) -> None:
     path = "live/typing/note.md"
     live.open(path, "# Typing\n\n\n")
-    await live.until(lambda: found_at(live, "Typing", path))
+    await live.until(lambda: live.finds("Typing", path))
     mark = live.mark()
     word = "pangolinword"
     for version, character in enumerate(word, 2):
@@ -216,25 +210,25 @@ async def test_a_burst_of_keystrokes_is_indexed_once_typing_stops(live: Session)
 async def test_an_open_note_deleted_on_disk_goes_at_once(live: Session) -> None:
     path = "live/open-deleted/note.md"
     live.write(path, "# Doomed\n\nsaiga\n")
-    await live.until(lambda: found_at(live, "saiga", path))
+    await live.until(lambda: live.finds("saiga", path))
     live.open(path, "# Doomed\n\nsaiga tapir\n")
-    await live.until(lambda: found_at(live, "tapir", path))
+    await live.until(lambda: live.finds("tapir", path))
     (live.vault / path).unlink()  # by another program, while the tab stays open
-    await live.until(lambda: _missing(live, "tapir", path))
+    await live.until(lambda: live.misses("tapir", path))
     live.close(path)
-    await live.until(lambda: _missing(live, "saiga", path))
+    await live.until(lambda: live.misses("saiga", path))
 
 
 async def test_an_open_note_renamed_on_disk_leaves_no_ghost(live: Session) -> None:
     old, new = "live/open-renamed/主动复习.md", "live/open-renamed/主动回顾.md"
     live.write(old, "# Review\n\nokapiword\n")
-    await live.until(lambda: found_at(live, "okapiword", old))
+    await live.until(lambda: live.finds("okapiword", old))
     live.open(old, "# Review\n\nokapiword\n")
     os.rename(live.vault / old, live.vault / new)  # the tab on the old name stays open
     await live.until(lambda: _only(live, "okapiword", [new]))
     live.change(old, 2, (None, "# Review\n\nokapiword typed on\n"))  # typing in the dead tab
     live.write("live/open-renamed/sentinel.md", "# Sentinel\n\nrenamesentinel\n")
-    await live.until(lambda: found_at(live, "renamesentinel", "live/open-renamed/sentinel.md"))
+    await live.until(lambda: live.finds("renamesentinel", "live/open-renamed/sentinel.md"))
     assert await live.search_paths("okapiword") == [new]
     live.close(old)
 
@@ -243,53 +237,49 @@ async def _only(session: Session, query: str, paths: list[str]) -> bool:
     return await session.search_paths(query) == paths
 
 
-async def _missing(session: Session, query: str, path: str) -> bool:
-    return not await found_at(session, query, path)
-
-
 async def test_edit_of_a_fixture_note_with_a_chinese_name(live: Session) -> None:
     path = "search/向量检索.md"
     text = live.text(path).replace(
         "HNSW 在多层图上做贪心搜索", "HNSW 在多层图上做贪心搜索 platypusword"
     )
     live.open(path, text)
-    await live.until(lambda: found_at(live, "platypusword", path))
+    await live.until(lambda: live.finds("platypusword", path))
     live.close(path)
-    await live.until(lambda: _missing(live, "platypusword", path))
+    await live.until(lambda: live.misses("platypusword", path))
 
 
 async def test_open_buffer_wins_over_the_disk_until_closed(live: Session) -> None:
     path = "live/contested/note.md"
     live.write(path, "# Contested\n\ndiskword\n")
-    await live.until(lambda: found_at(live, "diskword", path))
+    await live.until(lambda: live.finds("diskword", path))
     live.open(path, "# Contested\n\nbufferword [[bm25]]\n")
-    await live.until(lambda: found_at(live, "bufferword", path))
-    assert not await found_at(live, "diskword", path)
+    await live.until(lambda: live.finds("bufferword", path))
+    assert not await live.finds("diskword", path)
 
     # Another program saves the file while it is open; a second file written after it shows
     # when the watcher's batch has been applied.
     live.write(path, "# Contested\n\nnewdiskword\n")
     live.write("live/contested/sentinel.md", "# Sentinel\n\nsentinelword\n")
-    await live.until(lambda: found_at(live, "sentinelword", "live/contested/sentinel.md"))
-    assert await found_at(live, "bufferword", path)
-    assert not await found_at(live, "newdiskword", path)
+    await live.until(lambda: live.finds("sentinelword", "live/contested/sentinel.md"))
+    assert await live.finds("bufferword", path)
+    assert not await live.finds("newdiskword", path)
     position = types.Position(2, live.units("bufferword [[b"))
     assert await live.definition(path, position) == [("search/bm25.md", 0, 0, 0, 0)]
 
     live.close(path)
-    await live.until(lambda: found_at(live, "newdiskword", path))
-    assert not await found_at(live, "bufferword", path)
+    await live.until(lambda: live.finds("newdiskword", path))
+    assert not await live.finds("bufferword", path)
     assert await live.definition(path, position) == []
 
 
 async def test_a_buffer_in_a_dot_folder_is_not_indexed(live: Session) -> None:
     live.open(".obsidian/scratch.md", "# Scratch\n\nscratchword\n")
     live.open("live/dots/seen.md", "# Seen\n\nseenword\n")
-    await live.until(lambda: found_at(live, "seenword", "live/dots/seen.md"))
+    await live.until(lambda: live.finds("seenword", "live/dots/seen.md"))
     assert await live.search_paths("scratchword") == []
     live.close(".obsidian/scratch.md")
     live.close("live/dots/seen.md")
-    await live.until(lambda: _missing(live, "seenword", "live/dots/seen.md"))
+    await live.until(lambda: live.misses("seenword", "live/dots/seen.md"))
     await still_answers(live)
 
 
@@ -301,15 +291,15 @@ async def test_a_write_by_another_program_becomes_searchable(live: Session) -> N
     revision = (await live.request("memlsp/status", {}))["vaults"][0]["revision"]
     mark = live.mark()
     live.write(path, "# External\n\nzebrafinch\n")
-    await live.until(lambda: found_at(live, "zebrafinch", path))
+    await live.until(lambda: live.finds("zebrafinch", path))
     changes = live.events["memlsp/changed"][mark:]
     assert changes and changes[-1].root == live.vault.as_uri()
     assert changes[-1].revision > revision
     assert [c.revision for c in changes] == sorted(c.revision for c in changes)
 
     live.write(path, "# External\n\nhummingbird\n")
-    await live.until(lambda: found_at(live, "hummingbird", path))
-    assert not await found_at(live, "zebrafinch", path)
+    await live.until(lambda: live.finds("hummingbird", path))
+    assert not await live.finds("zebrafinch", path)
 
 
 async def test_a_new_note_makes_an_unresolved_link_resolve(live: Session) -> None:
@@ -340,7 +330,7 @@ async def test_rename_on_disk(live: Session) -> None:
     assert await live.until(lambda: live.definition(pointer, position)) == [(old, 0, 0, 0, 0)]
 
     os.rename(live.vault / old, live.vault / new)
-    await live.until(lambda: found_at(live, "marmosetword", new))
+    await live.until(lambda: live.finds("marmosetword", new))
     assert await live.search_paths("marmosetword") == [new]
     assert await live.definition(pointer, position) == []  # the link now names nothing
     [link] = await outlinks(live, pointer)
@@ -355,7 +345,7 @@ async def test_delete_on_disk(live: Session) -> None:
     assert await live.until(lambda: live.definition(mourner, position)) == [(doomed, 0, 0, 0, 0)]
 
     (live.vault / doomed).unlink()
-    await live.until(lambda: _missing(live, "capybaraword", doomed))
+    await live.until(lambda: live.misses("capybaraword", doomed))
     assert await live.definition(mourner, position) == []
     [link] = await outlinks(live, mourner)
     assert link["status"] == "unresolved"
@@ -364,9 +354,9 @@ async def test_delete_on_disk(live: Session) -> None:
 
 async def test_folder_rename_on_disk(live: Session) -> None:
     live.write("live/folders/box/inside.md", "# Inside\n\nocelotword\n")
-    await live.until(lambda: found_at(live, "ocelotword", "live/folders/box/inside.md"))
+    await live.until(lambda: live.finds("ocelotword", "live/folders/box/inside.md"))
     os.rename(live.vault / "live/folders/box", live.vault / "live/folders/crate")
-    await live.until(lambda: found_at(live, "ocelotword", "live/folders/crate/inside.md"))
+    await live.until(lambda: live.finds("ocelotword", "live/folders/crate/inside.md"))
     assert await live.search_paths("ocelotword") == ["live/folders/crate/inside.md"]
 
 
@@ -456,14 +446,14 @@ async def test_positions_past_the_end(live: Session) -> None:
 async def test_did_change_for_a_document_never_opened(live: Session) -> None:
     path = "live/unopened/note.md"
     live.write(path, "# Unopened\n\nkestrelword\n")
-    await live.until(lambda: found_at(live, "kestrelword", path))
+    await live.until(lambda: live.finds("kestrelword", path))
     logged = len(live.client.log_messages)
     start = types.Position(2, 0)
     live.change(path, 2, (types.Range(start, start), "sparrowword "))
     live.change("live/unopened/not-on-disk.md", 2, (None, "# Nowhere\n\nsparrowword\n"))
     await still_answers(live)
     assert await live.search_paths("sparrowword") == []
-    assert await found_at(live, "kestrelword", path)
+    assert await live.finds("kestrelword", path)
     said = [m.message for m in live.client.log_messages[logged:]]
     assert sum("not open" in m for m in said) == 2, said
 
@@ -471,7 +461,7 @@ async def test_did_change_for_a_document_never_opened(live: Session) -> None:
 async def test_out_of_order_versions_are_ignored(live: Session) -> None:
     path = "live/versions/ordered.md"
     live.open(path, "# Ordered\n\nfreshfive\n", version=5)
-    await live.until(lambda: found_at(live, "freshfive", path))
+    await live.until(lambda: live.finds("freshfive", path))
     logged = len(live.client.log_messages)
     live.change(path, 3, (None, "# Ordered\n\nstalethree\n"))  # older than what the editor has
     live.change(path, 5, (None, "# Ordered\n\nstalefive\n"))  # not newer either
@@ -502,7 +492,7 @@ async def test_a_five_megabyte_single_line_note(live: Session) -> None:
         slowest = max(slowest, loop.time() - started)
         # (a rescan after an earlier test's folder move may still be going on)
         assert status["vaults"][0]["state"] in ("ready", "indexing")
-        if await found_at(live, "needleword", path):
+        if await live.finds("needleword", path):
             break
         with contextlib.suppress(TimeoutError):  # probe again at least every 0.2 s
             await live.wait_for(CHANGED, seen + 1, timeout=0.2)
@@ -514,5 +504,5 @@ async def test_a_five_megabyte_single_line_note(live: Session) -> None:
     far = types.Position(2, live.units(line) - 2)
     assert await live.definition(path, far) == []
     live.close(path)
-    await live.until(lambda: _missing(live, "needleword", path), timeout=60)
+    await live.until(lambda: live.misses("needleword", path), timeout=60)
     await still_answers(live)

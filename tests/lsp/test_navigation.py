@@ -16,7 +16,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.lsp.conftest import SERVER, Session, finish, start_session
+from tests.lsp.conftest import SERVER, Session, finish, range_numbers, start_session
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="package"),
@@ -231,12 +231,10 @@ HYBRID_LINKS = [
 
 def spans(session: Session, links: list[tuple[str, str]]) -> list[tuple[str, int, int, int, int]]:
     return sorted(
-        (path, *numbers) for path, link in links for numbers in [_numbers(session.span(path, link))]
+        (path, *numbers)
+        for path, link in links
+        for numbers in [range_numbers(session.span(path, link))]
     )
-
-
-def _numbers(value: types.Range) -> tuple[int, int, int, int]:
-    return (value.start.line, value.start.character, value.end.line, value.end.character)
 
 
 async def test_references_on_a_link_find_every_link_to_its_target(shared: Session) -> None:
@@ -452,7 +450,7 @@ async def test_document_links_cover_every_link_with_its_target(shared: Session) 
     assert links is not None
     listed = await shared.request("memlsp/links", {"uri": shared.uri("index.md")})
     assert len(links) == len(listed["outlinks"]) == 25
-    by_range = {_numbers(link.range): link for link in links}
+    by_range = {range_numbers(link.range): link for link in links}
     expected = {
         "[[bm25]]": "search/bm25.md",
         "[[bm25#^k1-default]]": "search/bm25.md#L14",
@@ -463,11 +461,11 @@ async def test_document_links_cover_every_link_with_its_target(shared: Session) 
         "[[ideas]]": "travel/ideas.md",
     }
     for written, target in expected.items():
-        link = by_range[_numbers(shared.span("index.md", written))]
+        link = by_range[range_numbers(shared.span("index.md", written))]
         assert link.target is not None
         uri, _, line = link.target.partition("#")
         assert (shared.relative(uri) + (f"#{line}" if line else "")) == target, written
-    outside = by_range[_numbers(shared.span("index.md", "[old index](../outside.md)"))]
+    outside = by_range[range_numbers(shared.span("index.md", "[old index](../outside.md)"))]
     assert outside.target is None
     document = shared.client.capabilities and shared.client.capabilities.text_document
     if document and document.document_link and document.document_link.tooltip_support:
@@ -495,9 +493,9 @@ async def document_symbols(session: Session, path: str) -> list[types.DocumentSy
 def check_nesting(symbols: list[types.DocumentSymbol], outer: types.Range | None = None) -> None:
     for symbol in symbols:
         inner = symbol.range
-        assert _numbers(symbol.selection_range)[:2] >= _numbers(inner)[:2]
+        assert range_numbers(symbol.selection_range)[:2] >= range_numbers(inner)[:2]
         if outer is not None:
-            assert _numbers(outer)[:2] <= _numbers(inner)[:2]
+            assert range_numbers(outer)[:2] <= range_numbers(inner)[:2]
             assert (outer.end.line, outer.end.character) >= (inner.end.line, inner.end.character)
         check_nesting(list(symbol.children or []), inner)
 
@@ -513,11 +511,13 @@ async def test_document_symbols_are_the_nested_heading_outline(shared: Session) 
     ]
     check_nesting(symbols)
     top = symbols[0]
-    assert _numbers(top.selection_range) == _numbers(shared.span(path, "# 向量检索"))
+    assert range_numbers(top.selection_range) == range_numbers(shared.span(path, "# 向量检索"))
     assert top.range.start.line == 6
     assert top.range.end.line >= 30  # to the end of the note
     ann = top.children[0]  # type: ignore[index]
-    assert _numbers(ann.selection_range) == _numbers(shared.span(path, "## 向量检索：ANN 算法"))
+    assert range_numbers(ann.selection_range) == range_numbers(
+        shared.span(path, "## 向量检索：ANN 算法")
+    )
     hnsw = ann.children[0]  # type: ignore[index]
     assert hnsw.range.start.line == 15 and hnsw.range.end.line in (18, 19)
 
@@ -564,18 +564,20 @@ async def test_call_hierarchy_over_the_link_graph(shared: Session) -> None:
         ("search/向量检索.md", "向量检索"),
     ]
     hybrid = outgoing[2]
-    assert [_numbers(r) for r in hybrid.from_ranges] == [
-        _numbers(shared.span("search/bm25.md", "[[hybrid-search#Fusion]]"))
+    assert [range_numbers(r) for r in hybrid.from_ranges] == [
+        range_numbers(shared.span("search/bm25.md", "[[hybrid-search#Fusion]]"))
     ]
 
     incoming = await shared.client.call_hierarchy_incoming_calls_async(
         types.CallHierarchyIncomingCallsParams(item=bm25)
     )
     assert incoming is not None
-    calls = {shared.relative(c.from_.uri): sorted(map(_numbers, c.from_ranges)) for c in incoming}
+    calls = {
+        shared.relative(c.from_.uri): sorted(map(range_numbers, c.from_ranges)) for c in incoming
+    }
     expected: dict[str, list[tuple[int, int, int, int]]] = {}
     for path, link in BM25_LINKS:
-        expected.setdefault(path, []).append(_numbers(shared.span(path, link)))
+        expected.setdefault(path, []).append(range_numbers(shared.span(path, link)))
     assert calls == {path: sorted(ranges) for path, ranges in expected.items()}
 
 

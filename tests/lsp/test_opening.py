@@ -13,14 +13,14 @@ from pytest_lsp import LanguageClient, client_capabilities
 
 from memlsp.config import Settings, cache_dir_for
 from memlsp.index.writer_lock import WriterLock
+from tests.helpers.vault import TWO_NOTES, write_notes
 from tests.lsp.conftest import CLIENTS, plain
-from tests.lsp.wire import small_vault
 
 
 async def test_requests_while_the_vault_opens_are_marked_incomplete(
     raw_client: LanguageClient, tmp_path: Path
 ) -> None:
-    vault = small_vault(tmp_path / "vault")
+    vault = write_notes(tmp_path / "vault", TWO_NOTES)
     cache = tmp_path / "cache"
     folder = cache_dir_for(vault, Settings(cache_dir=cache))
     folder.mkdir(parents=True)

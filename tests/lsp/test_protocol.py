@@ -1,7 +1,7 @@
 """Every request gets exactly one answer, whatever its params and whenever it comes; a frame
 whose body is not JSON gets a ParseError; and the server lives on to answer a good hover.
 
-A bare JSON-RPC client (`wire.Wire`) frames each message itself and waits for answers with a
+The bare JSON-RPC client (`tests.helpers.lsp_client`) frames each message itself and waits for answers with a
 deadline, so a request the server never answers fails the test instead of hanging it.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import queue
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,8 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from memlsp.lsp.main import create_server
-from tests.lsp.wire import Wire, small_vault
+from tests.helpers.lsp_client import NoAnswer, StdioClient, initialize_params
+from tests.helpers.vault import TWO_NOTES, write_notes
 
 INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
 REQUEST_FAILED = -32803  # LSP's: a valid request the server cannot do, and says why
@@ -171,7 +171,9 @@ class Vault:
 # -- a client that counts answers -----------------------------------------------------------
 
 
-def answers(wire: Wire, ids: list[Any], timeout: float = HANG) -> dict[Any, dict[str, Any]]:
+def answers(
+    client: StdioClient, ids: list[Any], timeout: float = HANG
+) -> dict[Any, dict[str, Any]]:
     """The response to each of `ids`, waited for until each has one and then until the answer to
     a request sent after them all, so that a second answer to any of them is seen."""
     got: dict[Any, list[dict[str, Any]]] = {}
@@ -187,25 +189,27 @@ def answers(wire: Wire, ids: list[Any], timeout: float = HANG) -> dict[Any, dict
         if last:
             barrier = f"barrier-{next(_numbers)}"
             waiting = {barrier}
-            wire.send({"id": barrier, "method": "memlsp/status", "params": {}})
+            client.send({"id": barrier, "method": "memlsp/status", "params": {}})
         if waiting:
             try:
-                wire.wait(record, timeout)
-            except queue.Empty:
+                client.next_message(record, timeout)
+            except NoAnswer:
                 pytest.fail(f"no answer within {timeout} s to {sorted(map(repr, waiting))}")
     twice = {key: value for key, value in got.items() if len(value) > 1}
     assert not twice, f"answered more than once: {twice}"
     return {key: value[0] for key, value in got.items() if key in ids}
 
 
-def call_all(wire: Wire, calls: list[tuple[str, Any]]) -> list[tuple[str, Any, dict[str, Any]]]:
+def call_all(
+    client: StdioClient, calls: list[tuple[str, Any]]
+) -> list[tuple[str, Any, dict[str, Any]]]:
     """Send each (method, params) as a request at once; each with its one response."""
     sent = {}
     for method, params in calls:
         number = f"t{next(_numbers)}"
-        wire.send({"id": number, "method": method, "params": params})
+        client.send({"id": number, "method": method, "params": params})
         sent[number] = (method, params)
-    got = answers(wire, list(sent))
+    got = answers(client, list(sent))
     return [(*sent[number], got[number]) for number in sent]
 
 
@@ -230,14 +234,14 @@ def wrong(
     ]
 
 
-def hover_works(wire: Wire, vault: Vault) -> None:
-    answer = wire.request(types.TEXT_DOCUMENT_HOVER, vault.good(types.TEXT_DOCUMENT_HOVER), HANG)
-    assert "Beta" in answer["result"]["contents"]["value"], answer
+def hover_works(client: StdioClient, vault: Vault) -> None:
+    answer = client.request(types.TEXT_DOCUMENT_HOVER, vault.good(types.TEXT_DOCUMENT_HOVER), HANG)
+    assert "Beta" in answer["contents"]["value"], answer
 
 
-def no_tracebacks(wire: Wire) -> None:
+def no_tracebacks(client: StdioClient) -> None:
     """A refused message is told in one log line, not with a traceback."""
-    assert b"Traceback" not in wire.stderr, wire.stderr.decode(errors="replace")[-3000:]
+    assert b"Traceback" not in client.stderr, client.stderr.decode(errors="replace")[-3000:]
 
 
 # -- servers --------------------------------------------------------------------------------
@@ -245,19 +249,19 @@ def no_tracebacks(wire: Wire) -> None:
 
 @dataclass(frozen=True)
 class Served:
-    wire: Wire
+    client: StdioClient
     vault: Vault
     capabilities: dict[str, Any]
 
 
-def start(tmp_path: Path) -> tuple[Wire, Vault]:
-    return Wire(cwd=tmp_path), Vault(small_vault(tmp_path / "vault"))
+def start(tmp_path: Path) -> tuple[StdioClient, Vault]:
+    return StdioClient(cwd=tmp_path), Vault(write_notes(tmp_path / "vault", TWO_NOTES))
 
 
-def initialize(wire: Wire, vault: Vault, tmp_path: Path) -> dict[str, Any]:
+def initialize(client: StdioClient, vault: Vault, tmp_path: Path) -> dict[str, Any]:
     """`initialize` and `initialized` with `embedder: none`; once the vault is indexed, the
     server's capabilities."""
-    answer = wire.initialize(vault.root, None, cache_dir=str(tmp_path / "cache"))
+    answer = client.initialize(initialize_params(vault.root, cache_dir=str(tmp_path / "cache")))
     capabilities: dict[str, Any] = answer["result"]["capabilities"]
     return capabilities
 
@@ -266,21 +270,21 @@ def initialize(wire: Wire, vault: Vault, tmp_path: Path) -> dict[str, Any]:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """One initialized server for the tests that leave its vault as it is."""
     tmp_path = tmp_path_factory.mktemp("protocol")
-    wire, vault = start(tmp_path)
+    client, vault = start(tmp_path)
     try:
-        yield Served(wire, vault, initialize(wire, vault, tmp_path))
+        yield Served(client, vault, initialize(client, vault, tmp_path))
     finally:
-        wire.kill()
+        client.kill()
 
 
 @pytest.fixture
-def fresh(tmp_path: Path) -> Iterator[tuple[Wire, Vault]]:
+def fresh(tmp_path: Path) -> Iterator[tuple[StdioClient, Vault]]:
     """A server of its own, not initialized."""
-    wire, vault = start(tmp_path)
+    client, vault = start(tmp_path)
     try:
-        yield wire, vault
+        yield client, vault
     finally:
-        wire.kill()
+        client.kill()
 
 
 # -- bad params -----------------------------------------------------------------------------
@@ -308,7 +312,7 @@ def test_bad_params_are_answered_invalid_params(served: Served) -> None:
     assert {f"memlsp/{name}" for name in ("search", "links", "status", "reindex")} <= set(FEATURES)
     # Good params get a result; the one command-less command gets InvalidParams, and renaming a
     # note RequestFailed: this client announced no way to rename a file.
-    answered = call_all(served.wire, [(m, served.vault.good(m)) for m in FEATURES])
+    answered = call_all(served.client, [(m, served.vault.good(m)) for m in FEATURES])
     assert {m: code(r) for m, _, r in answered if code(r) is not None} == {
         types.WORKSPACE_EXECUTE_COMMAND: INVALID_PARAMS,
         types.TEXT_DOCUMENT_RENAME: REQUEST_FAILED,
@@ -316,12 +320,12 @@ def test_bad_params_are_answered_invalid_params(served: Served) -> None:
 
     calls = [(method, params) for method in FEATURES for params in served.vault.bad(method)]
     assert len(calls) > 150
-    answered = call_all(served.wire, calls)
+    answered = call_all(served.client, calls)
     assert wrong(answered, INVALID_PARAMS) == []
     unnamed = [(m, r["error"]["message"]) for m, _, r in answered if m not in r["error"]["message"]]
     assert unnamed == []  # each message names the method
-    hover_works(served.wire, served.vault)
-    no_tracebacks(served.wire)
+    hover_works(served.client, served.vault)
+    no_tracebacks(served.client)
 
 
 def test_positions_out_of_range(served: Served) -> None:
@@ -335,13 +339,13 @@ def test_positions_out_of_range(served: Served) -> None:
         for method in AT_A_POSITION
         for line, character in impossible
     ]
-    assert wrong(call_all(served.wire, calls), INVALID_PARAMS) == []
+    assert wrong(call_all(served.client, calls), INVALID_PARAMS) == []
     past_the_last_line = [(4, 0), (10_000, 0), (2**31 - 1, 0), (2**31 - 1, 2**31 - 1)]
     past_a_line_end = [(0, 10**6), (2, 2**31 - 1), (1, 50), (3, 7)]
     for is_open in (False, True):
         if is_open:
             text = (vault.root / "alpha.md").read_text(encoding="utf-8")
-            served.wire.notify(
+            served.client.notify(
                 "textDocument/didOpen",
                 {
                     "textDocument": {
@@ -356,7 +360,7 @@ def test_positions_out_of_range(served: Served) -> None:
         for method in AT_A_POSITION:
             for line, character in past_the_last_line + past_a_line_end:
                 calls.append((method, {**vault.good(method), **vault.at(line, character)}))
-        answered = call_all(served.wire, calls)
+        answered = call_all(served.client, calls)
         assert wrong(answered, None) == []
         past_end = {(line, character) for line, character in past_the_last_line}
         not_empty = [
@@ -370,9 +374,9 @@ def test_positions_out_of_range(served: Served) -> None:
     for method in (types.CALL_HIERARCHY_INCOMING_CALLS, types.CALL_HIERARCHY_OUTGOING_CALLS):
         item = {**vault.good(method)["item"], "range": {"start": far, "end": far}}
         item["selectionRange"] = item["range"]
-        [(_, _, response)] = call_all(served.wire, [(method, {"item": item})])
+        [(_, _, response)] = call_all(served.client, [(method, {"item": item})])
         assert code(response) is None
-    hover_works(served.wire, vault)
+    hover_works(served.client, vault)
 
 
 def test_notifications_with_bad_params_are_dropped_quietly(served: Served) -> None:
@@ -387,10 +391,10 @@ def test_notifications_with_bad_params_are_dropped_quietly(served: Served) -> No
         ("workspace/didChangeWatchedFiles", {"changes": "all"}),
         ("textDocument/hover", served.vault.good(types.TEXT_DOCUMENT_HOVER)),  # a request
     ]:
-        served.wire.send({"method": method, "params": params})
-    answers(served.wire, [])  # the barrier's answer comes, and nothing else
-    hover_works(served.wire, served.vault)
-    no_tracebacks(served.wire)
+        served.client.send({"method": method, "params": params})
+    answers(served.client, [])  # the barrier's answer comes, and nothing else
+    hover_works(served.client, served.vault)
+    no_tracebacks(served.client)
 
 
 # -- frames that are not requests -----------------------------------------------------------
@@ -437,19 +441,19 @@ def test_a_frame_that_is_not_a_request_is_answered(
     served: Served, body: bytes, expected: int, answer_id: Any
 ) -> None:
     """One answer (id null when the frame's id cannot be known), then the next frame is read."""
-    served.wire.send_raw(body)
+    served.client.send_frame(body)
     hover = f"after-{next(_numbers)}"
-    served.wire.send(
+    served.client.send(
         {
             "id": hover,
             "method": "textDocument/hover",
             "params": served.vault.good("textDocument/hover"),
         }
     )
-    got = answers(served.wire, [answer_id, hover])
+    got = answers(served.client, [answer_id, hover])
     assert code(got[answer_id]) == expected, got[answer_id]
     assert "Beta" in got[hover]["result"]["contents"]["value"]
-    no_tracebacks(served.wire)
+    no_tracebacks(served.client)
 
 
 def _status(msg_id: str) -> bytes:
@@ -486,11 +490,9 @@ def test_the_stream_resynchronises_after_damaged_framing(served: Served, damage:
     """After a damaged frame, the next good frame is read (and answered): no frame is lost that
     the damage did not take with it."""
     data, answered, parse_errors = DAMAGE[damage]
-    assert served.wire.process.stdin is not None
-    served.wire.process.stdin.write(data)
-    served.wire.process.stdin.flush()
+    served.client.send_bytes(data)
     hover = f"after-{next(_numbers)}"
-    served.wire.send(
+    served.client.send(
         {
             "id": hover,
             "method": "textDocument/hover",
@@ -498,7 +500,7 @@ def test_the_stream_resynchronises_after_damaged_framing(served: Served, damage:
         }
     )
     ids: list[Any] = [hover, *answered] + ([None] if parse_errors else [])
-    got = answers(served.wire, ids)
+    got = answers(served.client, ids)
     assert "Beta" in got[hover]["result"]["contents"]["value"]
     for msg_id in answered:
         assert "result" in got[msg_id], got[msg_id]
@@ -507,60 +509,60 @@ def test_the_stream_resynchronises_after_damaged_framing(served: Served, damage:
 
 
 def test_a_huge_content_length_then_the_end_of_input_ends_the_process(
-    fresh: tuple[Wire, Vault], tmp_path: Path
+    fresh: tuple[StdioClient, Vault], tmp_path: Path
 ) -> None:
-    wire, vault = fresh
-    initialize(wire, vault, tmp_path)
-    assert wire.process.stdin is not None
-    wire.process.stdin.write(b"Content-Length: 1000000000000\r\n\r\n{")
-    wire.process.stdin.close()
-    assert wire.exited(timeout=HANG) == 1  # no `shutdown` came
-    no_tracebacks(wire)
+    client, vault = fresh
+    initialize(client, vault, tmp_path)
+    client.send_bytes(b"Content-Length: 1000000000000\r\n\r\n{")
+    client.close_input()
+    assert client.exited(timeout=HANG) == 1  # no `shutdown` came
+    no_tracebacks(client)
 
 
 # -- the lifecycle --------------------------------------------------------------------------
 
 
 def test_requests_before_initialize_are_refused_then_initialize_works(
-    fresh: tuple[Wire, Vault], tmp_path: Path
+    fresh: tuple[StdioClient, Vault], tmp_path: Path
 ) -> None:
-    wire, vault = fresh
+    client, vault = fresh
     # Not `shutdown`: after it only `exit` is taken (test_ids_and_shutdown.py).
     calls = [(method, vault.good(method)) for method in FEATURES]
     calls += [("memlsp/unknown", {}), (types.TEXT_DOCUMENT_HOVER, None)]
-    assert wrong(call_all(wire, calls), NOT_INITIALIZED) == []
+    assert wrong(call_all(client, calls), NOT_INITIALIZED) == []
     # Notifications before `initialize` are dropped: `initialized` has no effect yet.
-    wire.notify("initialized", {})
-    wire.notify("workspace/didChangeConfiguration", {"settings": {"embedder": "none"}})
-    answers(wire, [])
+    client.notify("initialized", {})
+    client.notify("workspace/didChangeConfiguration", {"settings": {"embedder": "none"}})
+    answers(client, [])
     # An `initialize` with bad params is refused and can be sent again.
     bad: list[Any] = [None, [], {"capabilities": 5}, {"capabilities": {}, "processId": "me"}]
     assert (
-        wrong(call_all(wire, [(types.INITIALIZE, params) for params in bad]), INVALID_PARAMS) == []
+        wrong(call_all(client, [(types.INITIALIZE, params) for params in bad]), INVALID_PARAMS)
+        == []
     )
-    initialize(wire, vault, tmp_path)
-    hover_works(wire, vault)
-    [(_, _, again)] = call_all(wire, [(types.INITIALIZE, {"capabilities": {}})])
+    initialize(client, vault, tmp_path)
+    hover_works(client, vault)
+    [(_, _, again)] = call_all(client, [(types.INITIALIZE, {"capabilities": {}})])
     assert code(again) == INVALID_REQUEST  # once only
-    no_tracebacks(wire)
+    no_tracebacks(client)
 
 
 def test_exit_before_initialize_ends_the_process_with_an_error_code(
-    fresh: tuple[Wire, Vault],
+    fresh: tuple[StdioClient, Vault],
 ) -> None:
-    wire, _ = fresh
-    [(_, _, answer)] = call_all(wire, [("memlsp/status", {})])
+    client, _ = fresh
+    [(_, _, answer)] = call_all(client, [("memlsp/status", {})])
     assert code(answer) == NOT_INITIALIZED
-    wire.notify("exit")
-    assert wire.exited(timeout=HANG) == 1
+    client.notify("exit")
+    assert client.exited(timeout=HANG) == 1
 
 
 def test_requests_after_shutdown_are_invalid_and_exit_still_exits(
-    fresh: tuple[Wire, Vault], tmp_path: Path
+    fresh: tuple[StdioClient, Vault], tmp_path: Path
 ) -> None:
-    wire, vault = fresh
-    initialize(wire, vault, tmp_path)
-    assert wire.request(types.SHUTDOWN, None, HANG)["result"] is None
+    client, vault = fresh
+    initialize(client, vault, tmp_path)
+    assert client.request(types.SHUTDOWN, None, HANG) is None
     calls = [(method, vault.good(method)) for method in FEATURES]
     calls += [
         (types.SHUTDOWN, None),
@@ -568,27 +570,27 @@ def test_requests_after_shutdown_are_invalid_and_exit_still_exits(
         ("memlsp/unknown", {}),
         (types.TEXT_DOCUMENT_HOVER, {"position": -1}),
     ]
-    assert wrong(call_all(wire, calls), INVALID_REQUEST) == []
-    wire.notify("textDocument/didOpen", None)  # dropped, no answer
-    wire.notify("exit", {"unexpected": "params"})  # still exits
-    assert wire.exited(timeout=HANG) == 0
-    no_tracebacks(wire)
+    assert wrong(call_all(client, calls), INVALID_REQUEST) == []
+    client.notify("textDocument/didOpen", None)  # dropped, no answer
+    client.notify("exit", {"unexpected": "params"})  # still exits
+    assert client.exited(timeout=HANG) == 0
+    no_tracebacks(client)
 
 
 def test_initialize_after_an_early_shutdown_is_invalid(
-    fresh: tuple[Wire, Vault], tmp_path: Path
+    fresh: tuple[StdioClient, Vault], tmp_path: Path
 ) -> None:
     """`shutdown` right after `initialize`, before `initialized`."""
-    wire, vault = fresh
+    client, vault = fresh
     options = {"embedder": "none", "cache_dir": str(tmp_path / "cache")}
     init: dict[str, Any] = {"processId": None, "capabilities": {}, "rootUri": vault.root.as_uri()}
     init["initializationOptions"] = options
-    assert "result" in wire.request(types.INITIALIZE, init, HANG)
-    assert wire.request(types.SHUTDOWN, None, HANG)["result"] is None
-    [(_, _, again)] = call_all(wire, [(types.INITIALIZE, init)])
+    assert "result" in client.call(types.INITIALIZE, init, HANG).message
+    assert client.request(types.SHUTDOWN, None, HANG) is None
+    [(_, _, again)] = call_all(client, [(types.INITIALIZE, init)])
     assert code(again) == INVALID_REQUEST
-    wire.notify("exit")
-    assert wire.exited(timeout=HANG) == 0
+    client.notify("exit")
+    assert client.exited(timeout=HANG) == 0
 
 
 # -- a fuzz ---------------------------------------------------------------------------------
@@ -694,12 +696,14 @@ def well_typed(vault: Vault) -> dict[str, st.SearchStrategy[Any]]:
     }
 
 
-def test_fuzz_every_request_is_answered_once(fresh: tuple[Wire, Vault], tmp_path: Path) -> None:
+def test_fuzz_every_request_is_answered_once(
+    fresh: tuple[StdioClient, Vault], tmp_path: Path
+) -> None:
     """Random params for random methods, several at once: well-typed ones with random values,
     near misses and random JSON. Each request is answered once, with a result or an error it may
     give for params (never InternalError), and the server stays alive."""
-    wire, vault = fresh
-    initialize(wire, vault, tmp_path)
+    client, vault = fresh
+    initialize(client, vault, tmp_path)
     shaped = well_typed(vault)
     assert set(shaped) == set(FEATURES)
     near_miss = st.fixed_dictionaries(
@@ -721,21 +725,24 @@ def test_fuzz_every_request_is_answered_once(fresh: tuple[Wire, Vault], tmp_path
         max_examples=300,
         deadline=None,
         database=None,
+        # The same draws each run: with random ones, now and then no draw for some method got
+        # past the checks, and the coverage check below failed by chance, not for a reason.
+        derandomize=True,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
     @given(st.lists(call, min_size=1, max_size=6), st.lists(notification, max_size=2))
     def batch(calls: list[tuple[str, Any]], notifications: list[tuple[str, Any]]) -> None:
         for method, params in notifications:
-            wire.notify(method, params)
-        for method, params, response in call_all(wire, calls):
+            client.notify(method, params)
+        for method, params, response in call_all(client, calls):
             expected = allowed | ({INVALID_REQUEST} if method == types.INITIALIZE else set())
             assert code(response) in expected, (method, params, response)
             seen.add((method, code(response)))
-        assert wire.process.poll() is None
+        assert client.process.poll() is None
 
     batch()
     # The fuzz reached the handlers: most methods answered with a result at least once.
     answered = {method for method, outcome in seen if outcome is None}
     assert len(answered) >= len(FEATURES) - 2, sorted(set(FEATURES) - answered)
-    hover_works(wire, vault)
-    no_tracebacks(wire)
+    hover_works(client, vault)
+    no_tracebacks(client)

@@ -10,7 +10,7 @@ import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, TypeAlias, cast
+from typing import TypeAlias, cast
 
 import pytest
 import pytest_asyncio
@@ -38,9 +38,23 @@ async def semantic(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Se
         yield session
 
 
-async def search(session: Session, **params: Any) -> dict[str, Any]:
-    answer: dict[str, Any] = await session.request("memlsp/search", params)
-    return answer
+async def embedded_now(session: Session) -> tuple[int, int]:
+    """How many chunks have vectors now, and how many `memlsp/vectors` have arrived."""
+    heard = len(session.events.get("memlsp/vectors", []))
+    status = await session.request("memlsp/status", {})
+    return int(status["vaults"][0]["vectors"]["embedded"]), heard
+
+
+async def embedded_more_than(session: Session, before: tuple[int, int]) -> None:
+    """Wait for a `memlsp/vectors` since `before` that tells of an embedding run that caught up
+    with more chunks than then (not merely the next one: a run from before may end meanwhile)."""
+    embedded, heard = before
+    await session.wait_until(
+        "memlsp/vectors",
+        lambda p: p.vectors.pending == 0 and p.vectors.embedded > embedded,
+        since=heard,
+        timeout=60,
+    )
 
 
 def words(text: str) -> set[str]:
@@ -80,22 +94,22 @@ async def test_embedding_progress_ends_with_the_counts(semantic: Session) -> Non
 async def test_a_hit_by_meaning_alone(semantic: Session) -> None:
     note = (semantic.vault / TARGET).read_text(encoding="utf-8")
     assert not words(MEANING_ONLY) & words(note)
-    vector = await search(semantic, query=MEANING_ONLY, mode="vector", limit=3, expand=False)
+    vector = await semantic.search(query=MEANING_ONLY, mode="vector", limit=3, expand=False)
     assert vector["results"][0]["path"] == TARGET
     assert vector["results"][0]["keyword_rank"] is None
     assert vector["results"][0]["vector_rank"] == 1
     assert vector["counts"]["keyword"] == 0 and vector["counts"]["vector"] > 0
     # Weighted RRF puts a vector-only hit after the keyword hits (w_v = 0.3), so ask for enough.
-    hybrid = await search(semantic, query=MEANING_ONLY, limit=50, expand=False)
+    hybrid = await semantic.search(query=MEANING_ONLY, limit=50, expand=False)
     assert hybrid["counts"]["hybrid"] is True and hybrid["warnings"] == []
     found = [r for r in hybrid["results"] if r["path"] == TARGET]
     assert found and found[0]["keyword_rank"] is None and found[0]["vector_rank"] == 1
-    keyword = await search(semantic, query=MEANING_ONLY, mode="keyword", limit=50, expand=False)
+    keyword = await semantic.search(query=MEANING_ONLY, mode="keyword", limit=50, expand=False)
     assert TARGET not in {r["path"] for r in keyword["results"]}
 
 
 async def test_hybrid_keeps_the_keyword_evidence(semantic: Session) -> None:
-    answer = await search(semantic, query="bm25 saturation", limit=5)
+    answer = await semantic.search(query="bm25 saturation", limit=5)
     top = answer["results"][0]
     assert top["path"] == "search/bm25.md"
     assert top["keyword_rank"] is not None and top["vector_rank"] is not None
@@ -104,7 +118,7 @@ async def test_hybrid_keeps_the_keyword_evidence(semantic: Session) -> None:
 
 
 async def test_a_chinese_question_finds_the_chinese_note(semantic: Session) -> None:
-    answer = await search(semantic, query="按意思而不是字面找相似的文本", mode="vector", limit=3)
+    answer = await semantic.search(query="按意思而不是字面找相似的文本", mode="vector", limit=3)
     assert "search/向量检索.md" in [r["path"] for r in answer["results"]]
 
 
@@ -114,11 +128,11 @@ async def test_workspace_symbol_is_hybrid(semantic: Session) -> None:
 
 
 async def test_a_new_note_gets_its_vectors(semantic: Session, tmp_path: Path) -> None:
-    mark = len(semantic.events["memlsp/vectors"])
+    embedded = await embedded_now(semantic)
     semantic.write("travel/lisbon.md", "# Lisbon\n\nTrams climbing steep hills above the river.\n")
-    await semantic.wait_for("memlsp/vectors", mark + 1, timeout=60)
-    answer = await search(
-        semantic, query="streetcars going up slopes by the water", mode="vector", limit=3
+    await embedded_more_than(semantic, embedded)
+    answer = await semantic.search(
+        query="streetcars going up slopes by the water", mode="vector", limit=3
     )
     assert answer["results"][0]["path"] == "travel/lisbon.md"
 
@@ -134,8 +148,8 @@ async def test_an_unreachable_embedder_leaves_keyword_search(tmp_path: Path) -> 
         [vectors] = await session.wait_for("memlsp/vectors", timeout=60)
         assert vectors.vectors.state == "unavailable"
         assert "127.0.0.1:9" in vectors.vectors.problem
-        answer = await search(session, query="bm25 saturation", limit=3)
-        keyword = await search(session, query="bm25 saturation", limit=3, mode="keyword")
+        answer = await session.search(query="bm25 saturation", limit=3)
+        keyword = await session.search(query="bm25 saturation", limit=3, mode="keyword")
         assert answer["results"] == keyword["results"] and answer["results"]
         assert answer["counts"]["hybrid"] is False and answer["counts"]["vector"] == 0
         assert answer["warnings"] and "unavailable" in answer["warnings"][0]
@@ -150,9 +164,9 @@ async def test_each_embedding_run_has_a_progress_token_of_its_own(semantic: Sess
     """pygls never forgets a token: one reused per run failed from the second run on
     ("Token is already registered!", then an `end` with no `begin`)."""
     for number in (1, 2):
-        seen = len(semantic.events["memlsp/vectors"])
+        embedded = await embedded_now(semantic)
         semantic.write(f"inbox/later-{number}.md", f"# Later {number}\n\nQuantum gardening.\n")
-        await semantic.wait_for("memlsp/vectors", seen + 1, timeout=60)
+        await embedded_more_than(semantic, embedded)
     # pytest-lsp annotates the reports as ProgressParams; it stores the structured values.
     runs = {
         token: cast(list[WorkDoneProgress], values)

@@ -7,26 +7,27 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.lsp.wire import Wire, small_vault
+from tests.helpers.lsp_client import StdioClient, initialize_params
+from tests.helpers.vault import TWO_NOTES, write_notes
 
 
-def _vault_status(wire: Wire) -> dict[str, Any]:
-    vaults: list[dict[str, Any]] = wire.request("memlsp/status")["result"]["vaults"]
+def _vault_status(client: StdioClient) -> dict[str, Any]:
+    vaults: list[dict[str, Any]] = client.request("memlsp/status")["vaults"]
     return vaults[0]
 
 
-def _found(wire: Wire, query: str) -> list[str]:
-    answer = wire.request("memlsp/search", {"query": query, "mode": "keyword"})
-    return [hit["path"] for hit in answer["result"]["results"]]
+def _found(client: StdioClient, query: str) -> list[str]:
+    answer = client.request("memlsp/search", {"query": query, "mode": "keyword"})
+    return [hit["path"] for hit in answer["results"]]
 
 
 def test_a_second_server_is_read_only_and_takes_over_from_a_killed_writer(tmp_path: Path) -> None:
-    vault = small_vault(tmp_path / "vault")
+    vault = write_notes(tmp_path / "vault", TWO_NOTES)
     cache = str(tmp_path / "cache")
-    writer, reader = Wire(), Wire()
+    writer, reader = StdioClient(), StdioClient()
     try:
-        writer.initialize(vault, None, cache_dir=cache)
-        reader.initialize(vault, None, cache_dir=cache)
+        writer.initialize(initialize_params(vault, cache_dir=cache))
+        reader.initialize(initialize_params(vault, cache_dir=cache))
         assert _vault_status(writer)["read_only"] is False
         status = _vault_status(reader)
         assert status["read_only"] is True and "read-only" in status["message"]

@@ -10,39 +10,35 @@ A state is captured from an `Engine` in this process, from a running server over
 (`memlsp/links`, `memlsp/search`), or from the command line. The reference is always a new Engine
 on a new, empty cache folder over the same files: what any index of that disk should show.
 
-Also here: a small JSON-RPC client for `python -m memlsp --stdio` that records notifications and
-can `kill -9` the server, waiting for a server to have applied every change made so far, and a
+Also here: an editor's session with `python -m memlsp --stdio` (on the shared client,
+`tests.helpers.lsp_client`), waiting for a server to have applied every change made so far, and a
 delta-debugging shrink of a failing list of operations.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import queue
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import ResolvedLink, SearchRequest
+from tests.helpers.lsp_client import StdioClient, initialize_params
 
 # Well above the hits any probe has in the generated vaults; a full page is marked as such,
 # since scores (and so which hits make the page) may differ between a live and a fresh index.
 PROBE_LIMIT = 100
 TRUNCATED = "(page full: more hits may exist)"
 HANG_GUARD = 60.0  # seconds; only ever reached when something hangs
-SERVER_COMMAND = [sys.executable, "-m", "memlsp", "--stdio"]
 
 T = TypeVar("T")
 
@@ -358,136 +354,30 @@ def tell_engine(engine: Engine, paths: Sequence[str]) -> None:
 # -- a server over stdio ------------------------------------------------------------------------
 
 
-class ServerError(Exception):
-    pass
-
-
-class StdioServer:
-    """`python -m memlsp --stdio` on one vault, in a process group of its own, so `kill()` can
-    take its helper processes (the parse pool of a large first index) with it."""
+class StdioServer(StdioClient):
+    """`python -m memlsp --stdio` on one vault, as an editor's session with it: the buffers it has
+    open and their versions. The server runs in a process group of its own, so `kill()` takes its
+    helper processes (the parse pool of a large first index) with it."""
 
     def __init__(self, vault: Path, cache_dir: Path, **options: Any) -> None:
+        super().__init__(own_process_group=True)
         self.vault = vault.resolve()
         self.cache_dir = cache_dir
-        self.process = subprocess.Popen(
-            SERVER_COMMAND,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
         self._options = options
-        self._answers: dict[int, queue.Queue[dict[str, Any]]] = {}
-        self._notifications: dict[str, list[Any]] = {}
-        self._arrived = threading.Condition()
-        self._write_lock = threading.Lock()
-        self._next_id = 0
         self._versions: dict[str, int] = {}
         self.buffers: dict[str, str] = {}  # path -> text of each open buffer
         self.sentinels = 0  # how many times `settle` wrote its note
-        self._stderr: list[bytes] = []
-        assert self.process.stdout is not None and self.process.stderr is not None
-        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self.process.stderr,), daemon=True).start()
-
-    # -- the wire
-
-    def _read(self, stream: IO[bytes]) -> None:
-        while True:
-            header = stream.readline()
-            if not header:
-                with self._arrived:
-                    self._arrived.notify_all()
-                return
-            if not header.startswith(b"Content-Length:"):
-                continue
-            length = int(header.split(b":", 1)[1])
-            while stream.readline() not in (b"\r\n", b""):
-                pass
-            message = json.loads(stream.read(length))
-            if "method" in message and "id" in message:
-                self._send({"id": message["id"], "result": None})  # as a minimal editor would
-            elif "method" in message:
-                with self._arrived:
-                    self._notifications.setdefault(message["method"], []).append(
-                        message.get("params")
-                    )
-                    self._arrived.notify_all()
-            elif message.get("id") in self._answers:
-                self._answers[message["id"]].put(message)
-
-    def _drain(self, stream: IO[bytes]) -> None:
-        for line in stream:
-            self._stderr.append(line)
-
-    @property
-    def stderr(self) -> str:
-        return b"".join(self._stderr).decode(errors="replace")
-
-    def _send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        assert self.process.stdin is not None
-        with self._write_lock:
-            self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-            self.process.stdin.flush()
-
-    def notify(self, method: str, params: Any) -> None:
-        self._send({"method": method, "params": params})
-
-    def request(self, method: str, params: Any, timeout: float = HANG_GUARD) -> Any:
-        self._next_id += 1
-        number = self._next_id
-        answers: queue.Queue[dict[str, Any]] = queue.Queue()
-        self._answers[number] = answers
-        self._send({"id": number, "method": method, "params": params})
-        try:
-            answer = answers.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no answer to {method} in {timeout} s\n{self.stderr}") from None
-        finally:
-            del self._answers[number]
-        if "error" in answer:
-            raise ServerError(f"{method}: {answer['error']}")
-        return answer.get("result")
-
-    def count(self, method: str) -> int:
-        with self._arrived:
-            return len(self._notifications.get(method, []))
-
-    def wait_for(self, method: str, count: int, timeout: float = HANG_GUARD) -> bool:
-        """Wait until `method` has arrived `count` times in all; False on timeout."""
-        deadline = time.monotonic() + timeout
-        with self._arrived:
-            while len(self._notifications.get(method, [])) < count:
-                left = deadline - time.monotonic()
-                if left <= 0 or self.process.poll() is not None:
-                    return False
-                self._arrived.wait(left)
-        return True
-
-    # -- the session
 
     def uri(self, path: str) -> str:
         return (self.vault / path).as_uri()
 
-    def initialize(self, wait_indexed: bool = True) -> None:
-        self.request(
-            "initialize",
-            {
-                "processId": os.getpid(),  # the server exits if the test process dies
-                "rootUri": self.vault.as_uri(),
-                "workspaceFolders": [{"uri": self.vault.as_uri(), "name": self.vault.name}],
-                "capabilities": {},
-                "initializationOptions": {
-                    "cache_dir": str(self.cache_dir),
-                    "embedder": "none",
-                    **self._options,
-                },
-            },
+    def open_vault(self, wait_indexed: bool = True) -> None:
+        """`initialize` on the vault (the server exits if the test process dies), `initialized`,
+        and unless told not to, wait for the vault to be indexed."""
+        params = initialize_params(
+            self.vault, process_id=os.getpid(), cache_dir=str(self.cache_dir), **self._options
         )
-        self.notify("initialized", {})
-        if wait_indexed:
-            assert self.wait_for("memlsp/indexed", 1), f"never indexed\n{self.stderr}"
+        self.initialize(params, wait_indexed=wait_indexed)
 
     def open(self, path: str, text: str) -> None:
         self._versions[path] = 1
@@ -528,33 +418,8 @@ class StdioServer:
             if check():
                 return
             if time.monotonic() > deadline:
-                raise AssertionError(f"{what}: not so after {timeout} s\n{self.stderr[-4000:]}")
+                raise AssertionError(f"{what}: not so after {timeout} s\n{self.stderr_tail()}")
             self.wait_for("memlsp/changed", seen + 1, timeout=0.25)
-
-    def kill(self, how: signal.Signals = signal.SIGKILL) -> None:
-        """`kill -9` (the server gets no chance to save anything), or another signal, such as the
-        SIGTERM an editor sends a server that does not exit in time."""
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.process.pid, how)
-        self.process.wait(timeout=HANG_GUARD)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)  # helpers it started, if any are left
-
-    def stop(self) -> None:
-        """A clean `shutdown` and `exit`; killed if it does not end."""
-        if self.process.poll() is None:
-            with contextlib.suppress(Exception):
-                self.request("shutdown", None, timeout=10)
-                self.notify("exit", None)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=10)
-        self.kill()
-
-    def __enter__(self) -> StdioServer:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.stop()
 
 
 SENTINEL = "sentinel.md"

