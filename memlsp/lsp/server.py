@@ -147,12 +147,18 @@ class MemlspServer(LanguageServer):
     async def in_note(self, uri: str, work: Callable[[NoteRequest], T], nothing: T) -> T:
         """Run `work` on a thread, on one snapshot of the vault, for a note of an open vault."""
         found = self.vaults.route(uri)
-        snapshot = self.read(found[0]) if found is not None else None
-        if found is None or snapshot is None:
+        if found is None:
             return nothing
+        vault, path = found
+        self.vaults.warn_if_incomplete(vault)
         document = self.document(uri)
         buffer = document.lines if document is not None else None  # now, on the event loop
-        return await self.run(lambda: work(NoteRequest(snapshot, found[1], buffer)))
+
+        def answer() -> T:
+            snapshot = vault.read()  # on the thread: a read-only vault looks at the disk
+            return nothing if snapshot is None else work(NoteRequest(snapshot, path, buffer))
+
+        return await self.run(answer)
 
     async def at_cursor(
         self, uri: str, position: types.Position, work: Callable[[CursorRequest], T], nothing: T
