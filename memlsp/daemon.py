@@ -21,7 +21,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import logging.handlers
 import os
 import socket
 import stat
@@ -33,16 +32,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memlsp.config import Settings, is_private
 from memlsp.settings import answer_key
 
 if sys.platform != "win32":
     import fcntl
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger(__name__)
 

@@ -8,12 +8,13 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from memlsp import wire
+from memlsp.live.status import VaultStatus
 from memlsp.live.vault import LiveVault
 from memlsp.lsp import convert
 from memlsp.lsp.protocol import json_kind
 from memlsp.lsp.server import MemlspServer
-from memlsp.model import SearchRequest
-from memlsp.navigation.diagnostics import vault_problems
+from memlsp.model import SearchRequest, SearchResponse
+from memlsp.navigation.diagnostics import ProblemCounts, vault_problems
 from memlsp.search.request import build_request
 from memlsp.snapshot import NoteLinks
 
@@ -59,12 +60,8 @@ def register(server: MemlspServer) -> None:
         _fields("memlsp/status", params)
         vaults = []
         for vault in server.vaults.all():
-            snapshot = vault.read()  # one revision for the counts and the problems
             # On a thread: counting walks the snapshot's records (10,000 at 10k notes).
-            state = await server.run(partial(vault.status, snapshot))
-            problems = None
-            if snapshot is not None:
-                problems = await server.run(partial(vault_problems, snapshot.view))
+            state, problems = await server.run(partial(_status, vault))
             vaults.append(wire.vault_status_json(convert.uri_of(vault.root), state, problems))
         return wire.status_answer_json(server.version, vaults)
 
@@ -74,8 +71,12 @@ async def _search_vault(
 ) -> wire.VaultAnswer:
     # Asked before the search: a vault that finishes indexing meanwhile answered from part of it.
     incomplete = vault.incomplete()
-    snapshot = vault.read()
-    response = None if snapshot is None else await server.run(partial(snapshot.search, request))
+
+    def search() -> SearchResponse | None:
+        snapshot = vault.read()
+        return None if snapshot is None else snapshot.search(request)
+
+    response = await server.run(search)
     return wire.VaultAnswer(
         name=vault.root.name,
         root=convert.uri_of(vault.root),
@@ -83,6 +84,13 @@ async def _search_vault(
         response=response,
         incomplete=incomplete,
     )
+
+
+def _status(vault: LiveVault) -> tuple[VaultStatus, ProblemCounts | None]:
+    """The vault's status and its problems, from one snapshot: one revision for both."""
+    snapshot = vault.read()
+    problems = vault_problems(snapshot.view) if snapshot is not None else None
+    return vault.status(snapshot), problems
 
 
 def _fields(method: str, params: Any) -> dict[str, Any]:
