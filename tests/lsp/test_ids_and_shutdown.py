@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.lsp_client import NoAnswer, StdioClient
+from tests.helpers.lsp_client import NoAnswer, StdioClient, initialize_params
 from tests.helpers.vault import TWO_NOTES, write_notes
 
 INVALID_REQUEST, NOT_INITIALIZED = -32600, -32002
@@ -31,20 +31,14 @@ def wire(tmp_path: Path) -> Iterator[StdioClient]:
         started.kill()
 
 
-def initialize_params(tmp_path: Path) -> dict[str, Any]:
+def vault_params(tmp_path: Path) -> dict[str, Any]:
     vault = write_notes(tmp_path / "vault", TWO_NOTES)
-    return {
-        "processId": None,
-        "rootUri": vault.as_uri(),
-        "workspaceFolders": [{"uri": vault.as_uri(), "name": vault.name}],
-        "capabilities": {},
-        "initializationOptions": {"embedder": "none", "cache_dir": str(tmp_path / "cache")},
-    }
+    return initialize_params(vault, cache_dir=str(tmp_path / "cache"))
 
 
 def initialized(wire: StdioClient, tmp_path: Path) -> Path:
     """The server initialized on a small vault, once it is indexed; alpha.md's path."""
-    wire.initialize(initialize_params(tmp_path))
+    wire.initialize(vault_params(tmp_path))
     return tmp_path / "vault" / "alpha.md"
 
 
@@ -101,7 +95,7 @@ def test_after_a_shutdown_before_initialize_only_exit_is_taken(
     request is InvalidRequest, `initialize` among them (it was answered with capabilities)."""
     first = answer_to(wire, request("down", "shutdown"))
     assert (first["id"], error_code(first)) == ("down", NOT_INITIALIZED), first
-    params = initialize_params(tmp_path)
+    params = vault_params(tmp_path)
     for msg_id, method, method_params in (
         ("init", "initialize", params),
         ("status", "memlsp/status", {}),
