@@ -22,12 +22,13 @@ EMBEDDERS = ("bilingual", "minilm", "use", "onnx", "endpoint", "none")
 # The embedders a vault may choose: they run from the installed packages, offline, and read nothing
 # else. "onnx" reads a model folder and "endpoint" posts to a URL: the user's choice only.
 VAULT_EMBEDDERS = ("bilingual", "minilm", "use", "none")
+# How the keyword and vector sides' rankings become one (search/fusion.py).
+FUSION_RULES = ("evidence", "rrf")
 
 # Settings of earlier releases, with why they went: a user who still sets one is told so.
 RETIRED = {
     "candidate_multiplier": "each side ranks max_candidates candidates, so the first results do "
     "not depend on how many are asked for",
-    "rrf_k": "the sides are fused by their scores, not by reciprocal ranks",
 }
 
 
@@ -298,6 +299,32 @@ class Settings:
     # (search/fusion.py); w_v chosen on development sets (benchmarks/fusion_study.py).
     vector_weight: float = setting(
         0.6, Effect.RERANKS, "the semantic side's weight in fusion", bound=Between(0.0, 1.0)
+    )
+    # "evidence": the weighted score fusion above; "rrf": reciprocal rank fusion, by ranks alone.
+    fusion: str = setting(
+        "evidence",
+        Effect.RERANKS,
+        'how the keyword and semantic results become one list: "evidence" weighs their scores '
+        '(vector_weight), "rrf" their ranks alone (rrf_k and the rrf weights)',
+        bound=OneOf(FUSION_RULES),
+    )
+    rrf_k: int = setting(
+        60,
+        Effect.RERANKS,
+        'for fusion "rrf": a larger k gives lower ranks more say against the first few',
+        bound=AtLeast(1),
+    )
+    rrf_keyword_weight: float = setting(
+        1.0,
+        Effect.RERANKS,
+        'for fusion "rrf": the keyword side\'s weight; 0 leaves it out when both sides run',
+        bound=AtLeast(0),
+    )
+    rrf_vector_weight: float = setting(
+        1.0,
+        Effect.RERANKS,
+        'for fusion "rrf": the semantic side\'s weight; 0 leaves it out when both sides run',
+        bound=AtLeast(0),
     )
     # No note has the query's rare words and none is close enough in meaning. Chosen on development
     # sets and questions no note answers (benchmarks/calibrate.py).

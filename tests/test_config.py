@@ -67,6 +67,30 @@ def test_vault_settings_file(tmp_path: Path) -> None:
     assert settings.expand_limit == 4 and len(problems) == 1 and ".memlsp.toml" in problems[0]
 
 
+def test_a_vault_file_chooses_reciprocal_rank_fusion(tmp_path: Path) -> None:
+    (tmp_path / ".memlsp.toml").write_text(
+        'fusion = "rrf"\nrrf_k = 20\nrrf_keyword_weight = 2\nrrf_vector_weight = 0.5\n'
+    )
+    settings, problems = load_vault_settings(tmp_path, Settings())
+    assert problems == []
+    assert (settings.fusion, settings.rrf_k) == ("rrf", 20)
+    assert (settings.rrf_keyword_weight, settings.rrf_vector_weight) == (2.0, 0.5)
+    assert isinstance(settings.rrf_keyword_weight, float)
+
+
+def test_bad_fusion_settings_keep_their_defaults() -> None:
+    settings, problems = settings_from(
+        {"fusion": "borda", "rrf_k": 0, "rrf_keyword_weight": -1, "rrf_vector_weight": "high"}
+    )
+    assert settings == DEFAULTS and settings.fusion == "evidence" and settings.rrf_k == 60
+    assert problems == [
+        "setting 'fusion' must be one of evidence, rrf, not 'borda'; default kept",
+        "setting 'rrf_k' must be at least 1, not 0; default kept",
+        "setting 'rrf_keyword_weight' must be at least 0, not -1.0; default kept",
+        "setting 'rrf_vector_weight' must be float, not 'high'; default kept",
+    ]
+
+
 # -- who may set what ----------------------------------------------------------------------------
 
 
