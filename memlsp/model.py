@@ -224,6 +224,7 @@ class SearchRequest:
     mode: str = "hybrid"  # one of SEARCH_MODES
     sections: bool = False  # list each matching section; by default a note once, at its best
     min_strength: float | None = None  # None: the `min_strength` setting
+    fusion: str | None = None  # one of settings.FUSION_RULES; None: the `fusion` setting
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")
@@ -276,6 +277,7 @@ class SearchResponse:
     # How well the query is answered at all, 0..1, the same scale for every query
     # (search/evidence.py); every result's score is its fused score times this.
     strength: float = 0.0
+    fusion: str = "evidence"  # the rule that fused the sides (search/fusion.py)
 
 
 @dataclass(frozen=True, slots=True)

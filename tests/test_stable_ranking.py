@@ -54,13 +54,15 @@ def test_each_limit_gives_a_prefix_of_the_longest_ranking(tmp_path: Path) -> Non
     engine.refresh()
     embed_all(engine)
 
-    def ranking(query: str, mode: str, limit: int) -> list[tuple[str, int]]:
-        request = SearchRequest(query=query, limit=limit, expand=False, mode=mode)
+    def ranking(query: str, mode: str, fusion: str, limit: int) -> list[tuple[str, int]]:
+        request = SearchRequest(query=query, limit=limit, expand=False, mode=mode, fusion=fusion)
         return [(h.chunk.path, h.chunk.start_line) for h in engine.read().search(request).hits]
 
     for query in ("basil garden", "violin nebula winter", "copper willow ember falcon"):
         for mode in ("hybrid", "keyword", "vector"):
-            longest = ranking(query, mode, 40)
-            for limit in (1, 3, 5, 10):
-                assert ranking(query, mode, limit) == longest[:limit], (query, mode, limit)
+            for fusion in ("evidence", "rrf"):
+                longest = ranking(query, mode, fusion, 40)
+                for limit in (1, 3, 5, 10):
+                    got = ranking(query, mode, fusion, limit)
+                    assert got == longest[:limit], (query, mode, fusion, limit)
     engine.close()

@@ -18,7 +18,7 @@ from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, 
 from memlsp.parse.tokens import has_cjk
 from memlsp.search.evidence import STRENGTH_DEPTH, coverage, strength
 from memlsp.search.expand import expand_hits, within_budget
-from memlsp.search.fusion import Fused, fuse
+from memlsp.search.fusion import Fused, fused_order
 from memlsp.vault.graph import LinkGraph
 
 OTHER_SECTIONS = 5  # most other matching sections attached to a note's result
@@ -111,7 +111,8 @@ def search(
     ties: dict[Hashable, tuple[str, int]] = {
         key: (chunk.path, chunk.start_line) for key, chunk in chunks.items()
     }
-    fused = fuse([ranked for ranked, _ in sides.values()], [w for _, w in sides.values()], ties)
+    rule = request.fusion or settings.fusion
+    fused = fused_order(rule, sides, ties, settings)
     matches = _Matches(keyword, graph, any(map(has_cjk, terms)))
     weights = stats.weights()
     keyword_evidence = [
@@ -152,7 +153,9 @@ def search(
         hits = expand_hits(graph, hits, settings.expand_limit)
     hits = within_budget(hits, request.budget_tokens)
     counts = SearchCounts(keyword=len(keyword_scores), vector=len(similarities), hybrid=both)
-    return SearchResponse(request.query, tuple(hits), counts, request.mode, tuple(warnings), found)
+    return SearchResponse(
+        request.query, tuple(hits), counts, request.mode, tuple(warnings), found, rule
+    )
 
 
 class _Matches:

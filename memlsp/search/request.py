@@ -7,6 +7,7 @@ from typing import Any
 
 from memlsp.model import SEARCH_MODES, SearchRequest
 from memlsp.parse.frontmatter import parse_iso_date
+from memlsp.settings import FUSION_RULES
 
 FIELDS = (
     "query",
@@ -19,6 +20,7 @@ FIELDS = (
     "mode",
     "sections",
     "min_strength",
+    "fusion",
 )
 
 
@@ -47,6 +49,9 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     mode = values.get("mode") or "hybrid"
     if mode not in SEARCH_MODES:
         raise ValueError(f"'mode' must be one of {', '.join(SEARCH_MODES)}, not {mode!r}")
+    fusion = values.get("fusion")  # None: the vault's `fusion` setting
+    if fusion is not None and fusion not in FUSION_RULES:
+        raise ValueError(f"'fusion' must be one of {', '.join(FUSION_RULES)}, not {fusion!r}")
     return SearchRequest(
         query=query,
         limit=limit,
@@ -58,6 +63,7 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         mode=mode,
         sections=sections,
         min_strength=min_strength,
+        fusion=fusion,
     )
 
 
