@@ -96,6 +96,7 @@ class SearchAnswerJson(TypedDict):
 
     query: str
     mode: str
+    fusion: str  # the rule that fused the sides: "evidence" or "rrf"
     warnings: list[str]
     strength: float
     counts: SearchCountsJson
@@ -127,6 +128,9 @@ class VaultSearchAnswerJson(TypedDict):
 
     query: str
     mode: str
+    # The rule that fused the sides: the request's, else the vaults' (", "-joined when they
+    # differ); "" when no vault answered and the request named none.
+    fusion: str
     warnings: list[str]
     strength: float
     counts: SearchCountsJson
@@ -187,6 +191,7 @@ def search_answer_json(response: SearchResponse) -> SearchAnswerJson:
     return {
         "query": response.query,
         "mode": response.mode,
+        "fusion": response.fusion,
         "warnings": list(response.warnings),
         "strength": response.strength,
         "counts": search_counts_json(counts.keyword, counts.vector, counts.hybrid),
@@ -224,6 +229,7 @@ def vault_search_answer_json(
     keyword = vector = 0
     hybrid = False
     strength = 0.0
+    rules: set[str] = set()
     for vault in vaults:
         if vault.incomplete:
             warnings.append(vault.incomplete)
@@ -238,11 +244,13 @@ def vault_search_answer_json(
         vector += response.counts.vector
         hybrid = hybrid or response.counts.hybrid
         strength = max(strength, response.strength)
+        rules.add(response.fusion)
         warnings += (f"{vault.name}: {warning}" for warning in response.warnings)
     results.sort(key=lambda r: (-r["score"], r["path"], r["start_line"]))
     return {
         "query": request.query,
         "mode": request.mode,
+        "fusion": request.fusion or ", ".join(sorted(rules)),
         "warnings": warnings,
         "strength": strength,
         "counts": search_counts_json(keyword, vector, hybrid),

@@ -181,6 +181,39 @@ def test_modes_and_the_embedder_flag(
     assert second["mode"] == "hybrid" and second["results"]
 
 
+def test_the_fusion_flag_and_a_queries_line_choose_the_rule(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "c"
+    args = ("search", vault, "apples", "--json", "--cache-dir", cache, "--no-expand")
+    default = json.loads(run(capsys, *args)[1])
+    assert default["fusion"] == "evidence"
+    code, out, _ = run(capsys, *args, "--fusion", "rrf")
+    rrf = json.loads(out)
+    assert code == 0 and rrf["fusion"] == "rrf"
+    # One side ran (keywords): the same order, each score 61 / (60 + rank) times the strength.
+    assert [r["path"] for r in rrf["results"]] == [r["path"] for r in default["results"]]
+    assert [r["score"] for r in rrf["results"]] == [
+        round(61 / (60 + r["keyword_rank"]) * rrf["strength"], 12) for r in rrf["results"]
+    ]
+    assert rrf["results"][1]["score"] != default["results"][1]["score"]
+    with pytest.raises(SystemExit) as exited:
+        run(capsys, *args, "--fusion", "borda")
+    assert exited.value.code == 2 and "invalid choice: 'borda'" in capsys.readouterr().err
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        '{"id": 1, "query": "apples", "fusion": "evidence"}\n{"id": 2, "query": "apples"}\n'
+        '{"id": 3, "query": "apples", "fusion": "borda"}\n'
+    )
+    code, out, _ = run(
+        capsys, "search", vault, "--queries", queries, "--json", "--cache-dir", cache,
+        "--fusion", "rrf",
+    )  # fmt: skip
+    first, second, third = (json.loads(line) for line in out.splitlines())
+    assert code == 0 and (first["fusion"], second["fusion"]) == ("evidence", "rrf")
+    assert third["error"] == "line 3: --fusion must be one of evidence, rrf, not 'borda'"
+
+
 def test_links_lists_every_kind(
     vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

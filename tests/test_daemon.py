@@ -180,6 +180,7 @@ def test_the_cli_prints_what_the_server_answers_as_it_would_itself(vault: Vault)
     for command, args in [
         (vault.search, ("trees", *KEYWORD)),
         (vault.search, ("trees", "--json", "--limit", "1", *KEYWORD)),
+        (vault.search, ("trees", "--json", "--fusion", "rrf", *KEYWORD)),
         (vault.search, ("nothingmatches", *KEYWORD)),
         (vault.links, ("a", *KEYWORD)),
         (vault.links, ("a.md", "--json", *KEYWORD)),
@@ -189,6 +190,8 @@ def test_the_cli_prints_what_the_server_answers_as_it_would_itself(vault: Vault)
         assert vault.answered() == before + 1, (args, vault.log)
         assert asked.returncode == alone.returncode == 0, alone.stderr
         assert asked.stdout == alone.stdout and asked.stdout and asked.stderr == ""
+        if "--fusion" in args:  # the server read the flag it was passed
+            assert json.loads(asked.stdout)["fusion"] == "rrf"
     # An error is the same message and status. The process of its own also says that another
     # process writes the index.
     asked = vault.links("nosuchnote", *KEYWORD)

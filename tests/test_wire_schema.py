@@ -32,6 +32,7 @@ OLDER_SERVERS = {
     ("VaultStatusJson", "busy"),
     ("VaultStatusJson", "read_only"),
     ("VaultStatusJson", "problems"),
+    ("VaultSearchAnswerJson", "fusion"),
 }
 
 # -- the TypeScript side ---------------------------------------------------------------------------

@@ -79,6 +79,7 @@ def _search_request(
         "budget_tokens": args.budget_tokens,
         "mode": args.mode,
         "sections": args.sections,
+        "fusion": args.fusion,
     }
 
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")

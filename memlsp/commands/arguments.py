@@ -10,6 +10,7 @@ from typing import NoReturn
 from memlsp import __version__, daemon
 from memlsp.config import EMBEDDERS
 from memlsp.model import SEARCH_MODES
+from memlsp.settings import FUSION_RULES
 
 
 class UsageError(Exception):
@@ -68,6 +69,12 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=10)
     search.add_argument(
         "--mode", choices=SEARCH_MODES, default="hybrid", help="both sides fused, or one alone"
+    )
+    search.add_argument(
+        "--fusion",
+        choices=FUSION_RULES,
+        help="how both sides become one list: evidence weighs their scores, rrf (reciprocal rank "
+        "fusion) their ranks alone (default: the fusion setting)",
     )
     search.add_argument(
         "--min-score",

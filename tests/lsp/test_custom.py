@@ -162,6 +162,8 @@ async def test_search_budget_tokens(shared: Session) -> None:
         {"query": "x", "end_date": 20240301},
         {"query": "x", "expand": "yes"},
         {"query": "x", "budget_tokens": True},
+        {"query": "x", "fusion": "borda"},
+        {"query": "x", "fusion": ["rrf"]},
     ],
     ids=str,
 )
@@ -174,6 +176,27 @@ async def test_search_with_bad_params_is_an_error_and_the_server_goes_on(
     assert (await shared.search(query="tantivy", limit=1))["results"][0]["path"] == (
         "search/tantivy.md"
     )
+
+
+async def test_search_names_its_fusion_rule_and_takes_another(shared: Session) -> None:
+    default = await shared.search(query="bm25 saturation", expand=False)
+    assert default["fusion"] == "evidence"
+    rrf = await shared.search(query="bm25 saturation", expand=False, fusion="rrf")
+    assert rrf["fusion"] == "rrf"
+    # Keywords alone here: the same order, scored by rank (61 / (60 + rank) times the strength).
+    assert [r["chunk_id"] for r in rrf["results"]] == [r["chunk_id"] for r in default["results"]]
+    assert all(
+        r["score"] == pytest.approx(61 / (60 + r["keyword_rank"]) * rrf["strength"])
+        for r in rrf["results"]
+    )
+    assert await shared.search(query="bm25 saturation", expand=False, fusion="evidence") == default
+
+
+async def test_an_unknown_fusion_rule_is_named_with_the_valid_ones(shared: Session) -> None:
+    with pytest.raises(JsonRpcException) as raised:
+        await shared.request("memlsp/search", {"query": "x", "fusion": "borda"})
+    assert raised.value.code == INVALID_PARAMS
+    assert "'fusion' must be one of evidence, rrf, not 'borda'" in str(raised.value)
 
 
 async def test_search_without_params_is_an_error(shared: Session) -> None:

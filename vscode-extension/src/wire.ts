@@ -71,6 +71,7 @@ export interface SearchCountsJson {
 export interface VaultSearchAnswerJson {
   query: string;
   mode: string;
+  fusion?: string; // "evidence" or "rrf" (", "-joined when vaults differ); older servers omit it
   warnings: string[];
   strength: number;
   counts: SearchCountsJson;
