@@ -3,9 +3,11 @@
     python benchmarks/bench_vaults.py [--vaults ../shared/data/vaults] [--sets vaultofknowledge]
         [--cache-dir benchmarks/build/cache] [--dump benchmarks/build/vaults.json]
 
-Each set is a vault of the shared data folder and our questions about it (`data/*_queries.jsonl`:
+Each set is a vault of the shared data folder and our questions about it (`data/*.jsonl`:
 `{"id", "query", "relevant", "kind"}`, written by reading the notes; kinds `paraphrase`, `keyword`,
-`cross-lingual`). The vault is read where it is, never copied or written: `memlsp index VAULT
+`cross-lingual`, and in the hard set `no-shared-word`, `zh-en`, `title`, `natural`). Two sets may
+ask about one vault (`vaultofknowledge-hard` is more questions about `vaultofknowledge`): they
+share its index. The vault is read where it is, never copied or written: `memlsp index VAULT
 --cache-dir DIR` with the default embedder, as a user runs it (DIR is kept between runs, so each
 vault is embedded once), then ONE batch `memlsp search --queries FILE --json --limit 200
 --no-expand --mode M` per mode. A note counts once, at the rank of its best chunk. `--dump FILE`
@@ -38,20 +40,32 @@ from metrics import dedupe, evaluate_groups
 DEFAULT_VAULTS = REPO_ROOT.parent / "shared" / "data" / "vaults"
 DEFAULT_CACHE = BENCH_DIR / "build" / "cache"
 MODES = ("keyword", "vector", "hybrid")
-KINDS = ("all", "paraphrase", "keyword", "cross-lingual")
+KINDS = (
+    "all", "paraphrase", "keyword", "cross-lingual", "no-shared-word", "zh-en", "title", "natural",
+)  # fmt: skip
 LIMIT = 200
 K = 10
 
 
 @dataclass(frozen=True)
 class QuerySet:
-    name: str  # the vault's folder name in the shared data
+    name: str
     queries: Path
+    folder: str = ""  # the vault's folder name in the shared data, when it is not `name`
+
+    @property
+    def vault(self) -> str:
+        return self.folder or self.name
 
 
 SETS = (
     QuerySet("vaultofknowledge", BENCH_DIR / "data" / "vaultofknowledge_queries.jsonl"),
     QuerySet("knowledge-garden", BENCH_DIR / "data" / "knowledge_garden_queries.jsonl"),
+    QuerySet(
+        "vaultofknowledge-hard",
+        BENCH_DIR / "data" / "vaultofknowledge_hard.jsonl",
+        folder="vaultofknowledge",
+    ),
 )
 
 
@@ -133,7 +147,7 @@ def run_set(
             scores[mode] = evaluate_groups(notes, qrels, groups, K, K)
     for q in questions:
         record: dict[str, object] = {
-            "set": qset.name, "id": q.id, "query": q.query, "kind": q.kind,
+            "set": qset.name, "vault": qset.vault, "id": q.id, "query": q.query, "kind": q.kind,
             "relevant": list(q.relevant),
         }  # fmt: skip
         for mode in MODES:
@@ -189,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for qset in SETS:
         if qset.name not in wanted:
             continue
-        vault = args.vaults / qset.name
+        vault = args.vaults / qset.vault
         if not vault.is_dir():
             print(f"{qset.name}: vault not found ({vault}); skipped. Pass --vaults DIR.")
             continue

@@ -173,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     strengths: dict[str, list[float]] = {}
     by_score, by_strength = Tally(), Tally()
     for qset in SETS:
+        if qset.folder:  # more questions about the vault of another set: not calibrated on
+            continue
         vault = args.vaults / qset.name
         if not vault.is_dir():
             print(f"{qset.name}: not in {args.vaults}; skipped")

@@ -115,7 +115,7 @@ def known_shares(
     shares: dict[str, float] = {}
     for name, queries in sets.items():
         for q in queries:
-            vault = str(q["set"])
+            vault = str(q.get("vault") or q["set"])
             if vault not in indexes:
                 where = scifact / "cache" if vault.startswith("scifact") else cache
                 found = sorted(

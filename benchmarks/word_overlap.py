@@ -1,0 +1,92 @@
+"""The distinctive words each question shares with the notes that answer it.
+
+    python benchmarks/word_overlap.py QUERIES.jsonl --vault DIR [--kinds no-shared-word] [--strict]
+
+A question written to share no word with its answer is only a test of search by meaning if the
+keyword index agrees that it shares none: words are compared as memlsp's analyzer makes its terms
+(lower case, English stems, Chinese cut into words), after dropping the common words that a query
+loses anyway (`memlsp.parse.stopwords`). A note is its whole file, frontmatter included, and its
+file name, which is its title when it has none of its own. `--strict` exits 1 if a question of the
+chosen kinds shares a word.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import common  # noqa: F401  (puts the repository on the path, for memlsp)
+
+from memlsp.index.keyword import KeywordIndex, KeywordReader
+from memlsp.parse.stopwords import COMMON_WORDS
+
+
+def distinctive_terms(reader: KeywordReader, text: str) -> set[str]:
+    """The index terms of `text`, common words left out (both as written and as analyzed)."""
+    return {
+        term
+        for term in reader.terms(text)
+        if term not in COMMON_WORDS and term not in reader.common_terms
+    }
+
+
+def note_text(vault: Path, relative: str) -> str:
+    path = vault / relative
+    return f"{path.stem}\n{path.read_text(encoding='utf-8', errors='replace')}"
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    query: str
+    relevant: tuple[str, ...]
+    kind: str
+
+
+def read_questions(path: Path) -> list[Question]:
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [
+        Question(str(e["id"]), str(e["query"]), tuple(e.get("relevant") or ()), e.get("kind", "?"))
+        for e in entries
+    ]
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("queries", type=Path, help="JSONL of {id, query, relevant, kind}")
+    parser.add_argument("--vault", type=Path, required=True, help="the vault the notes are in")
+    parser.add_argument("--kinds", help="comma-separated kinds to look at (default: all)")
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 if any question shares a word"
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    kinds = {kind for kind in (args.kinds or "").split(",") if kind}
+    questions = [q for q in read_questions(args.queries) if not kinds or q.kind in kinds]
+    reader = KeywordIndex(None).reader()  # in memory: only its analyzer is used
+    notes: dict[str, set[str]] = {}
+    clean = 0
+    for q in questions:
+        query_terms = distinctive_terms(reader, q.query)
+        print(f"{q.id} [{q.kind}] {q.query}")
+        shared_any = False
+        for relevant in q.relevant:
+            if relevant not in notes:
+                notes[relevant] = distinctive_terms(reader, note_text(args.vault, relevant))
+            shared = sorted(query_terms & notes[relevant])
+            shared_any = shared_any or bool(shared)
+            print(f"    {relevant}: {', '.join(shared) if shared else '-'}")
+        clean += not shared_any
+    print(f"\n{clean} of {len(questions)} questions share no distinctive word with their notes")
+    return 1 if args.strict and clean < len(questions) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
