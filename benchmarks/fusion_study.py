@@ -1,170 +1,334 @@
-"""How fusion choices rank on the development sets, offline, from the benchmarks' dumps.
+"""How fusion rules rank on the development sets, offline, from `search_features.py`'s output.
 
-    python benchmarks/fusion_study.py benchmarks/build/vaults.json benchmarks/build/scifact-train.json
-        [--cache-dir benchmarks/build/cache] [--scifact benchmarks/build/scifact]
+    python benchmarks/fusion_study.py benchmarks/build/features.json [--only RULE,...]
 
-The dumps (`bench_vaults.py --dump`, `bench_scifact.py --dump`) hold each query's keyword-only and
-vector-only results with their raw scores. Here each note keeps its best score per side, the two
-sides are fused again by each candidate rule, and note-level nDCG@10 / recall@10 are printed per
-set (cross-lingual questions as a set of their own). The score fusion is memlsp's own
-`memlsp.search.fusion.fuse`; reciprocal rank fusion, the rule it replaced, is computed here for
-comparison. The query-adaptive weights need the share of each query's words that its vault uses
-at all: that comes from the benchmarks' keyword indexes (`--cache-dir` of bench_vaults.py, the
-`--keep` folder of bench_scifact.py), opened read-only; without them those rows are left out.
-Choose on train and development sets only; held-out judgements are for the README.
+Each rule turns one question's candidates (keyword BM25 and coverage, cosine per vector block,
+note fields) into a ranking of notes; the table gives note-level nDCG@10 per set and kind of
+question. Rules are chosen here on development sets only (our questions, SciFact train);
+held-out judgements are for the README.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from common import BENCH_DIR, REPO_ROOT  # noqa: F401  (puts the repository on sys.path)
-from metrics import evaluate
+from common import BENCH_DIR  # noqa: F401  (puts the repository on sys.path)
+from metrics import ndcg_at_k, recall_at_k
 
-from memlsp.index.keyword import KeywordIndex, KeywordReader
-from memlsp.search.fusion import fuse
-
-Scores = dict[str, float]
-Rule = Callable[[Scores, Scores, float], list[str]]  # keyword, vector, share of known words
-
-
-def load(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
-    sets: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for path in paths:
-        for query in json.loads(path.read_text(encoding="utf-8")):
-            name = query["set"]
-            if query.get("kind") == "cross-lingual":
-                name += " (cross-lingual)"
-            sets[name].append(query)
-    return dict(sets)
+Q = Mapping[str, Any]
+Rule = Callable[[Q], list[str]]
+LATIN_QUERY = (1.0, 0.6, 0.0)
+CJK_QUERY = (0.25, 1.0, 0.6)
 
 
-def best_per_note(results: Sequence[Mapping[str, Any]], field: str) -> Scores:
-    scores: Scores = {}
-    for result in results:
-        value = result.get(field)
-        if value is not None and result["path"] not in scores:
-            scores[result["path"]] = float(value)
-    return scores
+def is_cjk(query: str) -> bool:
+    letters = [c for c in query if c.isalpha()]
+    cjk = sum(1 for c in letters if "\u4e00" <= c <= "\u9fff")
+    return bool(letters) and cjk / len(letters) >= 0.1
 
 
 def ranked(scores: Mapping[str, float]) -> list[str]:
-    return [path for path, _ in sorted(scores.items(), key=lambda item: (-item[1], item[0]))]
+    return [key for key, _ in sorted(scores.items(), key=lambda item: (-item[1], item[0]))]
 
 
-def score_fusion(
-    vector_weight: float, adapt: Callable[[float, float], float] | None = None
-) -> Rule:
-    """Memlsp's fusion; `adapt(weight, known)` turns the weight into the query's own."""
+def per_note(scores: Mapping[str, float], paths: Mapping[str, str]) -> dict[str, float]:
+    best: dict[str, float] = {}
+    for key, value in scores.items():
+        path = paths[key]
+        if value > best.get(path, -math.inf):
+            best[path] = value
+    return best
 
-    def rule(keyword: Scores, vector: Scores, known: float) -> list[str]:
-        weight = adapt(vector_weight, known) if adapt else vector_weight
-        sides = [list(zip(ranked(keyword), (keyword[p] for p in ranked(keyword)), strict=True))]
-        sides.append(list(zip(ranked(vector), (vector[p] for p in ranked(vector)), strict=True)))
-        ties: dict[Hashable, tuple[str, int]] = {p: (p, 0) for p in {*keyword, *vector}}
-        return [str(item.key) for item in fuse(sides, [1 - weight, weight], ties)]
+
+# -- the vector side ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VectorModel:
+    """How a chunk's similarity is read from its blocks' cosines."""
+
+    name: str
+    latin: tuple[float, float, float] = LATIN_QUERY
+    cjk: tuple[float, float, float] = CJK_QUERY
+    combine: str = "max"  # "max": best block (as stored); "mean": ensemble of the blocks held
+
+    def similarity(self, q: Q, row: Sequence[Any]) -> float:
+        weights = self.cjk if is_cjk(q["query"]) else self.latin
+        norm = math.sqrt(sum(w * w for w in weights)) or 1.0
+        values = [
+            (w / norm) * cos for w, cos in zip(weights, row[1:], strict=True) if cos is not None and w
+        ]
+        if not values:
+            return -1.0
+        if self.combine == "max":
+            return max(values)
+        if self.combine == "sum":
+            return sum(values)
+        return sum(values) / len(values)
+
+
+CURRENT = VectorModel("current")
+
+
+def evidence(q: Q, row: Sequence[Any], model: VectorModel, clip: bool = True) -> float:
+    """Calibrated evidence in the current rule's scales (the best block's)."""
+    weights = model.cjk if is_cjk(q["query"]) else model.latin
+    norm = math.sqrt(sum(w * w for w in weights)) or 1.0
+    best = 0.0 if clip else -math.inf
+    for index, cos in enumerate(row[1:]):
+        if cos is None or not weights[index]:
+            continue
+        low, high, _ = q["scales"][index]
+        sim = weights[index] / norm * cos
+        best = max(best, (sim - low) / (high - low) if high > low else sim)
+    return best
+
+
+def vector_scores(q: Q, model: VectorModel, floor: bool = True) -> dict[str, float]:
+    scores = {}
+    for key, row in q["vector"].items():
+        sim = model.similarity(q, row)
+        scores[key] = sim
+    top = sorted(scores.items(), key=lambda item: -item[1])[:200]
+    return dict(top)
+
+
+def keyword_scores(q: Q) -> dict[str, float]:
+    return {key: score for key, _, score in q["keyword"]}
+
+
+# -- rules -------------------------------------------------------------------------------------
+
+
+def minmax(scores: Mapping[str, float]) -> dict[str, float]:
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    return {k: (v - low) / (high - low) if high > low else 1.0 for k, v in scores.items()}
+
+
+def current_rule(weight: float = 0.6, model: VectorModel = CURRENT) -> Rule:
+    def rule(q: Q) -> list[str]:
+        w = weight + (1 - weight) * (1 - q["known"]) ** 2
+        kw = minmax(keyword_scores(q))
+        vec = minmax(vector_scores(q, model))
+        fused = {k: (1 - w) * kw.get(k, 0) + w * vec.get(k, 0) for k in {*kw, *vec}}
+        return ranked(per_note(fused, q["paths"]))
 
     return rule
 
 
-def rank_fusion(vector_weight: float, k: int = 60) -> Rule:
-    def rule(keyword: Scores, vector: Scores, known: float) -> list[str]:
-        fused: Scores = defaultdict(float)
-        for weight, side in ((1 - vector_weight, keyword), (vector_weight, vector)):
-            for rank, path in enumerate(ranked(side), 1):
+def side_only(side: str, model: VectorModel = CURRENT) -> Rule:
+    def rule(q: Q) -> list[str]:
+        scores = keyword_scores(q) if side == "keyword" else vector_scores(q, model)
+        return ranked(per_note(scores, q["paths"]))
+
+    return rule
+
+
+def rrf(k: int = 60, wk: float = 1.0, wv: float = 1.0, model: VectorModel = CURRENT) -> Rule:
+    def rule(q: Q) -> list[str]:
+        fused: dict[str, float] = defaultdict(float)
+        for weight, side in ((wk, keyword_scores(q)), (wv, vector_scores(q, model))):
+            notes = ranked(per_note(side, q["paths"]))
+            for rank, path in enumerate(notes, 1):
                 fused[path] += weight / (k + rank)
         return ranked(fused)
 
     return rule
 
 
-def rules(adaptive: bool) -> list[tuple[str, Rule]]:
+def side_evidence(q: Q, model: VectorModel, power: float) -> tuple[float, float]:
+    """The keyword side's best coverage (to `power`) and the vector side's best evidence, over
+    each side's first 10 candidates."""
+    kw = [q["coverage"][key] for key, _, _ in q["keyword"][:10]]
+    vec = sorted(q["vector"].items(), key=lambda item: -model.similarity(q, item[1]))[:10]
+    ev = [evidence(q, row, model) for _, row in vec]
+    return max(kw, default=0.0) ** power, min(1.0, max(ev, default=0.0))
+
+
+def evidence_weighted(
+    power: float = 3.0, model: VectorModel = CURRENT, prior: float = 0.5, base: str = "minmax"
+) -> Rule:
+    """Min-max within each side, each side weighted by its own best evidence (times a prior)."""
+
+    def rule(q: Q) -> list[str]:
+        ek, ev = side_evidence(q, model, power)
+        wk, wv = (1 - prior) * ek, prior * ev
+        if wk + wv == 0:
+            wk = wv = 1.0
+        kw = minmax(keyword_scores(q))
+        vec = minmax(vector_scores(q, model))
+        fused = {k: wk * kw.get(k, 0) + wv * vec.get(k, 0) for k in {*kw, *vec}}
+        return ranked(per_note(fused, q["paths"]))
+
+    return rule
+
+
+def evidence_rrf(power: float = 3.0, k: int = 60, model: VectorModel = CURRENT) -> Rule:
+    def rule(q: Q) -> list[str]:
+        ek, ev = side_evidence(q, model, power)
+        if ek + ev == 0:
+            ek = ev = 1.0
+        fused: dict[str, float] = defaultdict(float)
+        for weight, side in ((ek, keyword_scores(q)), (ev, vector_scores(q, model))):
+            for rank, path in enumerate(ranked(per_note(side, q["paths"])), 1):
+                fused[path] += weight / (k + rank)
+        return ranked(fused)
+
+    return rule
+
+
+def combsum(power: float = 3.0, alpha: float = 0.5, model: VectorModel = CURRENT) -> Rule:
+    """Each candidate by its own absolute evidence: coverage^power (BM25 breaking ties) and its
+    calibrated vector evidence."""
+
+    def rule(q: Q) -> list[str]:
+        kw = minmax(keyword_scores(q))
+        fused: dict[str, float] = {}
+        for key in {*kw, *q["vector"]}:
+            k_part = q["coverage"].get(key, 0.0) ** power * (0.5 + 0.5 * kw.get(key, 0.0))
+            row = q["vector"].get(key)
+            v_part = evidence(q, row, model) if row else 0.0
+            fused[key] = alpha * k_part + (1 - alpha) * v_part
+        return ranked(per_note(fused, q["paths"]))
+
+    return rule
+
+
+FIELDS = ["title", "aliases", "description"]
+
+
+def as_notes(
+    fused: Mapping[str, float], q: Q, title: float, others: float, power: float
+) -> list[str]:
+    """Notes by their best chunk, plus `others` times their second best, plus `title` times the
+    share of the query their title or aliases hold (to `power`)."""
+    chunks: dict[str, list[float]] = defaultdict(list)
+    for key, value in fused.items():
+        chunks[q["paths"][key]].append(value)
+    scores = {}
+    for path, values in chunks.items():
+        values.sort(reverse=True)
+        fields = q["notes"].get(path, {})
+        named = max(fields.get(name, 0.0) for name in FIELDS) ** power
+        second = values[1] if len(values) > 1 else min(values[0], 0.0)
+        scores[path] = values[0] + others * max(second, 0.0) + title * named
+    return ranked(scores)
+
+
+def combsum2(
+    power: float = 3.0,
+    alpha: float = 0.5,
+    model: VectorModel = CURRENT,
+    tie: float = 0.5,
+    title: float = 0.0,
+    others: float = 0.0,
+    gate: float = 0.0,
+) -> Rule:
+    """Each candidate by its own evidence on both sides, unclipped on the vector side (a
+    candidate the vector side did not return counts as its last)."""
+
+    def rule(q: Q) -> list[str]:
+        kw = minmax(keyword_scores(q))
+        values = {key: evidence(q, row, model, clip=False) for key, row in q["vector"].items()}
+        vec = dict(sorted(values.items(), key=lambda item: -item[1])[:200])
+        last = min(vec.values(), default=0.0)
+        best = max((q["coverage"].get(key, 0.0) for key, _, _ in q["keyword"][:10]), default=0.0)
+        fused: dict[str, float] = {}
+        for key in {*kw, *vec}:
+            k_part = q["coverage"].get(key, 0.0) ** power * (1 - tie + tie * kw.get(key, 0.0))
+            k_part *= best**gate
+            fused[key] = alpha * k_part + (1 - alpha) * vec.get(key, last)
+        if title or others:
+            return as_notes(fused, q, alpha * title, others, power)
+        return ranked(per_note(fused, q["paths"]))
+
+    return rule
+
+
+def rules() -> list[tuple[str, Rule]]:
     chosen: list[tuple[str, Rule]] = [
-        ("keyword only", lambda keyword, vector, known: ranked(keyword)),
-        ("vector only", lambda keyword, vector, known: ranked(vector)),
+        ("keyword only", side_only("keyword")),
+        ("vector only", side_only("vector")),
+        ("current (w_v 0.6 adaptive)", current_rule()),
+        ("rrf k=60", rrf()),
+        ("rrf k=20", rrf(20)),
     ]
-    chosen += [(f"RRF w_v={w}", rank_fusion(w)) for w in (0.3, 0.5, 0.7)]
-    chosen += [(f"score fusion w_v={w}", score_fusion(w)) for w in (0.4, 0.5, 0.6, 0.7, 0.8)]
-    if adaptive:
-        chosen += [
-            (f"score fusion w_v=0.6, adaptive {name}", score_fusion(0.6, curve))
-            for name, curve in ADAPTIVE.items()
-        ]
+    for power in (1, 2, 3):
+        for prior in (0.4, 0.5, 0.6):
+            chosen.append((f"evidence-weighted p={power} prior={prior}", evidence_weighted(power, prior=prior)))
+    for power in (2, 3):
+        chosen.append((f"evidence rrf p={power}", evidence_rrf(power)))
+        for alpha in (0.3, 0.5):
+            chosen.append((f"combsum p={power} a={alpha}", combsum(power, alpha)))
+    for power in (2, 3, 4):
+        for alpha in (0.3, 0.4, 0.5):
+            chosen.append((f"combsum2 p={power} a={alpha}", combsum2(power, alpha)))
+    for power in (2, 3):
+        for alpha in (0.4, 0.5, 0.6):
+            for gate in (0, 1, 2):
+                chosen.append(
+                    (f"notes p={power} a={alpha} g={gate}", combsum2(power, alpha, others=0.3, gate=gate))
+                )
+    for others in (0.3, 0.5):
+        chosen.append((f"vector notes o={others}", combsum2(2, 0.0, others=others)))
+        chosen.append((f"keyword notes o={others}", combsum2(2, 1.0, others=others)))
+    for x in (0.3, 0.5, 0.7, 1.0):
+        model = VectorModel(f"sum {x}", latin=(1.0, 0.6, x), combine="sum")
+        chosen.append((f"vector sum latin bridge={x}", side_only("vector", model)))
+    for x in (0.25, 0.5, 1.0):
+        model = VectorModel(f"cjk sum {x}", cjk=(x, 1.0, 0.6), combine="sum")
+        chosen.append((f"vector sum cjk minilm={x}", side_only("vector", model)))
+    chosen.append(("vector use only latin", side_only("vector", VectorModel("u", latin=(0, 0.6, 1.0)))))
     return chosen
 
 
-# How the vector weight rises as fewer of the query's words occur in the vault (`known`).
-ADAPTIVE: dict[str, Callable[[float, float], float]] = {
-    "linear": lambda w, known: w + (1 - w) * (1 - known),
-    "squared": lambda w, known: w + (1 - w) * (1 - known) ** 2,
-    "cubed": lambda w, known: w + (1 - w) * (1 - known) ** 3,
-}
+# -- the table ----------------------------------------------------------------------------------
 
 
-def known_shares(
-    sets: Mapping[str, Sequence[Mapping[str, Any]]], cache: Path, scifact: Path
-) -> dict[str, float] | None:
-    """(set, query id) -> share of the query's terms its vault's index has; None without the
-    indexes."""
-    indexes: dict[str, KeywordReader] = {}
-    shares: dict[str, float] = {}
-    for name, queries in sets.items():
-        for q in queries:
-            vault = str(q.get("vault") or q["set"])
-            if vault not in indexes:
-                where = scifact / "cache" if vault.startswith("scifact") else cache
-                found = sorted(
-                    where.glob("*/keyword" if vault.startswith("scifact") else f"{vault}-*/keyword")
-                )
-                if not found:
-                    return None
-                indexes[vault] = KeywordIndex(found[0], writable=False).reader()
-            index = indexes[vault]
-            shares[f"{name}/{q['id']}"] = index.term_stats(
-                index.query_terms(str(q["query"]))
-            ).known_share
-    return shares
+def groups(questions: Sequence[Q]) -> dict[str, list[Q]]:
+    found: dict[str, list[Q]] = defaultdict(list)
+    for q in questions:
+        found[q["set"]].append(q)
+        found[f"{q['set']}/{q['kind']}"].append(q)
+    return dict(sorted(found.items()))
 
 
-def measure(
-    name: str, queries: Sequence[Mapping[str, Any]], rule: Rule, known: Mapping[str, float]
-) -> tuple[float, float]:
-    run = {
-        q["id"]: rule(
-            best_per_note(q["keyword"], "keyword_score"),
-            best_per_note(q["vector"], "vector_score"),
-            known.get(f"{name}/{q['id']}", 1.0),
-        )
-        for q in queries
-    }
-    qrels = {q["id"]: {path: 1 for path in q["relevant"]} for q in queries}
-    figures = evaluate(run, qrels, 10, 10)
-    return figures["ndcg@10"], figures["recall@10"]
+def score(rule: Rule, questions: Sequence[Q]) -> tuple[float, float]:
+    ndcg = recall = 0.0
+    for q in questions:
+        notes = rule(q)
+        judged = {path: 1 for path in q["relevant"]}
+        ndcg += ndcg_at_k(notes, judged, 10)
+        recall += recall_at_k(notes, judged, 10)
+    return ndcg / len(questions), recall / len(questions)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("dumps", nargs="+", type=Path)
-    parser.add_argument("--cache-dir", type=Path, default=BENCH_DIR / "build" / "cache")
-    parser.add_argument("--scifact", type=Path, default=BENCH_DIR / "build" / "scifact")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("features", nargs="+", type=Path)
+    parser.add_argument("--only", help="rules whose label contains one of these, comma-separated")
     args = parser.parse_args()
-    sets = load(args.dumps)
-    known = known_shares(sets, args.cache_dir, args.scifact)
-    if known is None:
-        print("(no keyword indexes for every set: the adaptive weights are left out)")
-    names = sorted(sets)
+    questions = [q for path in args.features for q in json.loads(path.read_text("utf-8"))]
+    sets = groups(questions)
+    chosen = rules()
+    if args.only:
+        wanted = args.only.split(",")
+        chosen = [(label, rule) for label, rule in chosen if any(w in label for w in wanted)]
+    names = list(sets)
     print("| rule | " + " | ".join(f"{n} ({len(sets[n])})" for n in names) + " |")
     print("|---|" + "---|" * len(names))
-    for label, rule in rules(known is not None):
-        cells = [measure(name, sets[name], rule, known or {}) for name in names]
-        print(f"| {label} | " + " | ".join(f"{n:.3f} / {r:.3f}" for n, r in cells) + " |")
+    for label, rule in chosen:
+        cells = [score(rule, sets[name])[0] for name in names]
+        print(f"| {label} | " + " | ".join(f"{n:.3f}" for n in cells) + " |")
 
 
 if __name__ == "__main__":

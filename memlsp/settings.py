@@ -295,17 +295,21 @@ class Settings:
         "a Chroma server (`chroma run`) instead of the embedded store",
         set_by=SetBy.USER,
     )
-    # score = w_v * vector + (1 - w_v) * keyword, each side min-max normalised within the query
-    # (search/fusion.py); w_v chosen on development sets (benchmarks/fusion_study.py).
+    # score = w_v * vector evidence + (1 - w_v) * keyword evidence (search/fusion.py); chosen
+    # on development sets (benchmarks/fusion_study.py).
     vector_weight: float = setting(
-        0.6, Effect.RERANKS, "the semantic side's weight in fusion", bound=Between(0.0, 1.0)
+        0.5,
+        Effect.RERANKS,
+        "the semantic side's share of a result's evidence in fusion",
+        bound=Between(0.0, 1.0),
     )
-    # "evidence": the weighted score fusion above; "rrf": reciprocal rank fusion, by ranks alone.
+    # "evidence": the weighted evidence above; "rrf": reciprocal rank fusion, by ranks alone.
     fusion: str = setting(
         "evidence",
         Effect.RERANKS,
-        'how the keyword and semantic results become one list: "evidence" weighs their scores '
-        '(vector_weight), "rrf" their ranks alone (rrf_k and the rrf weights)',
+        'how the keyword and semantic results become one list: "evidence" weighs how well each '
+        'result answers on each side (vector_weight), "rrf" their ranks alone (rrf_k and the rrf '
+        "weights)",
         bound=OneOf(FUSION_RULES),
     )
     rrf_k: int = setting(

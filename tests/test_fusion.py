@@ -1,4 +1,4 @@
-"""Fusion (memlsp/search/fusion.py): score fusion and reciprocal rank fusion, pure functions,
+"""Fusion (memlsp/search/fusion.py): evidence fusion and reciprocal rank fusion, pure functions,
 checked on hand-made lists."""
 
 from __future__ import annotations
@@ -7,36 +7,47 @@ from collections.abc import Hashable
 
 import pytest
 
-from memlsp.search.fusion import fuse, normalised, reciprocal_rank
+from memlsp.search.fusion import reciprocal_rank, weigh_evidence
 
 TIES: dict[Hashable, tuple[str, int]] = {key: (key, 0) for key in "abcdefghij"}
 
 
-def test_scores_are_min_max_normalised_per_side() -> None:
-    assert normalised([("a", 12.0), ("b", 7.0), ("c", 2.0)]) == {"a": 1.0, "b": 0.5, "c": 0.0}
-    assert normalised([("a", 0.4), ("b", 0.4)]) == {"a": 1.0, "b": 1.0}
-    assert normalised([]) == {}
+def test_the_score_is_the_weighted_mean_of_each_sides_evidence() -> None:
+    fused = weigh_evidence([[("a", 0.8), ("b", 0.2)], [("b", 0.6), ("a", 0.4)]], [0.5, 0.5], TIES)
+    assert [(f.key, f.score, f.ranks) for f in fused] == [("a", 0.6, (1, 2)), ("b", 0.4, (2, 1))]
 
 
-def test_a_strong_vector_hit_is_not_buried_under_weak_keyword_hits() -> None:
-    """With RRF (w_v 0.3) a vector-only first hit lost to every keyword hit down to rank ~82."""
-    keyword = [(key, 3.0 - 0.01 * rank) for rank, key in enumerate("abcdefgh")]
-    keyword.append(("i", 1.0))
-    vector = [("j", 0.62), ("i", 0.31), ("h", 0.30)]
-    fused = fuse([keyword, vector], [0.3, 0.7], TIES)
-    assert fused[0].key == "j" and fused[0].ranks == (None, 1)
+def test_keyword_hits_without_real_evidence_barely_move_the_vector_order() -> None:
+    """Keyword hits on one incidental word (coverage 0.2, evidence 0.04) against the answer
+    found by meaning: min-max scaling gave the best such hit 1.0 and put it first."""
+    keyword = [("a", 0.04), ("b", 0.03), ("c", 0.02)]
+    vector = [("j", 0.55), ("a", 0.45), ("b", 0.44)]
+    fused = weigh_evidence([keyword, vector], [0.5, 0.5], TIES)
+    assert [f.key for f in fused][:3] == ["j", "a", "b"]
 
 
-def test_first_on_every_side_scores_one_and_ties_break_by_path() -> None:
-    fused = fuse([[("b", 5.0), ("a", 1.0)], [("b", 0.9), ("a", 0.2)]], [0.3, 0.7], TIES)
-    assert [(f.key, f.score, f.ranks) for f in fused] == [("b", 1.0, (1, 1)), ("a", 0.0, (2, 2))]
-    tied = fuse([[("c", 1.0), ("a", 1.0)]], [1.0], TIES)
+def test_a_word_for_word_match_still_wins() -> None:
+    keyword = [("i", 1.0), ("a", 0.1)]
+    vector = [("j", 0.9), ("a", 0.5), ("i", 0.3)]
+    assert weigh_evidence([keyword, vector], [0.5, 0.5], TIES)[0].key == "i"
+
+
+def test_a_side_that_missed_a_key_counts_its_weakest_candidate_or_nothing() -> None:
+    # "c" is not among the vector side's candidates, whose weakest is below its scale (-0.2):
+    # "c" counts there as -0.2, not as 0, which would lift it above "b".
+    fused = weigh_evidence([[("c", 0.5), ("b", 0.4)], [("b", 0.3), ("d", -0.2)]], [0.5, 0.5], TIES)
+    scores = {f.key: f.score for f in fused}
+    assert scores == {"b": 0.35, "c": 0.15, "d": -0.1}
+    # A side whose candidates are all positive counts a missed key at 0.
+    fused = weigh_evidence([[("c", 0.5)], [("b", 0.3)]], [0.5, 0.5], TIES)
+    assert {f.key: f.score for f in fused} == {"c": 0.25, "b": 0.15}
+
+
+def test_ties_break_by_path_and_a_side_that_found_nothing_leaves_the_others_order() -> None:
+    tied = weigh_evidence([[("c", 0.5), ("a", 0.5)]], [1.0], TIES)
     assert [f.key for f in tied] == ["a", "c"]
-
-
-def test_a_side_that_found_nothing_leaves_the_others_order() -> None:
-    fused = fuse([[("a", 4.0), ("b", 2.0), ("c", 1.0)], []], [0.3, 0.7], TIES)
-    assert [f.key for f in fused] == ["a", "b", "c"] and fused[0].score == 1.0
+    fused = weigh_evidence([[("a", 0.9), ("b", 0.5), ("c", 0.1)], []], [0.3, 0.7], TIES)
+    assert [(f.key, f.score) for f in fused] == [("a", 0.9), ("b", 0.5), ("c", 0.1)]
 
 
 # -- reciprocal rank fusion ------------------------------------------------------------------------

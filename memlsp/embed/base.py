@@ -44,11 +44,14 @@ class SimilarityScale:
         low = min(self.low * factor, self.high - 0.05)
         return replace(self, low=low, floor=self.floor * factor, chunks=count)
 
+    def placed(self, similarity: float) -> float:
+        """Where a similarity lies on the scale: 0.0 at `low`, 1.0 at `high`, linear, and on
+        beyond both ends (a candidate below `low` is less likely an answer the lower it is)."""
+        return (similarity - self.low) / (self.high - self.low)
+
     def evidence(self, similarity: float) -> float:
-        """0.0 at or below `low`, 1.0 at or above `high`, linear between."""
-        if similarity <= self.low:
-            return 0.0
-        return min(1.0, (similarity - self.low) / (self.high - self.low))
+        """`placed`, held to [0, 1]: 0.0 at or below `low`, 1.0 at or above `high`."""
+        return min(1.0, max(0.0, self.placed(similarity)))
 
 
 PLAIN_COSINE = SimilarityScale()

@@ -106,6 +106,12 @@ class TermStats:
 class KeywordHit:
     chunk: Chunk
     score: float
+    matched: frozenset[str] = frozenset()  # the query's terms this chunk has, in any field
+
+
+# A term's bit in `_matched`: tantivy scores are 32-bit floats, exact for sums of up to 24
+# distinct powers of two.
+_BITS_PER_SEARCH = 24
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
@@ -318,14 +324,62 @@ class KeywordReader:
                 [(tantivy.Occur.Must, query), (tantivy.Occur.Must, dates)]
             )
         searcher = self._searcher
+        found = searcher.search(query, limit, count=False).hits
+        chunks = [_chunk(searcher.doc(address)) for _, address in found]
+        matched = self._matched(terms, chunks, [address for _, address in found])
         hits = [
-            KeywordHit(_chunk(searcher.doc(address)), float(score))
-            for score, address in searcher.search(query, limit, count=False).hits
+            KeywordHit(chunk, float(score), terms_here)
+            for chunk, (score, _), terms_here in zip(chunks, found, matched, strict=True)
         ]
         # Pieces of one long line share a start line and may score alike: the id ends the key,
         # or their order would be the index's document order, which merging segments changes.
         hits.sort(key=lambda hit: (-hit.score, hit.chunk.path, hit.chunk.start_line, hit.chunk.id))
         return hits
+
+    def _matched(
+        self, terms: list[str], chunks: list[Chunk], addresses: list[tantivy.DocAddress]
+    ) -> list[frozenset[str]]:
+        """Which of `terms` each of these documents has, in any field. Analysing each hit's text
+        again costs a quarter of a millisecond a hit; instead, among just these documents, each
+        term scores its own power of two, and a document's score spells out its terms."""
+        if not chunks:
+            return []
+        at = {(a.segment_ord, a.doc): i for i, a in enumerate(addresses)}
+        # Scoring nothing itself, so that the score is the terms' bits alone.
+        within = tantivy.Query.const_score_query(
+            tantivy.Query.term_set_query(self.schema, "chunk_id", [chunk.id for chunk in chunks]),
+            0.0,
+        )
+        found: list[set[str]] = [set() for _ in chunks]
+        for start in range(0, len(terms), _BITS_PER_SEARCH):
+            group = terms[start : start + _BITS_PER_SEARCH]
+            spelled = tantivy.Query.boolean_query(
+                [
+                    (
+                        tantivy.Occur.Should,
+                        tantivy.Query.const_score_query(self._has(term), float(1 << bit)),
+                    )
+                    for bit, term in enumerate(group)
+                ]
+            )
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, spelled), (tantivy.Occur.Must, within)]
+            )
+            for score, address in self._searcher.search(query, len(chunks), count=False).hits:
+                index = at.get((address.segment_ord, address.doc))
+                if index is not None:
+                    bits = round(score)
+                    found[index].update(term for bit, term in enumerate(group) if bits >> bit & 1)
+        return [frozenset(terms_here) for terms_here in found]
+
+    def _has(self, term: str) -> tantivy.Query:
+        """Documents with `term` in any searched field."""
+        return tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, field, term))
+                for field in FIELD_BOOSTS
+            ]
+        )
 
     def chunks_of(self, path: str) -> list[Chunk]:
         """The indexed chunks of one note, in order."""

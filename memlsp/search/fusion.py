@@ -1,14 +1,17 @@
 """Fusion of the keyword and vector sides: two rules, each a small pure function with
-deterministic tie-breaks (on path, then start line). Both score in [0, 1], 1.0 being "first on
-every side that ran", and a side that ran and found nothing leaves the other side's order as it is.
+deterministic tie-breaks (on path, then start line). Each side lists its candidates with their
+evidence, best first (search/evidence.py): the keyword side how much of the query a chunk
+contains, the vector side its similarity placed on the embedder's measured scale.
 
-`fuse`, the default ("evidence"): each side's scores (BM25, cosine similarity) are brought to
-[0, 1] by min-max over its candidates and averaged with weights, `w_v * vector + (1 - w_v) *
-keyword`. It keeps how far apart the candidates are, so one strong hit on one side can outrank
-many weak ones on the other; the weight was chosen on development sets (benchmarks/fusion_study.py).
+`weigh_evidence`, the default ("evidence"): a chunk's score is the weighted mean of its evidence on
+each side. Evidence means the same on both sides and for every query (1.0: the query's rare words
+all there, or a similarity typical of an exact answer; 0: nothing), so a side with no real
+evidence, such as keyword hits on one incidental word of a reworded question, barely moves the
+order, and a word-for-word match still wins. Min-max scaling each side, the rule this replaced,
+gave the best keyword hit 1.0 whatever it matched (benchmarks/fusion_study.py).
 
-`reciprocal_rank` ("rrf"): each side adds `weight / (k + rank)`; only ranks count, not how the
-scores are spread, so neither side's scale can dominate and an outlier score cannot either. A
+`reciprocal_rank` ("rrf"): each side adds `weight / (k + rank)`; only ranks count, not how far
+apart the evidence is, so neither side's scale can dominate and an outlier cannot either. A
 result both sides rank well wins over one that a single side ranks first.
 """
 
@@ -29,33 +32,37 @@ class Fused:
     ranks: tuple[int | None, ...]  # 1-based rank on each side, None when that side missed it
 
 
-def normalised(side: Ranked) -> dict[Hashable, float]:
-    """Scores brought to [0, 1] by min-max over the side's candidates; all 1.0 when they tie."""
-    if not side:
-        return {}
-    scores = [score for _, score in side]
-    low, high = min(scores), max(scores)
-    spread = high - low
-    return {key: (score - low) / spread if spread > 0 else 1.0 for key, score in side}
-
-
-def fuse(
+def weigh_evidence(
     sides: Sequence[Ranked], weights: Sequence[float], tie_key: dict[Hashable, tuple[str, int]]
 ) -> list[Fused]:
-    """Fuse ranked lists of (key, score). Ties break on `tie_key[key]` (path, start line)."""
+    """Fuse lists of (key, evidence), best first, as the weighted mean of each key's evidence
+    over the sides that found something. A side that missed a key counts it at that side's
+    weakest candidate, or at 0 (no evidence) if that is less: it would have listed the key if
+    it had found more. Ties break on `tie_key[key]` (path, start line)."""
     present = [weight for side, weight in zip(sides, weights, strict=True) if side]
     total = sum(present) or 1.0
     ranks: dict[Hashable, list[int | None]] = {}
-    sums: dict[Hashable, float] = {}
-    for index, (side, weight) in enumerate(zip(sides, weights, strict=True)):
+    values: list[dict[Hashable, float]] = []
+    for index, side in enumerate(sides):
         for rank, (key, _) in enumerate(side, 1):
             ranks.setdefault(key, [None] * len(sides))[index] = rank
-        for key, value in normalised(side).items():
-            sums[key] = sums.get(key, 0.0) + weight * value
+        values.append(dict(side))
+    missed = [min(0.0, min(found.values(), default=0.0)) for found in values]
     fused = [
-        # Rounded so that first on every side is exactly 1.0, whatever the weights' floats.
-        Fused(key, round(sums.get(key, 0.0) / total, 12), tuple(found))
-        for key, found in ranks.items()
+        Fused(
+            key,
+            round(
+                sum(
+                    weight * found.get(key, miss)
+                    for found, weight, miss in zip(values, weights, missed, strict=True)
+                    if found
+                )
+                / total,
+                12,
+            ),
+            tuple(rank),
+        )
+        for key, rank in ranks.items()
     ]
     fused.sort(key=lambda item: (-item.score, tie_key[item.key]))
     return fused
@@ -81,7 +88,7 @@ def reciprocal_rank(
             ranks.setdefault(key, [None] * len(sides))[index] = rank
             sums[key] = sums.get(key, 0.0) + weight / (k + rank)
     fused = [
-        # Rounded as `fuse` rounds: first on every side is exactly 1.0.
+        # Rounded, so that first on every side is exactly 1.0 whatever the weights' floats.
         Fused(key, round(sums[key] / best, 12) if best > 0 else 0.0, tuple(found))
         for key, found in ranks.items()
     ]
@@ -95,11 +102,12 @@ def fused_order(
     ties: dict[Hashable, tuple[str, int]],
     settings: Settings,
 ) -> list[Fused]:
-    """The sides that ran (name -> (ranked, the default rule's weight)) fused by `rule`: "rrf"
-    with the rrf settings' weights (a side alone keeps weight 1), else the default rule."""
+    """The sides that ran (name -> (evidence, best first; the default rule's weight)) fused by
+    `rule`: "rrf" with the rrf settings' weights (a side alone keeps weight 1), else the
+    default rule."""
     ranked = [side for side, _ in sides.values()]
     if rule == "rrf":
         own = {"keyword": settings.rrf_keyword_weight, "vector": settings.rrf_vector_weight}
         weights = [own[name] if len(sides) > 1 else 1.0 for name in sides]
         return reciprocal_rank(ranked, weights, settings.rrf_k, ties)
-    return fuse(ranked, [weight for _, weight in sides.values()], ties)
+    return weigh_evidence(ranked, [weight for _, weight in sides.values()], ties)
