@@ -17,7 +17,7 @@ from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, 
 from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, strength
 from memlsp.search.expand import expand_hits, within_budget
 from memlsp.search.fusion import Fused, fused_order
-from memlsp.search.notes import best_notes
+from memlsp.search.notes import best_notes, named_notes
 from memlsp.vault.graph import LinkGraph
 
 
@@ -117,10 +117,15 @@ def search(
     if (fused or vector_hits) and (weak or (not keyword_hits and found == 0)):
         fused = []
         warnings = [*warnings, f"nothing in the vault answers this closely (evidence {found:.2f})"]
+    others: dict[str, list[Fused]] = {}
+    if not request.sections:
+        # A note's fields are evidence; reciprocal ranks are not on its scale.
+        by_evidence = use_keyword and rule != "rrf"
+        named = named_notes(fused, chunks, graph, keyword, weights) if by_evidence else {}
+        fused, others = best_notes(fused, chunks, named, sides.get("keyword", ([], 0.0))[1])
     shown = _shown(fused, found)
-    chosen, others = (fused, {}) if request.sections else best_notes(fused, chunks, shown)
     # scores fall with rank: min_score drops the tail, whatever the mode
-    chosen = [item for item in chosen if shown(item.score) >= request.min_score]
+    chosen = [item for item in fused if shown(item.score) >= request.min_score]
     matched = {hit.chunk.id: hit.matched for hit in keyword_hits}
     hits = []
     for item in chosen[: request.limit]:
@@ -136,7 +141,10 @@ def search(
                 ranks.get("vector"),
                 [term for term in terms if term in matched.get(key, ())],
                 graph,
-                others.get(chunks[key].path, ()),
+                tuple(
+                    _other(chunks[str(o.key)], shown(o.score))
+                    for o in others.get(chunks[key].path, ())
+                ),
             )
         )
     if request.expand:
@@ -148,6 +156,10 @@ def search(
     return SearchResponse(
         request.query, tuple(hits), counts, request.mode, tuple(warnings), found, rule
     )
+
+
+def _other(chunk: Chunk, score: float) -> OtherSection:
+    return OtherSection(chunk.start_line, chunk.end_line, chunk.heading, chunk.breadcrumb, score)
 
 
 def _best_first(pairs: Iterable[tuple[Hashable, float]]) -> list[tuple[Hashable, float]]:
