@@ -67,7 +67,7 @@ def benchmark(vault: Path, queries: Path, cache: Path, embedders: list[str]) -> 
         print(
             f"memlsp index --embedder {embedder}: {seconds:.1f} s — {vectors[0] if vectors else '?'}"
         )
-        for mode in ("vector", "hybrid"):
+        for mode in ("vector", "hybrid", "rrf"):  # "rrf": the hybrid with --fusion rrf
             _, run, more = batch_search(vault, cache, queries, mode, embedder, K * 3)
             errors.extend(more)
             rows.append((embedder, mode, scores_by_kind(note_run(run), qrels, kinds)))

@@ -152,7 +152,7 @@ def benchmark(
         print(
             f"memlsp index --embedder {embedder}: {index_seconds:.1f} s — {vectors[0] if vectors else '?'}"
         )
-        for mode in ("vector", "hybrid"):
+        for mode in ("vector", "hybrid", "rrf"):  # "rrf": the hybrid with --fusion rrf
             seconds, results, more = batch_results(
                 vault, cache, queries_file, mode, LIMIT, embedder
             )

@@ -39,7 +39,7 @@ from metrics import dedupe, evaluate_groups
 
 DEFAULT_VAULTS = REPO_ROOT.parent / "shared" / "data" / "vaults"
 DEFAULT_CACHE = BENCH_DIR / "build" / "cache"
-MODES = ("keyword", "vector", "hybrid")
+MODES = ("keyword", "vector", "hybrid", "rrf")  # "rrf": the hybrid with --fusion rrf
 KINDS = (
     "all", "paraphrase", "keyword", "cross-lingual", "no-shared-word", "zh-en", "title", "natural",
 )  # fmt: skip

@@ -1,11 +1,23 @@
 """How fusion rules rank on the development sets, offline, from `search_features.py`'s output.
 
-    python benchmarks/fusion_study.py benchmarks/build/features.json [--only RULE,...]
+    python benchmarks/fusion_study.py benchmarks/build/features-*.json [--only LABEL,...]
 
 Each rule turns one question's candidates (keyword BM25 and coverage, cosine per vector block,
-note fields) into a ranking of notes; the table gives note-level nDCG@10 per set and kind of
-question. Rules are chosen here on development sets only (our questions, SciFact train);
-held-out judgements are for the README.
+note fields) into a ranking of notes, and the table gives note-level nDCG@10 per set and kind of
+question. The rules compared:
+- each side alone, by its raw score and by its evidence with notes ranked as memlsp ranks them;
+- "min-max": the rule memlsp had before, each side min-max scaled, the vector side weighted 0.6,
+  rising for queries whose words the vault lacks;
+- "rrf": reciprocal rank fusion over notes;
+- "evidence": memlsp's default (search/fusion.py, search/notes.py), and variants of it: other
+  powers of coverage, other weights, without the notes' second sections or fields, and each
+  side weighted per query by its best evidence;
+- "ensemble": English questions reading English notes by MiniLM and USE (the bridge block)
+  together, `bridge` the share of USE;
+- "learned": a logistic regression over the same evidence per note (best keyword and vector
+  evidence, second section, fields), trained on every other set and scored on the one left out.
+Choose rules on development sets only (our questions, SciFact train); held-out judgements are
+for the README.
 """
 
 from __future__ import annotations
@@ -19,92 +31,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from common import BENCH_DIR  # noqa: F401  (puts the repository on sys.path)
-from metrics import ndcg_at_k, recall_at_k
+from metrics import ndcg_at_k
+
+from memlsp.embed.bilingual import CJK_QUERY, LATIN_QUERY, cjk_share
+from memlsp.search.evidence import BM25_SHARE
+from memlsp.search.notes import NAMED, SECOND_SECTION
 
 Q = Mapping[str, Any]
 Rule = Callable[[Q], list[str]]
-LATIN_QUERY = (1.0, 0.6, 0.0)
-CJK_QUERY = (0.25, 1.0, 0.6)
-
-
-def is_cjk(query: str) -> bool:
-    letters = [c for c in query if c.isalpha()]
-    cjk = sum(1 for c in letters if "\u4e00" <= c <= "\u9fff")
-    return bool(letters) and cjk / len(letters) >= 0.1
 
 
 def ranked(scores: Mapping[str, float]) -> list[str]:
     return [key for key, _ in sorted(scores.items(), key=lambda item: (-item[1], item[0]))]
 
 
-def per_note(scores: Mapping[str, float], paths: Mapping[str, str]) -> dict[str, float]:
+def best_per_note(scores: Mapping[str, float], paths: Mapping[str, str]) -> dict[str, float]:
     best: dict[str, float] = {}
     for key, value in scores.items():
-        path = paths[key]
-        if value > best.get(path, -math.inf):
-            best[path] = value
+        if value > best.get(paths[key], -math.inf):
+            best[paths[key]] = value
     return best
-
-
-# -- the vector side ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class VectorModel:
-    """How a chunk's similarity is read from its blocks' cosines."""
-
-    name: str
-    latin: tuple[float, float, float] = LATIN_QUERY
-    cjk: tuple[float, float, float] = CJK_QUERY
-    combine: str = "max"  # "max": best block (as stored); "mean": ensemble of the blocks held
-
-    def similarity(self, q: Q, row: Sequence[Any]) -> float:
-        weights = self.cjk if is_cjk(q["query"]) else self.latin
-        norm = math.sqrt(sum(w * w for w in weights)) or 1.0
-        values = [
-            (w / norm) * cos for w, cos in zip(weights, row[1:], strict=True) if cos is not None and w
-        ]
-        if not values:
-            return -1.0
-        if self.combine == "max":
-            return max(values)
-        if self.combine == "sum":
-            return sum(values)
-        return sum(values) / len(values)
-
-
-CURRENT = VectorModel("current")
-
-
-def evidence(q: Q, row: Sequence[Any], model: VectorModel, clip: bool = True) -> float:
-    """Calibrated evidence in the current rule's scales (the best block's)."""
-    weights = model.cjk if is_cjk(q["query"]) else model.latin
-    norm = math.sqrt(sum(w * w for w in weights)) or 1.0
-    best = 0.0 if clip else -math.inf
-    for index, cos in enumerate(row[1:]):
-        if cos is None or not weights[index]:
-            continue
-        low, high, _ = q["scales"][index]
-        sim = weights[index] / norm * cos
-        best = max(best, (sim - low) / (high - low) if high > low else sim)
-    return best
-
-
-def vector_scores(q: Q, model: VectorModel, floor: bool = True) -> dict[str, float]:
-    scores = {}
-    for key, row in q["vector"].items():
-        sim = model.similarity(q, row)
-        scores[key] = sim
-    top = sorted(scores.items(), key=lambda item: -item[1])[:200]
-    return dict(top)
-
-
-def keyword_scores(q: Q) -> dict[str, float]:
-    return {key: score for key, _, score in q["keyword"]}
-
-
-# -- rules -------------------------------------------------------------------------------------
 
 
 def minmax(scores: Mapping[str, float]) -> dict[str, float]:
@@ -114,202 +62,269 @@ def minmax(scores: Mapping[str, float]) -> dict[str, float]:
     return {k: (v - low) / (high - low) if high > low else 1.0 for k, v in scores.items()}
 
 
-def current_rule(weight: float = 0.6, model: VectorModel = CURRENT) -> Rule:
+# -- the vector side ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vectors:
+    """How a chunk's similarity is read from its blocks' cosines: memlsp's best block, each
+    weighted by the query's share in it; with `bridge`, an English question reads an English
+    chunk by `(minilm + bridge * use) / (1 + bridge)` on MiniLM's scale times `shift`."""
+
+    bridge: float = 0.0
+    shift: float = 1.0
+
+    def placed(self, q: Q, row: Sequence[Any]) -> float:
+        """The chunk's similarity placed on its block's scale, unclipped (embed/base.py)."""
+        chinese = cjk_share(q["query"]) >= 0.1
+        weights = CJK_QUERY if chinese else LATIN_QUERY
+        norm = math.sqrt(sum(w * w for w in weights))
+        best = -math.inf
+        for index, cos in enumerate(row[1:]):
+            if cos is None or not weights[index]:
+                continue
+            low, high, _ = q["scales"][index]
+            similarity = weights[index] / norm * cos
+            if index == 0 and self.bridge and not chinese:
+                use = row[3] if row[3] is not None else cos
+                similarity = weights[0] / norm * (cos + self.bridge * use) / (1 + self.bridge)
+                low, high = low * self.shift, high * self.shift
+            best = max(best, (similarity - low) / (high - low))
+        return best
+
+    def similarity(self, q: Q, row: Sequence[Any]) -> float:
+        """The chunk's similarity as the vector store gives it: its best block's cosine times
+        the query's share in that block."""
+        weights = CJK_QUERY if cjk_share(q["query"]) >= 0.1 else LATIN_QUERY
+        norm = math.sqrt(sum(w * w for w in weights))
+        return max(
+            (
+                w / norm * cos
+                for w, cos in zip(weights, row[1:], strict=True)
+                if cos is not None and w
+            ),
+            default=-1.0,
+        )
+
+
+MEMLSP = Vectors()
+
+
+def vector_evidence(q: Q, vectors: Vectors) -> dict[str, float]:
+    return {key: vectors.placed(q, row) for key, row in q["vector"].items()}
+
+
+def keyword_evidence(q: Q, power: float, bm25_share: float = BM25_SHARE) -> dict[str, float]:
+    scores = minmax({key: score for key, _, score in q["keyword"]})
+    return {
+        key: q["coverage"].get(key, 0.0) ** power * (1 - bm25_share + bm25_share * scores[key])
+        for key in scores
+    }
+
+
+# -- rules -------------------------------------------------------------------------------------
+
+
+def side_alone(side: str, raw: bool) -> Rule:
+    def rule(q: Q) -> list[str]:
+        if side == "keyword":
+            scores = {key: s for key, _, s in q["keyword"]} if raw else keyword_evidence(q, 2)
+        elif raw:
+            scores = {key: MEMLSP.similarity(q, row) for key, row in q["vector"].items()}
+        else:
+            scores = vector_evidence(q, MEMLSP)
+        if raw:
+            return ranked(best_per_note(scores, q["paths"]))
+        return as_notes(scores, q, 0.0 if side == "vector" else 1.0, SECOND_SECTION, NAMED)
+
+    return rule
+
+
+def min_max(weight: float = 0.6) -> Rule:
+    """The rule memlsp had before: min-max per side, the vector weight rising with the share of
+    the query's words the vault lacks."""
+
     def rule(q: Q) -> list[str]:
         w = weight + (1 - weight) * (1 - q["known"]) ** 2
-        kw = minmax(keyword_scores(q))
-        vec = minmax(vector_scores(q, model))
+        kw = minmax({key: s for key, _, s in q["keyword"]})
+        # The store's first 200 by similarity, as memlsp asked for them.
+        similar = {key: MEMLSP.similarity(q, row) for key, row in q["vector"].items()}
+        vec = minmax(dict(sorted(similar.items(), key=lambda item: -item[1])[:200]))
         fused = {k: (1 - w) * kw.get(k, 0) + w * vec.get(k, 0) for k in {*kw, *vec}}
-        return ranked(per_note(fused, q["paths"]))
+        return ranked(best_per_note(fused, q["paths"]))
 
     return rule
 
 
-def side_only(side: str, model: VectorModel = CURRENT) -> Rule:
-    def rule(q: Q) -> list[str]:
-        scores = keyword_scores(q) if side == "keyword" else vector_scores(q, model)
-        return ranked(per_note(scores, q["paths"]))
-
-    return rule
-
-
-def rrf(k: int = 60, wk: float = 1.0, wv: float = 1.0, model: VectorModel = CURRENT) -> Rule:
+def rrf(k: int = 60) -> Rule:
     def rule(q: Q) -> list[str]:
         fused: dict[str, float] = defaultdict(float)
-        for weight, side in ((wk, keyword_scores(q)), (wv, vector_scores(q, model))):
-            notes = ranked(per_note(side, q["paths"]))
-            for rank, path in enumerate(notes, 1):
-                fused[path] += weight / (k + rank)
+        vector = {key: MEMLSP.similarity(q, row) for key, row in q["vector"].items()}
+        sides = ({key: s for key, _, s in q["keyword"]}, vector)
+        for side in sides:
+            for rank, path in enumerate(ranked(best_per_note(side, q["paths"])), 1):
+                fused[path] += 1 / (k + rank)
         return ranked(fused)
 
     return rule
-
-
-def side_evidence(q: Q, model: VectorModel, power: float) -> tuple[float, float]:
-    """The keyword side's best coverage (to `power`) and the vector side's best evidence, over
-    each side's first 10 candidates."""
-    kw = [q["coverage"][key] for key, _, _ in q["keyword"][:10]]
-    vec = sorted(q["vector"].items(), key=lambda item: -model.similarity(q, item[1]))[:10]
-    ev = [evidence(q, row, model) for _, row in vec]
-    return max(kw, default=0.0) ** power, min(1.0, max(ev, default=0.0))
-
-
-def evidence_weighted(
-    power: float = 3.0, model: VectorModel = CURRENT, prior: float = 0.5, base: str = "minmax"
-) -> Rule:
-    """Min-max within each side, each side weighted by its own best evidence (times a prior)."""
-
-    def rule(q: Q) -> list[str]:
-        ek, ev = side_evidence(q, model, power)
-        wk, wv = (1 - prior) * ek, prior * ev
-        if wk + wv == 0:
-            wk = wv = 1.0
-        kw = minmax(keyword_scores(q))
-        vec = minmax(vector_scores(q, model))
-        fused = {k: wk * kw.get(k, 0) + wv * vec.get(k, 0) for k in {*kw, *vec}}
-        return ranked(per_note(fused, q["paths"]))
-
-    return rule
-
-
-def evidence_rrf(power: float = 3.0, k: int = 60, model: VectorModel = CURRENT) -> Rule:
-    def rule(q: Q) -> list[str]:
-        ek, ev = side_evidence(q, model, power)
-        if ek + ev == 0:
-            ek = ev = 1.0
-        fused: dict[str, float] = defaultdict(float)
-        for weight, side in ((ek, keyword_scores(q)), (ev, vector_scores(q, model))):
-            for rank, path in enumerate(ranked(per_note(side, q["paths"])), 1):
-                fused[path] += weight / (k + rank)
-        return ranked(fused)
-
-    return rule
-
-
-def combsum(power: float = 3.0, alpha: float = 0.5, model: VectorModel = CURRENT) -> Rule:
-    """Each candidate by its own absolute evidence: coverage^power (BM25 breaking ties) and its
-    calibrated vector evidence."""
-
-    def rule(q: Q) -> list[str]:
-        kw = minmax(keyword_scores(q))
-        fused: dict[str, float] = {}
-        for key in {*kw, *q["vector"]}:
-            k_part = q["coverage"].get(key, 0.0) ** power * (0.5 + 0.5 * kw.get(key, 0.0))
-            row = q["vector"].get(key)
-            v_part = evidence(q, row, model) if row else 0.0
-            fused[key] = alpha * k_part + (1 - alpha) * v_part
-        return ranked(per_note(fused, q["paths"]))
-
-    return rule
-
-
-FIELDS = ["title", "aliases", "description"]
 
 
 def as_notes(
-    fused: Mapping[str, float], q: Q, title: float, others: float, power: float
+    fused: Mapping[str, float], q: Q, keyword_weight: float, second: float, named: float
 ) -> list[str]:
-    """Notes by their best chunk, plus `others` times their second best, plus `title` times the
-    share of the query their title or aliases hold (to `power`)."""
-    chunks: dict[str, list[float]] = defaultdict(list)
+    """Notes by their best section, plus `second` of their second best, plus `named` (times the
+    keyword side's weight) of their fields' evidence (search/notes.py)."""
+    sections: dict[str, list[float]] = defaultdict(list)
     for key, value in fused.items():
-        chunks[q["paths"][key]].append(value)
+        sections[q["paths"][key]].append(value)
     scores = {}
-    for path, values in chunks.items():
+    for path, values in sections.items():
         values.sort(reverse=True)
         fields = q["notes"].get(path, {})
-        named = max(fields.get(name, 0.0) for name in FIELDS) ** power
-        second = values[1] if len(values) > 1 else min(values[0], 0.0)
-        scores[path] = values[0] + others * max(second, 0.0) + title * named
+        name = max(fields.get(f, 0.0) for f in ("title", "aliases", "description")) ** 2
+        extra = second * max(values[1], 0.0) if len(values) > 1 else 0.0
+        scores[path] = values[0] + extra + keyword_weight * named * name
     return ranked(scores)
 
 
-def combsum2(
-    power: float = 3.0,
-    alpha: float = 0.5,
-    model: VectorModel = CURRENT,
-    tie: float = 0.5,
-    title: float = 0.0,
-    others: float = 0.0,
-    gate: float = 0.0,
-) -> Rule:
-    """Each candidate by its own evidence on both sides, unclipped on the vector side (a
-    candidate the vector side did not return counts as its last)."""
+def fused_evidence(
+    q: Q,
+    power: float,
+    alpha: float,
+    vectors: Vectors,
+    gate: bool = False,
+    bm25: float = BM25_SHARE,
+) -> dict[str, float]:
+    """Each candidate's weighted evidence (search/fusion.weigh_evidence); `gate` also weighs
+    each side by its best evidence among its first ten, per query."""
+    kw = keyword_evidence(q, power, bm25)
+    vec = vector_evidence(q, vectors)
+    k_weight, v_weight = alpha, 1 - alpha
+    if gate:
+        k_best = max(sorted(kw.values(), reverse=True)[:10], default=0.0)
+        v_best = min(1.0, max(0.0, max(vec.values(), default=0.0)))
+        k_weight, v_weight = alpha * k_best, (1 - alpha) * v_best
+        if k_weight + v_weight == 0:
+            k_weight, v_weight = alpha, 1 - alpha
+    missed_k = min(0.0, min(kw.values(), default=0.0))
+    missed_v = min(0.0, min(vec.values(), default=0.0))
+    return {
+        key: k_weight * kw.get(key, missed_k) + v_weight * vec.get(key, missed_v)
+        for key in {*kw, *vec}
+    }
 
+
+def evidence(
+    power: float = 2,
+    alpha: float = 0.5,
+    second: float = SECOND_SECTION,
+    named: float = NAMED,
+    vectors: Vectors = MEMLSP,
+    gate: bool = False,
+    bm25: float = BM25_SHARE,
+) -> Rule:
     def rule(q: Q) -> list[str]:
-        kw = minmax(keyword_scores(q))
-        values = {key: evidence(q, row, model, clip=False) for key, row in q["vector"].items()}
-        vec = dict(sorted(values.items(), key=lambda item: -item[1])[:200])
-        last = min(vec.values(), default=0.0)
-        best = max((q["coverage"].get(key, 0.0) for key, _, _ in q["keyword"][:10]), default=0.0)
-        fused: dict[str, float] = {}
-        for key in {*kw, *vec}:
-            k_part = q["coverage"].get(key, 0.0) ** power * (1 - tie + tie * kw.get(key, 0.0))
-            k_part *= best**gate
-            fused[key] = alpha * k_part + (1 - alpha) * vec.get(key, last)
-        if title or others:
-            return as_notes(fused, q, alpha * title, others, power)
-        return ranked(per_note(fused, q["paths"]))
+        fused = fused_evidence(q, power, alpha, vectors, gate, bm25)
+        return as_notes(fused, q, alpha, second, named)
 
     return rule
 
 
-def rules() -> list[tuple[str, Rule]]:
-    chosen: list[tuple[str, Rule]] = [
-        ("keyword only", side_only("keyword")),
-        ("vector only", side_only("vector")),
-        ("current (w_v 0.6 adaptive)", current_rule()),
-        ("rrf k=60", rrf()),
-        ("rrf k=20", rrf(20)),
-    ]
-    for power in (1, 2, 3):
-        for prior in (0.4, 0.5, 0.6):
-            chosen.append((f"evidence-weighted p={power} prior={prior}", evidence_weighted(power, prior=prior)))
-    for power in (2, 3):
-        chosen.append((f"evidence rrf p={power}", evidence_rrf(power)))
-        for alpha in (0.3, 0.5):
-            chosen.append((f"combsum p={power} a={alpha}", combsum(power, alpha)))
-    for power in (2, 3, 4):
-        for alpha in (0.3, 0.4, 0.5):
-            chosen.append((f"combsum2 p={power} a={alpha}", combsum2(power, alpha)))
-    for power in (2, 3):
-        for alpha in (0.4, 0.5, 0.6):
-            for gate in (0, 1, 2):
-                chosen.append(
-                    (f"notes p={power} a={alpha} g={gate}", combsum2(power, alpha, others=0.3, gate=gate))
-                )
-    for others in (0.3, 0.5):
-        chosen.append((f"vector notes o={others}", combsum2(2, 0.0, others=others)))
-        chosen.append((f"keyword notes o={others}", combsum2(2, 1.0, others=others)))
-    for x in (0.3, 0.5, 0.7, 1.0):
-        model = VectorModel(f"sum {x}", latin=(1.0, 0.6, x), combine="sum")
-        chosen.append((f"vector sum latin bridge={x}", side_only("vector", model)))
-    for x in (0.25, 0.5, 1.0):
-        model = VectorModel(f"cjk sum {x}", cjk=(x, 1.0, 0.6), combine="sum")
-        chosen.append((f"vector sum cjk minilm={x}", side_only("vector", model)))
-    chosen.append(("vector use only latin", side_only("vector", VectorModel("u", latin=(0, 0.6, 1.0)))))
-    return chosen
+# -- a learned combination ---------------------------------------------------------------------
+
+
+def note_features(q: Q) -> tuple[list[str], np.ndarray]:
+    """Per candidate note: best keyword evidence, best vector evidence, second best fused
+    evidence, field evidence."""
+    kw = keyword_evidence(q, 2)
+    vec = vector_evidence(q, MEMLSP)
+    fused = fused_evidence(q, 2, 0.5, MEMLSP)
+    paths = sorted({q["paths"][key] for key in fused})
+    rows = []
+    for path in paths:
+        keys = [key for key in fused if q["paths"][key] == path]
+        values = sorted((fused[key] for key in keys), reverse=True)
+        fields = q["notes"].get(path, {})
+        rows.append(
+            [
+                max((kw.get(key, 0.0) for key in keys), default=0.0),
+                max((vec.get(key, -1.0) for key in keys), default=-1.0),
+                max(values[1], 0.0) if len(values) > 1 else 0.0,
+                max(fields.get(f, 0.0) for f in ("title", "aliases", "description")) ** 2,
+            ]
+        )
+    return paths, np.array(rows, dtype=np.float64).reshape(len(paths), 4)
+
+
+def learn(questions: Sequence[Q]) -> np.ndarray:
+    """Logistic regression weights (bias last) over the notes' features, by gradient descent."""
+    xs, ys = [], []
+    for q in questions:
+        paths, features = note_features(q)
+        xs.append(features)
+        ys.append([path in q["relevant"] for path in paths])
+    x = np.vstack(xs)
+    x = np.hstack([x, np.ones((len(x), 1))])
+    y = np.concatenate(ys).astype(np.float64)
+    balance = np.where(y > 0, (len(y) - y.sum()) / max(y.sum(), 1), 1.0)
+    w = np.zeros(x.shape[1])
+    for _ in range(2000):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        w -= 0.5 * (x.T @ ((p - y) * balance)) / len(y)
+    return w
+
+
+def learned(weights: np.ndarray) -> Rule:
+    def rule(q: Q) -> list[str]:
+        paths, features = note_features(q)
+        scores = features @ weights[:-1]
+        return ranked(dict(zip(paths, scores.tolist(), strict=True)))
+
+    return rule
 
 
 # -- the table ----------------------------------------------------------------------------------
+
+
+def rules() -> list[tuple[str, Rule]]:
+    return [
+        ("keyword alone (BM25)", side_alone("keyword", raw=True)),
+        ("keyword alone (evidence, notes)", side_alone("keyword", raw=False)),
+        ("vector alone (similarity)", side_alone("vector", raw=True)),
+        ("vector alone (evidence, notes)", side_alone("vector", raw=False)),
+        ("min-max, w_v 0.6 adaptive (before)", min_max()),
+        ("rrf k=60", rrf()),
+        ("evidence (default)", evidence()),
+        ("evidence, coverage^1", evidence(power=1)),
+        ("evidence, coverage^3", evidence(power=3)),
+        ("evidence, w_v 0.4", evidence(alpha=0.6)),
+        ("evidence, w_v 0.6", evidence(alpha=0.4)),
+        ("evidence, BM25 share 0.5", evidence(bm25=0.5)),
+        ("evidence, BM25 share 0.75", evidence(bm25=0.75)),
+        ("evidence, BM25 share 1", evidence(bm25=1.0)),
+        ("evidence, coverage^2.5", evidence(power=2.5)),
+        ("evidence, coverage^2.5, w_v 0.4", evidence(power=2.5, alpha=0.6)),
+        ("evidence, no second section", evidence(second=0.0)),
+        ("evidence, no fields", evidence(named=0.0)),
+        ("evidence, each side gated by its best", evidence(gate=True)),
+        ("evidence, ensemble bridge 0.25", evidence(vectors=Vectors(0.25, 0.95))),
+        ("evidence, ensemble bridge 0.35", evidence(vectors=Vectors(0.35, 0.95))),
+        ("vector alone, ensemble bridge 0.35", evidence(alpha=0.0, vectors=Vectors(0.35, 0.95))),
+    ]
 
 
 def groups(questions: Sequence[Q]) -> dict[str, list[Q]]:
     found: dict[str, list[Q]] = defaultdict(list)
     for q in questions:
         found[q["set"]].append(q)
-        found[f"{q['set']}/{q['kind']}"].append(q)
+        if q["kind"] != q["set"]:
+            found[f"{q['set']}/{q['kind']}"].append(q)
     return dict(sorted(found.items()))
 
 
-def score(rule: Rule, questions: Sequence[Q]) -> tuple[float, float]:
-    ndcg = recall = 0.0
-    for q in questions:
-        notes = rule(q)
-        judged = {path: 1 for path in q["relevant"]}
-        ndcg += ndcg_at_k(notes, judged, 10)
-        recall += recall_at_k(notes, judged, 10)
-    return ndcg / len(questions), recall / len(questions)
+def ndcg(rule: Rule, questions: Sequence[Q]) -> float:
+    total = sum(ndcg_at_k(rule(q), {p: 1 for p in q["relevant"]}, 10) for q in questions)
+    return total / len(questions)
 
 
 def main() -> None:
@@ -327,8 +342,17 @@ def main() -> None:
     print("| rule | " + " | ".join(f"{n} ({len(sets[n])})" for n in names) + " |")
     print("|---|" + "---|" * len(names))
     for label, rule in chosen:
-        cells = [score(rule, sets[name])[0] for name in names]
+        cells = [ndcg(rule, sets[name]) for name in names]
         print(f"| {label} | " + " | ".join(f"{n:.3f}" for n in cells) + " |")
+    if not args.only or "learned" in args.only:
+        vaults = sorted({str(q["set"]) for q in questions})
+        cells = []
+        for name in names:
+            left_out = name.split("/")[0]
+            train = [q for q in questions if q["set"] != left_out] if len(vaults) > 1 else []
+            rule = learned(learn(train or questions))
+            cells.append(ndcg(rule, sets[name]))
+        print("| learned, leave one set out | " + " | ".join(f"{n:.3f}" for n in cells) + " |")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 from bench_vaults import DEFAULT_CACHE, DEFAULT_VAULTS, SETS, Question, read_questions
-from common import BENCH_DIR
 
 from memlsp.config import Settings
 from memlsp.embed.base import similarity_scales
@@ -105,9 +104,9 @@ def features(engine: Engine, question: Any) -> dict[str, Any]:
         notes[chunk.path] = {
             name: round(coverage(keyword.terms(text), weights), 6) for name, text in fields.items()
         } | {"chunks": len(snapshot.records[chunk.path].chunk_ids)}
-    scales = [
-        [scale.low, scale.high, scale.floor] for scale in side.scales(question.query)
-    ] or [[s.low, s.high, s.floor] for s in similarity_scales(side.embedder, question.query)]
+    scales = [[scale.low, scale.high, scale.floor] for scale in side.scales(question.query)] or [
+        [s.low, s.high, s.floor] for s in similarity_scales(side.embedder, question.query)
+    ]
     return {
         "id": question.id,
         "query": question.query,
@@ -115,9 +114,7 @@ def features(engine: Engine, question: Any) -> dict[str, Any]:
         "relevant": list(question.relevant),
         "known": stats.known_share,
         "scales": scales,
-        "keyword": [
-            [hit.chunk.id, hit.chunk.path, round(hit.score, 6)] for hit in keyword_hits
-        ],
+        "keyword": [[hit.chunk.id, hit.chunk.path, round(hit.score, 6)] for hit in keyword_hits],
         "coverage": {
             hit.chunk.id: round(coverage(hit.matched, weights), 6) for hit in keyword_hits
         },
@@ -160,7 +157,7 @@ def scifact_features(keep: Path, split: str) -> list[dict[str, Any]]:
     """SciFact's judged questions of `split` over the vault bench_scifact.py wrote into `keep`."""
     if split == "test":
         sys.exit("choose rules on train or dev, never on held-out judgements")
-    from bench_scifact import DEFAULT_DATA, query_texts, read_qrels  # noqa: PLC0415
+    from bench_scifact import DEFAULT_DATA, query_texts, read_qrels
 
     qrels = read_qrels(DEFAULT_DATA / "qrels" / f"{split}.tsv")
     texts = query_texts(DEFAULT_DATA / "queries.jsonl")

@@ -22,13 +22,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 STRENGTH_DEPTH = 10  # candidates per side whose evidence can make the query's strength
 KEYWORD_POWER = 3  # partial overlap with common-ish words is weak evidence (calibrate.py)
-# In fusion a keyword candidate's evidence is its coverage squared, scaled between half and all
-# of itself by its BM25 score relative to the side's best, so that among chunks with the same
-# words the one that uses them most leads. Chosen on development sets (fusion_study.py):
-# coverage cubed cost 0.02 to 0.05 on questions in the notes' own words, to the first power
-# as much on reworded ones.
+# In fusion a keyword candidate's evidence is its coverage squared, scaled between three
+# quarters and all of itself by its BM25 score relative to the side's best, so that among chunks
+# with the same words the one that uses them most leads. Chosen on development sets
+# (fusion_study.py): coverage cubed cost 0.02 to 0.05 on questions in the notes' own words, to
+# the first power as much on reworded ones; BM25's share moved every set by less than 0.01.
 FUSION_POWER = 2
-BM25_SHARE = 0.5
+BM25_SHARE = 0.25
 
 
 def coverage(matched: Iterable[str], weights: Mapping[str, float]) -> float:
