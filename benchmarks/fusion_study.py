@@ -115,9 +115,16 @@ def vector_evidence(q: Q, vectors: Vectors) -> dict[str, float]:
 
 
 def keyword_evidence(q: Q, power: float, bm25_share: float = BM25_SHARE) -> dict[str, float]:
+    """`power` below 0: coverage above -power counts, linearly, from 0 there to 1 at 1."""
     scores = minmax({key: score for key, _, score in q["keyword"]})
+
+    def shaped(cover: float) -> float:
+        if power >= 0:
+            return cover**power
+        return max(0.0, (cover + power) / (1 + power))
+
     return {
-        key: q["coverage"].get(key, 0.0) ** power * (1 - bm25_share + bm25_share * scores[key])
+        key: shaped(q["coverage"].get(key, 0.0)) * (1 - bm25_share + bm25_share * scores[key])
         for key in scores
     }
 
@@ -297,6 +304,9 @@ def rules() -> list[tuple[str, Rule]]:
         ("evidence (default)", evidence()),
         ("evidence, coverage^1", evidence(power=1)),
         ("evidence, coverage^3", evidence(power=3)),
+        ("evidence, coverage over 0.2", evidence(power=-0.2)),
+        ("evidence, coverage over 0.3", evidence(power=-0.3)),
+        ("evidence, coverage over 0.4", evidence(power=-0.4)),
         ("evidence, w_v 0.4", evidence(alpha=0.6)),
         ("evidence, w_v 0.6", evidence(alpha=0.4)),
         ("evidence, BM25 share 0.5", evidence(bm25=0.5)),

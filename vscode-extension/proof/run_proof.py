@@ -1635,6 +1635,27 @@ def check_settings_ui(page: Page, paths: Paths, results: Results) -> bool:
     )
 
 
+def check_fusion_setting(page: Page, paths: Paths, results: Results) -> bool:
+    """The fusion rule is a setting a user finds and picks from a list, next to its weights."""
+    editor = open_user_setting(page, "memlsp.fusion")
+
+    def listed() -> str:
+        text = editor.inner_text()
+        return text if "Fusion" in text and "evidence" in text else ""
+
+    text = poll(listed, timeout=10, interval=0.5) or editor.inner_text()
+    screenshot(page, paths, "10-settings-fusion")
+    ok = "Fusion" in text and "evidence" in text and "Rrf K" in text
+    close_settings(page, editor)
+    return results.record(
+        "settings-fusion",
+        ok,
+        "User settings list memlsp.fusion (evidence) and memlsp.rrf_k"
+        if ok
+        else f"settings editor says {text[:300]!r}",
+    )
+
+
 def notification_toasts(page: Page) -> list[str]:
     toasts = page.evaluate(
         """() => [...document.querySelectorAll('.notifications-toasts .notification-toast')]
@@ -1714,6 +1735,7 @@ def run_checks(url: str, paths: Paths, results: Results) -> None:
             return
         check_server(page, paths, results)
         check_settings_ui(page, paths, results)
+        check_fusion_setting(page, paths, results)
         check_outline(page, paths, results)
         check_quick_outline(page, paths, results)
         check_references(page, paths, results)
