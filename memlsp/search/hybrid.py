@@ -1,8 +1,11 @@
-"""One search request end to end: candidates per side, fusion, filters, expansion, budget.
+"""One search request end to end: candidates per side with their evidence, fusion, notes,
+filters, expansion, budget.
 
 The vector side's candidates come in already found (the engine embeds the query outside its lock);
 here they are held to the same date filter as keywords, joined to their chunks through the keyword
-index (a vector whose chunk is gone is dropped), and fused with the keyword side (search/fusion.py).
+index (a vector whose chunk is gone is dropped), and placed on the embedder's scale. Each side's
+candidates carry their evidence (search/evidence.py), the sides are fused by the request's rule
+(search/fusion.py), and notes, not sections, are ranked (search/notes.py).
 """
 
 from __future__ import annotations
@@ -81,19 +84,10 @@ def search(
         )
     similarities: dict[str, float] = {}
     if vector_hits is not None and use_vector:
-        dated = [hit for hit in vector_hits if _in_dates(graph, hit.path, request)][:count]
-        # Below the floor, only a keyword match makes a chunk a candidate.
-        dated = [
-            hit
-            for hit in dated
-            if hit.similarity >= scale_of(hit, scales).floor or hit.chunk_id in keyword_scores
-        ]
-        missing = [hit.chunk_id for hit in dated if hit.chunk_id not in chunks]
-        chunks.update(keyword.chunks_by_id(missing))
-        dated = [hit for hit in dated if hit.chunk_id in chunks]
-        similarities = {hit.chunk_id: hit.similarity for hit in dated}
-        placed = [(hit.chunk_id, scale_of(hit, scales).placed(hit.similarity)) for hit in dated]
-        sides["vector"] = (_best_first(placed), settings.vector_weight)
+        placed, similarities = _vector_side(
+            request, vector_hits, graph, keyword, chunks, scales, count
+        )
+        sides["vector"] = (placed, settings.vector_weight)
     if len(sides) == 1:  # a side alone has weight 1
         sides = {name: (ranked, 1.0) for name, (ranked, _) in sides.items()}
     ties: dict[Hashable, tuple[str, int]] = {
@@ -122,7 +116,8 @@ def search(
         # A note's fields are evidence; reciprocal ranks are not on its scale.
         by_evidence = use_keyword and rule != "rrf"
         named = named_notes(fused, chunks, graph, keyword, weights) if by_evidence else {}
-        fused, others = best_notes(fused, chunks, named, sides.get("keyword", ([], 0.0))[1])
+        keyword_weight = sides["keyword"][1] if "keyword" in sides else 0.0
+        fused, others = best_notes(fused, chunks, named, keyword_weight)
     shown = _shown(fused, found)
     # scores fall with rank: min_score drops the tail, whatever the mode
     chosen = [item for item in fused if shown(item.score) >= request.min_score]
@@ -156,6 +151,32 @@ def search(
     return SearchResponse(
         request.query, tuple(hits), counts, request.mode, tuple(warnings), found, rule
     )
+
+
+def _vector_side(
+    request: SearchRequest,
+    vector_hits: Sequence[VectorHit],
+    graph: LinkGraph,
+    keyword: KeywordReader,
+    chunks: dict[str, Chunk],
+    scales: Sequence[SimilarityScale],
+    count: int,
+) -> tuple[list[tuple[Hashable, float]], dict[str, float]]:
+    """The vector side's candidates with their evidence, best first, and their similarities.
+    Adds the chunks only the vector side found to `chunks`."""
+    dated = [hit for hit in vector_hits if _in_dates(graph, hit.path, request)][:count]
+    # Below the floor, only a keyword match makes a chunk a candidate.
+    dated = [
+        hit
+        for hit in dated
+        if hit.similarity >= scale_of(hit, scales).floor or hit.chunk_id in chunks
+    ]
+    chunks.update(
+        keyword.chunks_by_id([hit.chunk_id for hit in dated if hit.chunk_id not in chunks])
+    )
+    dated = [hit for hit in dated if hit.chunk_id in chunks]
+    placed = [(hit.chunk_id, scale_of(hit, scales).placed(hit.similarity)) for hit in dated]
+    return _best_first(placed), {hit.chunk_id: hit.similarity for hit in dated}
 
 
 def _other(chunk: Chunk, score: float) -> OtherSection:
