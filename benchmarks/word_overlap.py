@@ -13,13 +13,11 @@ chosen kinds shares a word.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-import common  # noqa: F401  (puts the repository on the path, for memlsp)
+from bench_vaults import read_questions
 
 from memlsp.index.keyword import KeywordIndex, KeywordReader
 from memlsp.parse.stopwords import COMMON_WORDS
@@ -37,22 +35,6 @@ def distinctive_terms(reader: KeywordReader, text: str) -> set[str]:
 def note_text(vault: Path, relative: str) -> str:
     path = vault / relative
     return f"{path.stem}\n{path.read_text(encoding='utf-8', errors='replace')}"
-
-
-@dataclass(frozen=True)
-class Question:
-    id: str
-    query: str
-    relevant: tuple[str, ...]
-    kind: str
-
-
-def read_questions(path: Path) -> list[Question]:
-    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return [
-        Question(str(e["id"]), str(e["query"]), tuple(e.get("relevant") or ()), e.get("kind", "?"))
-        for e in entries
-    ]
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
