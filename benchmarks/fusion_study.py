@@ -120,7 +120,7 @@ def keyword_evidence(q: Q, power: float, bm25_share: float = BM25_SHARE) -> dict
 
     def shaped(cover: float) -> float:
         if power >= 0:
-            return cover**power
+            return float(cover**power)
         return max(0.0, (cover + power) / (1 + power))
 
     return {

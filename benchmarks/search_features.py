@@ -72,9 +72,9 @@ def _vector_features(store: Any, vectors: list[np.ndarray | None]) -> dict[str, 
             continue
         got = collection.get(ids=missing, include=["embeddings"])
         for chunk_id, embedding in zip(got["ids"], got["embeddings"], strict=True):
-            row = np.asarray(embedding, dtype=np.float32)
-            norm = float(np.linalg.norm(row)) or 1.0
-            found[chunk_id][1 + index] = round(float(row @ vector) / norm, 6)
+            stored = np.asarray(embedding, dtype=np.float32)
+            norm = float(np.linalg.norm(stored)) or 1.0
+            found[chunk_id][1 + index] = round(float(stored @ vector) / norm, 6)
     return found
 
 
@@ -104,6 +104,7 @@ def features(engine: Engine, question: Any) -> dict[str, Any]:
         notes[chunk.path] = {
             name: round(coverage(keyword.terms(text), weights), 6) for name, text in fields.items()
         } | {"chunks": len(snapshot.records[chunk.path].chunk_ids)}
+    assert side.embedder is not None
     scales = [[scale.low, scale.high, scale.floor] for scale in side.scales(question.query)] or [
         [s.low, s.high, s.floor] for s in similarity_scales(side.embedder, question.query)
     ]
