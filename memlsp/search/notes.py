@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from memlsp.index.keyword import KeywordReader
+from memlsp.index.keyword import name_terms
 from memlsp.model import Chunk
 from memlsp.parse.tokens import has_cjk
 from memlsp.search.evidence import FUSION_POWER, coverage
@@ -22,7 +22,7 @@ from memlsp.vault.graph import LinkGraph
 
 SECOND_SECTION = 0.3  # share of a note's second best section added to its best
 NAMED = 0.2  # share of the query in the note's own fields (squared, as on the keyword side)
-NAMED_DEPTH = 50  # the first fused sections whose notes' fields are read
+NAMED_DEPTH = 20  # the first fused sections whose notes' fields are read
 OTHER_SECTIONS = 5  # most other matching sections attached to a note's result
 
 
@@ -30,7 +30,6 @@ def named_notes(
     fused: list[Fused],
     chunks: Mapping[str, Chunk],
     graph: LinkGraph,
-    keyword: KeywordReader,
     weights: Mapping[str, float],
 ) -> dict[str, float]:
     """How much of the query (terms and their `weights`) the name, aliases and description of
@@ -43,8 +42,7 @@ def named_notes(
         if note is None or path in named:
             continue
         fields = " \n".join((note.title, note.stem, *note.aliases, note.description))
-        found = keyword.terms(fields, segment_cjk=segment_cjk)
-        named[path] = coverage(found, weights) ** FUSION_POWER
+        named[path] = coverage(name_terms(fields, segment_cjk), weights) ** FUSION_POWER
     return named
 
 
