@@ -76,12 +76,14 @@ def test_a_keyword_hit_knows_which_query_terms_it_has_in_any_field() -> None:
     index.commit()
     reader = index.reader()
     # Body, title, alias and heading each hold one term; "swan" is nowhere; 30 made-up terms
-    # take the query past the 24 terms one search can tell apart.
+    # take the query past the 12 terms one search can tell apart.
     padding = [f"zz{i}" for i in range(30)]
     terms = reader.terms("heron bird egret wader swan") + padding
-    hits = {hit.chunk.id: hit.matched for hit in reader.search(terms, 10)}
-    assert hits["c1"] == {"heron", "bird", "egret", "wader"}
-    assert hits["c2"] == {"heron"}
+    found = {hit.chunk.id: hit for hit in reader.search(terms, 10)}
+    assert found["c1"].matched == {"heron", "bird", "egret", "wader"}
+    assert found["c2"].matched == {"heron"}
+    # The note's name fields: its title and aliases, not its headings or body.
+    assert found["c1"].named == {"bird", "egret"} and found["c2"].named == set()
     later = reader.terms("egret heron")
     assert {hit.chunk.id: hit.matched for hit in reader.search(padding + later, 10)} == {
         "c1": {"egret", "heron"},

@@ -11,6 +11,7 @@ import functools
 import json
 import math
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,11 +109,13 @@ class KeywordHit:
     chunk: Chunk
     score: float
     matched: frozenset[str] = frozenset()  # the query's terms this chunk has, in any field
+    named: frozenset[str] = frozenset()  # ... in its note's title or aliases
 
 
-# A term's bit in `_matched`: tantivy scores are 32-bit floats, exact for sums of up to 24
-# distinct powers of two.
-_BITS_PER_SEARCH = 24
+# A term's two bits in `_matched` (any field; the note's name fields): tantivy scores are 32-bit
+# floats, exact for sums of up to 24 distinct powers of two.
+_TERMS_PER_SEARCH = 12
+NAME_FIELDS = ("title", "aliases")
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
@@ -126,7 +129,7 @@ def _analyzer() -> tantivy.TextAnalyzer:
 
 @functools.lru_cache(maxsize=16_384)
 def name_terms(text: str, segment_cjk: bool) -> frozenset[str]:
-    """The index terms of a short text that many searches read again, such as a note's name and
+    """The index terms of a short text that many searches read again, such as a note's
     description: analysed once (Chinese through jieba costs a fraction of a millisecond each
     time), then remembered. The analyzer is the same for every index."""
     return frozenset(_SHARED_ANALYZER.analyze(segment(text) if segment_cjk else separate_cjk(text)))
@@ -340,7 +343,7 @@ class KeywordReader:
         chunks = [_chunk(searcher.doc(address)) for _, address in found]
         matched = self._matched(terms, chunks, [address for _, address in found])
         hits = [
-            KeywordHit(chunk, float(score), terms_here)
+            KeywordHit(chunk, float(score), *terms_here)
             for chunk, (score, _), terms_here in zip(chunks, found, matched, strict=True)
         ]
         # Pieces of one long line share a start line and may score alike: the id ends the key,
@@ -350,10 +353,11 @@ class KeywordReader:
 
     def _matched(
         self, terms: list[str], chunks: list[Chunk], addresses: list[tantivy.DocAddress]
-    ) -> list[frozenset[str]]:
-        """Which of `terms` each of these documents has, in any field. Analysing each hit's text
-        again costs a quarter of a millisecond a hit; instead, among just these documents, each
-        term scores its own power of two, and a document's score spells out its terms."""
+    ) -> list[tuple[frozenset[str], frozenset[str]]]:
+        """Which of `terms` each of these documents has in any field, and which in its note's
+        name fields (title, aliases). Analysing each hit's text again costs a quarter of a
+        millisecond a hit; instead, among just these documents, each term scores two powers of
+        two of its own, one per kind of field, and a document's score spells out its terms."""
         if not chunks:
             return []
         at = {(a.segment_ord, a.doc): i for i, a in enumerate(addresses)}
@@ -362,16 +366,19 @@ class KeywordReader:
             tantivy.Query.term_set_query(self.schema, "chunk_id", [chunk.id for chunk in chunks]),
             0.0,
         )
-        found: list[set[str]] = [set() for _ in chunks]
-        for start in range(0, len(terms), _BITS_PER_SEARCH):
-            group = terms[start : start + _BITS_PER_SEARCH]
+        anywhere: list[set[str]] = [set() for _ in chunks]
+        named: list[set[str]] = [set() for _ in chunks]
+        for start in range(0, len(terms), _TERMS_PER_SEARCH):
+            group = terms[start : start + _TERMS_PER_SEARCH]
+            bits = [(self._has(term, FIELD_BOOSTS), 1 << bit) for bit, term in enumerate(group)]
+            bits += [
+                (self._has(term, NAME_FIELDS), 1 << (_TERMS_PER_SEARCH + bit))
+                for bit, term in enumerate(group)
+            ]
             spelled = tantivy.Query.boolean_query(
                 [
-                    (
-                        tantivy.Occur.Should,
-                        tantivy.Query.const_score_query(self._has(term), float(1 << bit)),
-                    )
-                    for bit, term in enumerate(group)
+                    (tantivy.Occur.Should, tantivy.Query.const_score_query(has, float(value)))
+                    for has, value in bits
                 ]
             )
             query = tantivy.Query.boolean_query(
@@ -379,17 +386,22 @@ class KeywordReader:
             )
             for score, address in self._searcher.search(query, len(chunks), count=False).hits:
                 index = at.get((address.segment_ord, address.doc))
-                if index is not None:
-                    bits = round(score)
-                    found[index].update(term for bit, term in enumerate(group) if bits >> bit & 1)
-        return [frozenset(terms_here) for terms_here in found]
+                if index is None:
+                    continue
+                value = round(score)
+                for bit, term in enumerate(group):
+                    if value >> bit & 1:
+                        anywhere[index].add(term)
+                    if value >> (_TERMS_PER_SEARCH + bit) & 1:
+                        named[index].add(term)
+        return [(frozenset(a), frozenset(n)) for a, n in zip(anywhere, named, strict=True)]
 
-    def _has(self, term: str) -> tantivy.Query:
-        """Documents with `term` in any searched field."""
+    def _has(self, term: str, fields: Iterable[str]) -> tantivy.Query:
+        """Documents with `term` in one of `fields`."""
         return tantivy.Query.boolean_query(
             [
                 (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, field, term))
-                for field in FIELD_BOOSTS
+                for field in fields
             ]
         )
 

@@ -115,7 +115,10 @@ def search(
     if not request.sections:
         # A note's fields are evidence; reciprocal ranks are not on its scale.
         by_evidence = use_keyword and rule != "rrf"
-        named = named_notes(fused, chunks, graph, weights) if by_evidence else {}
+        names: dict[str, frozenset[str]] = {}
+        for hit in keyword_hits:
+            names[hit.chunk.path] = names.get(hit.chunk.path, frozenset()) | hit.named
+        named = named_notes(fused, chunks, graph, weights, names) if by_evidence else {}
         keyword_weight = sides["keyword"][1] if "keyword" in sides else 0.0
         fused, others = best_notes(fused, chunks, named, keyword_weight)
     shown = _shown(fused, found)

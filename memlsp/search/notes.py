@@ -31,9 +31,11 @@ def named_notes(
     chunks: Mapping[str, Chunk],
     graph: LinkGraph,
     weights: Mapping[str, float],
+    names: Mapping[str, frozenset[str]],
 ) -> dict[str, float]:
     """How much of the query (terms and their `weights`) the name, aliases and description of
-    each note among the first candidates hold, as keyword evidence."""
+    each note among the first candidates hold, as keyword evidence. `names`: the query terms
+    the keyword index found in each note's title and aliases."""
     segment_cjk = any(map(has_cjk, weights))
     named: dict[str, float] = {}
     for item in fused[:NAMED_DEPTH]:
@@ -41,8 +43,10 @@ def named_notes(
         note = graph.notes.get(path)
         if note is None or path in named:
             continue
-        fields = " \n".join((note.title, note.stem, *note.aliases, note.description))
-        named[path] = coverage(name_terms(fields, segment_cjk), weights) ** FUSION_POWER
+        found = names.get(path, frozenset())
+        if note.description:  # not in the keyword index: analysed here, once per text
+            found = found | name_terms(note.description, segment_cjk)
+        named[path] = coverage(found, weights) ** FUSION_POWER
     return named
 
 
