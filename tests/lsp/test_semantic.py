@@ -111,10 +111,13 @@ async def test_a_hit_by_meaning_alone(semantic: Session) -> None:
 async def test_hybrid_keeps_the_keyword_evidence(semantic: Session) -> None:
     answer = await semantic.search(query="bm25 saturation", limit=5)
     top = answer["results"][0]
-    assert top["path"] == "search/bm25.md"
+    # Sections with both words come first, found by both sides; which of the two notes that
+    # have them leads is the vector side's call (search/bm25.md, or search/hybrid-search.md,
+    # whose mostly Chinese section links to bm25's saturation heading).
     assert top["keyword_rank"] is not None and top["vector_rank"] is not None
     assert 0 < top["score"] <= 1
-    assert "bm25" in top["matched_terms"]
+    assert {"bm25", "satur"} <= set(top["matched_terms"])
+    assert "search/bm25.md" in [r["path"] for r in answer["results"][:2]]
 
 
 async def test_a_chinese_question_finds_the_chinese_note(semantic: Session) -> None:
