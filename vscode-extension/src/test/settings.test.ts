@@ -32,7 +32,7 @@ test("defaults become initializationOptions with the server's names; empty cache
   assert.equal(options.embedder, "bilingual");
   assert.equal(options.watch, true);
   assert.deepEqual(options.exclude, []);
-  assert.equal(options.vector_weight, 0.6);
+  assert.equal(options.vector_weight, 0.5);
   assert.deepEqual(Object.keys(options).sort(), SERVER_SETTINGS.filter((n) => n !== "cache_dir").sort());
   for (const name of CLIENT_SETTINGS) {
     assert.ok(!(name in options));
