@@ -9,6 +9,7 @@ main (memlsp.pythonPath in User settings only, as a remote window reads them)
   server      the memlsp status bar item reaches Ready
   one-status-item  no second progress item (the server's $/progress) while it opens
   settings-ui the Settings editor lists memlsp.pythonPath under User (not "No Settings Found")
+  settings-fusion  it lists memlsp.fusion (default evidence) and memlsp.rrf_k
   outline     the Outline view lists each heading of index.md once, with no provider group
   quick-outline  Ctrl+Shift+O lists each heading once
   references  Shift+F12 on [[bm25]] lists the link under the cursor once
