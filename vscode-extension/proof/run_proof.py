@@ -9,7 +9,7 @@ main (memlsp.pythonPath in User settings only, as a remote window reads them)
   server      the memlsp status bar item reaches Ready
   one-status-item  no second progress item (the server's $/progress) while it opens
   settings-ui the Settings editor lists memlsp.pythonPath under User (not "No Settings Found")
-  settings-fusion  it lists memlsp.fusion (default evidence) and memlsp.rrf_k
+  settings-fusion  it lists memlsp.fusion with its two rules, evidence and rrf
   outline     the Outline view lists each heading of index.md once, with no provider group
   quick-outline  Ctrl+Shift+O lists each heading once
   references  Shift+F12 on [[bm25]] lists the link under the cursor once
@@ -1637,7 +1637,7 @@ def check_settings_ui(page: Page, paths: Paths, results: Results) -> bool:
 
 
 def check_fusion_setting(page: Page, paths: Paths, results: Results) -> bool:
-    """The fusion rule is a setting a user finds and picks from a list, next to its weights."""
+    """The fusion rule is a setting a user finds and picks from a list."""
     editor = open_user_setting(page, "memlsp.fusion")
 
     def listed() -> str:
@@ -1646,12 +1646,12 @@ def check_fusion_setting(page: Page, paths: Paths, results: Results) -> bool:
 
     text = poll(listed, timeout=10, interval=0.5) or editor.inner_text()
     screenshot(page, paths, "10-settings-fusion")
-    ok = "Fusion" in text and "evidence" in text and "Rrf K" in text
+    ok = "Fusion" in text and "evidence" in text and "rrf" in text
     close_settings(page, editor)
     return results.record(
         "settings-fusion",
         ok,
-        "User settings list memlsp.fusion (evidence) and memlsp.rrf_k"
+        "User settings list memlsp.fusion with its two rules, evidence and rrf"
         if ok
         else f"settings editor says {text[:300]!r}",
     )
