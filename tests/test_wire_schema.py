@@ -20,6 +20,7 @@ from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
+from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import open_engine
 from tests.helpers.vault import FIXTURE_VAULT
 
@@ -243,6 +244,23 @@ STATES = (
 )
 
 
+RELATED = wire.related_json(
+    RelatedAnswer(
+        "index.md",
+        (
+            RelatedNote(
+                "notes/fusion.md",
+                0.82,
+                True,
+                SectionPair(("Index", "Search"), 5, ("Fusion", "Formula"), 9, 0.71),
+                ("search",),
+                "Fusion",
+            ),
+        ),
+    )
+)
+
+
 def _vault_answers(engine: Engine) -> list[wire.VaultAnswer]:
     return [
         wire.VaultAnswer("vault", "file:///vault", _uri, engine.read().search(REQUEST)),
@@ -265,6 +283,8 @@ CASES: dict[str, Callable[[Engine], list[Any]]] = {
     ],
     "links_answer_json": lambda e: [_links(e, code) for code in ("utf-8", "utf-16", "utf-32")],
     "links_json": lambda e: [wire.links_json(e.read().links("index.md"))],
+    # The fixture engine has no vectors: its answer is a warning; one with a result is made here.
+    "related_json": lambda e: [wire.related_json(e.read().related("index.md")), RELATED],
     "indexed_json": lambda e: [wire.indexed_json("file:///vault", e.refresh())],
     "vectors_notice_json": lambda e: [
         wire.vectors_notice_json("file:///vault", s) for s in (*VECTORS, e.read().vectors.status)
