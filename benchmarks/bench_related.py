@@ -55,6 +55,7 @@ COMBINATIONS = (
     ("best + 1.0 second, scaled, no link bonus", 1.0, True, 0.0),
     ("best pair, raw cosine, no link bonus", 0.0, False, 0.0),
     ("best + 0.3 second, raw cosine, no link bonus", 0.3, False, 0.0),
+    ("best pair, scaled, link bonus 0.2", 0.0, True, 0.2),
     ("best + 0.3 second, scaled, link bonus 0.1", 0.3, True, 0.1),
     ("best + 0.3 second, scaled, link bonus 0.3", 0.3, True, 0.3),
 )

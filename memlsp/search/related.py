@@ -26,8 +26,9 @@ from memlsp.vault.graph import LinkGraph
 
 SECOND_PAIR = 0.3  # share of a note's second best section added to its best pair
 # Added to the score of a note linked either way: notes a reader lists as related are often
-# linked, and meaning alone misses some (recall@10 on vaultofknowledge 0.60 -> 0.64; see
-# benchmarks/bench_related.py). It reorders the notes found by meaning, and adds none.
+# linked, and meaning alone misses some (recall@10 0.60 -> 0.65 on vaultofknowledge, 0.37 ->
+# 0.42 on knowledge-garden; benchmarks/bench_related.py). It reorders the notes found by
+# meaning, and adds none.
 LINKED = 0.2
 # A huge note asks with its 16 longest sections only: they carry most of what it is about, and
 # each section is one more query row (a note of 300 sections would take seconds).
