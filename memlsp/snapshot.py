@@ -146,6 +146,14 @@ class Snapshot:
             side.scales(request.query) if side is not None else (),
         )
 
+    def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:
+        """The notes closest in meaning to `text`, closest first; None without vectors to ask."""
+        side = self.vectors.side
+        if side is None or not side.ready:
+            return None
+        request = SearchRequest(text, limit=limit, mode="vector", expand=False)
+        return tuple(hit.chunk.path for hit in self.search(request).hits)
+
     def find_note(self, reference: str) -> str | None:
         """A note given by vault-relative path (with or without `.md`) or by name / title; of
         several with that name, the first path in code-point order."""
