@@ -28,6 +28,7 @@ from memlsp.model import (
     Span,
 )
 from memlsp.navigation.diagnostics import ProblemCounts
+from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from memlsp.snapshot import NoteLinks
 
 if TYPE_CHECKING:  # the command line has no live vault: it need not load the watcher
@@ -376,6 +377,72 @@ def links_json(links: NoteLinks) -> LinksJson:
     }
 
 
+# -- related notes ------------------------------------------------------------------------------
+
+
+class SectionPairJson(TypedDict):
+    """The closest pair of sections of a note and a related one."""
+
+    mine: list[str]  # breadcrumb of the note's own section
+    mine_line: int  # 1-based
+    theirs: list[str]
+    theirs_line: int
+    similarity: float
+
+
+class RelatedNoteJson(TypedDict):
+    path: str
+    title: str
+    score: float  # 0..1
+    linked: bool  # the two notes link one to the other (shown, not hidden)
+    reason: str
+    closest: SectionPairJson
+    shared_tags: list[str]
+
+
+class _RelatedJson(TypedDict):
+    note: str
+    results: list[RelatedNoteJson]
+
+
+class RelatedJson(_RelatedJson, total=False):
+    """`memlsp related --json`."""
+
+    warning: str  # why there are no results, or fewer than there could be
+
+
+def section_pair_json(pair: SectionPair) -> SectionPairJson:
+    return {
+        "mine": list(pair.mine),
+        "mine_line": pair.mine_line,
+        "theirs": list(pair.theirs),
+        "theirs_line": pair.theirs_line,
+        "similarity": pair.similarity,
+    }
+
+
+def related_note_json(note: RelatedNote) -> RelatedNoteJson:
+    return {
+        "path": note.path,
+        "title": note.title,
+        "score": note.score,
+        "linked": note.linked,
+        "reason": note.reason,
+        "closest": section_pair_json(note.closest),
+        "shared_tags": list(note.shared_tags),
+    }
+
+
+def related_json(answer: RelatedAnswer) -> RelatedJson:
+    data: RelatedJson = {
+        "note": answer.note,
+        "results": [related_note_json(note) for note in answer.results],
+    }
+    if answer.warning:
+        data["warning"] = answer.warning
+    return data
+
+
 # -- status and notifications ------------------------------------------------------------------
 
 
@@ -611,4 +678,5 @@ COMMAND_LINE: dict[str, object] = {
     "search": SearchAnswerJson,
     "search --queries": QueryAnswerJson | QueryErrorJson,  # one a line
     "links": LinksJson,
+    "related": RelatedJson,
 }
