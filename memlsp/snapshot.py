@@ -147,6 +147,14 @@ class Snapshot:
             side.scales(request.query) if side is not None else (),
         )
 
+    def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:
+        """The notes closest in meaning to `text`, closest first; None without vectors to ask."""
+        side = self.vectors.side
+        if side is None or not side.ready:
+            return None
+        request = SearchRequest(text, limit=limit, mode="vector", expand=False)
+        return tuple(hit.chunk.path for hit in self.search(request).hits)
+
     def related(self, path: str, limit: int = 10) -> RelatedAnswer:
         """The notes closest in meaning to the note at `path` (search/related.py); no results and
         a warning while the vector side cannot answer or has no vectors of this note yet."""

@@ -443,6 +443,41 @@ def related_json(answer: RelatedAnswer) -> RelatedJson:
     return data
 
 
+class RelatedNoteAnswerJson(RelatedNoteJson):
+    """A related note of `memlsp/related`."""
+
+    uri: str
+    link: str  # what goes inside `[[…]]` in the asking note: the shortest text that leads there
+
+
+class _RelatedAnswerJson(TypedDict):
+    note: str  # the asking note's URI
+    path: str
+    results: list[RelatedNoteAnswerJson]
+
+
+class RelatedAnswerJson(_RelatedAnswerJson, total=False):
+    """`memlsp/related`: the notes closest in meaning to a note."""
+
+    warning: str
+
+
+def related_answer_json(
+    uri: str, answer: RelatedAnswer, note_uri: Callable[[str], str], link: Callable[[str], str]
+) -> RelatedAnswerJson:
+    data: RelatedAnswerJson = {
+        "note": uri,
+        "path": answer.note,
+        "results": [
+            {**related_note_json(note), "uri": note_uri(note.path), "link": link(note.path)}
+            for note in answer.results
+        ],
+    }
+    if answer.warning:
+        data["warning"] = answer.warning
+    return data
+
+
 # -- status and notifications ------------------------------------------------------------------
 
 
@@ -665,6 +700,7 @@ def index_summary_json(
 MESSAGES: dict[str, object] = {
     "memlsp/search": VaultSearchAnswerJson,
     "memlsp/links": LinksAnswerJson | None,  # None: the note is in no open vault
+    "memlsp/related": RelatedAnswerJson | None,
     "memlsp/reindex": ReindexAnswerJson,
     "memlsp/status": StatusAnswerJson,
     "memlsp/indexed": IndexedJson,
