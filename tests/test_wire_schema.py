@@ -20,6 +20,7 @@ from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
+from memlsp.navigation.mentions import MentionsAnswer, mentions_of
 from tests.helpers.engine import open_engine
 from tests.helpers.vault import FIXTURE_VAULT
 
@@ -254,6 +255,11 @@ def _links(engine: Engine, encoding: str) -> wire.LinksAnswerJson:
     return wire.links_answer_json(_uri("index.md"), engine.read().links("index.md"), _uri, encoding)
 
 
+def _mentions(engine: Engine, path: str) -> MentionsAnswer:
+    snapshot = engine.read()
+    return mentions_of(snapshot.view, path, snapshot.candidates_for_names, 3)
+
+
 # Each builder of a whole message or output, with what it is given: real answers of the engine
 # over the fixture vault where there are some.
 CASES: dict[str, Callable[[Engine], list[Any]]] = {
@@ -265,6 +271,9 @@ CASES: dict[str, Callable[[Engine], list[Any]]] = {
     ],
     "links_answer_json": lambda e: [_links(e, code) for code in ("utf-8", "utf-16", "utf-32")],
     "links_json": lambda e: [wire.links_json(e.read().links("index.md"))],
+    "mentions_json": lambda e: [
+        wire.mentions_json(_mentions(e, path)) for path in e.read().graph.notes
+    ],
     "indexed_json": lambda e: [wire.indexed_json("file:///vault", e.refresh())],
     "vectors_notice_json": lambda e: [
         wire.vectors_notice_json("file:///vault", s) for s in (*VECTORS, e.read().vectors.status)

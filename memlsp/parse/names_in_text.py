@@ -163,7 +163,10 @@ def name_matcher(names: Iterable[str]) -> NameMatcher:
         by_start.setdefault(first.group(), []).append(name)
         cjk_words.update(CJK_RUN.findall(name))
     return NameMatcher(
-        {start: tuple(sorted(found, key=lambda n: (-len(n), n))) for start, found in by_start.items()},
+        {
+            start: tuple(sorted(found, key=lambda n: (-len(n), n)))
+            for start, found in by_start.items()
+        },
         extra_words(sorted(cjk_words)),
     )
 
@@ -208,13 +211,11 @@ def _bounded(
     if is_latin_word_char(last) and end < len(folded) and is_latin_word_char(folded[end]):
         return False
     # A Latin start is a boundary already: `_START` reads a Latin word whole.
-    if is_cjk(first) and start > 0 and is_cjk(folded[start - 1]):
-        if start not in _cuts_around(folded, start, matcher, run_cuts):
-            return False
-    if is_cjk(last) and end < len(folded) and is_cjk(folded[end]):
-        if end not in _cuts_around(folded, end - 1, matcher, run_cuts):
-            return False
-    return True
+    inside_before = is_cjk(first) and start > 0 and is_cjk(folded[start - 1])
+    if inside_before and start not in _cuts_around(folded, start, matcher, run_cuts):
+        return False
+    inside_after = is_cjk(last) and end < len(folded) and is_cjk(folded[end])
+    return not (inside_after and end not in _cuts_around(folded, end - 1, matcher, run_cuts))
 
 
 def _cuts_around(

@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from memlsp.parse.tokens import dictionary
 
@@ -51,7 +52,7 @@ def suggested_frequency(word: str) -> int:
     probability = 1.0
     common = 1
     pieces = cuts(word, NO_EXTRA_WORDS)
-    for start, end in zip(pieces, pieces[1:], strict=False):
+    for start, end in pairwise(pieces):
         piece = freq.get(word[start:end]) or 1
         probability *= piece / total
         common = max(common, piece)
