@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -131,7 +132,7 @@ def test_short_names_and_common_words_are_not_looked_for() -> None:
 
 def _words(text: str, *names: str) -> list[str]:
     positions = cuts(text, extra_words(names) if names else NO_EXTRA_WORDS)
-    return [text[a:b] for a, b in zip(positions, positions[1:], strict=False)]
+    return [text[a:b] for a, b in pairwise(positions)]
 
 
 def test_jieba_alone_cuts_a_new_name_apart_and_the_name_added_keeps_it_whole() -> None:
