@@ -9,6 +9,8 @@ export type VectorState = "off" | "connecting" | "ready" | "unavailable";
 export interface Messages {
   "memlsp/search": VaultSearchAnswerJson;
   "memlsp/links": LinksAnswerJson | null; // null: the note is in no open vault
+  "memlsp/related": RelatedAnswerJson | null; // null: the note is in no open vault
+  "memlsp/mentions": MentionsAnswerJson | null; // null: the note is in no open vault
   "memlsp/reindex": ReindexAnswerJson;
   "memlsp/status": StatusAnswerJson;
   "memlsp/indexed": IndexedJson;
@@ -114,6 +116,42 @@ export interface LinksAnswerJson {
   inlinks: VaultLinkJson[];
   unresolved: VaultLinkJson[];
   ambiguous: VaultLinkJson[];
+}
+
+// -- memlsp/related ------------------------------------------------------------------------------
+
+/** A note close in meaning to the one asked about. */
+export interface RelatedNoteJson {
+  uri: string;
+  path: string;
+  title: string;
+  score: number;
+  linked: boolean; // the two notes already link to each other (either way)
+  reason: string;
+  link: string; // the text inside [[…]] that leads there from the note asked about (the shortest)
+}
+
+export interface RelatedAnswerJson {
+  note: string; // the note's URI
+  results: RelatedNoteJson[];
+  warning?: string; // why there are none, or fewer than there could be (no vectors yet)
+}
+
+// -- memlsp/mentions -----------------------------------------------------------------------------
+
+/** A place where the note's name (or an alias) is written as plain text: a link that could be. */
+export interface MentionJson {
+  uri: string; // the mentioning note
+  path: string;
+  range: RangeJson;
+  text: string; // as written
+  targets: string[]; // vault paths of the notes with that name; more than one: a shared name
+}
+
+export interface MentionsAnswerJson {
+  note: string; // the note's URI
+  mentions: MentionJson[];
+  left_out: number; // mentions beyond the ones listed
 }
 
 // -- memlsp/status, memlsp/reindex and the notifications -----------------------------------------
