@@ -11,6 +11,12 @@ file explorer moves it), an edit until the note's diagnostics name the link it a
 (`didChange`) until `workspace/symbol` finds the new word, a plain file write until
 `workspace/symbol` finds it, and the server's peak RSS. Prints the issue's bars with PASS/FAIL and
 exits 0 once the figures are printed.
+
+    python benchmarks/bench_lsp.py --keep DIR --embedded DIR/cache-embedded [--only-embedded]
+
+adds a session on a cache where the default embedder has made every vector (`memlsp index
+DIR/vault --cache-dir DIR/cache-embedded` once): related notes, `[[` completion by meaning,
+unlinked mentions of the most mentioned note, an edit until its diagnostics, peak memory.
 """
 
 from __future__ import annotations
@@ -552,6 +558,98 @@ def semantic_session(vault: Path, cache: Path, args: argparse.Namespace) -> list
     return rows
 
 
+# -- meaning in the editor, on a vault whose vectors are all made ------------------------------
+
+
+def mention_count(answer: Any) -> int:
+    return len((answer or {}).get("mentions", [])) + int((answer or {}).get("left_out", 0))
+
+
+def meaning_session(vault: Path, cache: Path, args: argparse.Namespace) -> list[Row]:
+    """The server with the default embedder on a cache where every chunk has its vector (made
+    once, e.g. by `memlsp index VAULT --cache-dir DIR`): related notes, `[[` completion by
+    meaning and by name, unlinked mentions of the most-mentioned note, an edit until its
+    diagnostics, and the server's peak memory."""
+    rng = random.Random(args.seed + 2)
+    params = initialize_params(vault, cache)
+    params["initializationOptions"] = {"cache_dir": str(cache)}  # the default embedder
+    notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+    with tempfile.TemporaryFile() as stderr:
+        server = start_server(stderr)
+        try:
+            server.timed_request("initialize", params)
+            server.notify("initialized", {})
+            if not wait_vectors(server, lambda v: v.get("state") == "ready", 300):
+                return [Row("meaning session", "the vectors never became ready")]
+            if not wait_vectors(server, lambda v: v.get("pending", 1) == 0, 60):
+                return [Row("meaning session", "the cache given is not fully embedded")]
+            server.timed_request("workspace/symbol", {"query": WARM_QUERY})  # models loaded
+            rows: list[Row] = []
+            related = [
+                server.timed_request("memlsp/related", {"uri": uri(vault, rel), "limit": 10})
+                for rel in rng.sample(notes, args.requests)
+            ]
+            rows += latency_rows("memlsp/related", [s for _, s in related], bar=0.05)
+            empty = sum(not (answer or {}).get("results") for answer, _ in related)
+            rows.append(Row("  of which answered with no note", str(empty)))
+            rows += meaning_completion_rows(server, vault, args.requests, rng)
+            rows += completion_rows(server, vault, args.requests, rng)
+            sampled = rng.sample(notes, min(len(notes), args.requests))
+            counted = [
+                (
+                    mention_count(
+                        server.timed_request("memlsp/mentions", {"uri": uri(vault, rel)})[0]
+                    ),
+                    rel,
+                )
+                for rel in sampled
+            ]
+            most, named = max(counted)
+            timings = [
+                server.timed_request("memlsp/mentions", {"uri": uri(vault, named)})[1]
+                for _ in range(30)
+            ]
+            rows += latency_rows(
+                f"memlsp/mentions of the most mentioned of {len(sampled)} notes", timings, bar=0.2
+            )
+            rows.append(Row("  that note, its unlinked mentions", f"{named}: {most}"))
+            rows += diagnostics_rows(server, vault, args.edits, rng)
+            peak = vm(server, "VmHWM")
+            rows.append(Row("server peak RSS (VmHWM), this session", f"{peak:.0f} MiB"))
+            server.shutdown()
+        finally:
+            if server.process.poll() is None:
+                server.process.kill()
+                server.process.wait()
+    return rows
+
+
+def meaning_completion_rows(
+    server: StdioClient, vault: Path, count: int, rng: random.Random
+) -> list[Row]:
+    """`[[` followed by two words of the vault's vocabulary that no name holds together: the
+    names first, then the notes about the phrase."""
+    words = sorted({w.lower() for p in vault.glob("*.md") for w in p.stem.split()})
+    wanted = [f"[[{' '.join(rng.sample(words, 2))}" for _ in range(count)]
+    scratch = uri(vault, "Scratch meaning.md")
+    document = {"uri": scratch, "languageId": "markdown", "version": 1, "text": "\n".join(wanted)}
+    server.notify("textDocument/didOpen", {"textDocument": document})
+    timings, offered = [], 0
+    for number, text in enumerate(wanted):
+        params = {
+            "textDocument": {"uri": scratch},
+            "position": {"line": number, "character": utf16(text)},
+        }
+        result, seconds = server.timed_request("textDocument/completion", params)
+        timings.append(seconds)
+        items = (result or {}).get("items", [])
+        offered += any(item.get("detail", "").startswith("by meaning") for item in items)
+    server.notify("textDocument/didClose", {"textDocument": {"uri": scratch}})
+    rows = latency_rows("completion after [[ and a two-word phrase", timings, bar=0.06)
+    rows.append(Row("  of which offered notes by meaning", f"{offered} of {count}"))
+    return rows
+
+
 # -- main ------------------------------------------------------------------------------------------
 
 
@@ -569,6 +667,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--embed-timeout", type=float, default=3600.0, help="the longest wait for the backfill"
     )
+    parser.add_argument(
+        "--embedded",
+        type=Path,
+        metavar="CACHE",
+        help="then a session on this cache of the same vault, every chunk already embedded by "
+        "the default embedder: related notes, completion by meaning, unlinked mentions",
+    )
+    parser.add_argument("--only-embedded", action="store_true", help="only the --embedded session")
     return parser.parse_args(argv)
 
 
@@ -578,23 +684,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         vault, cache = base / "vault", base / "cache"
         print("\n".join(machine_lines()))
         made = generate_vault(vault, args.notes, args.seed)
-        cold = checked(
-            run_child(memlsp("index", vault, "--embedder", "none", "--cache-dir", cache)),
-            "memlsp index",
-        )
         print(
             f"vault:  {args.notes} synthetic notes (seed {args.seed}), generated in "
-            f"{made.seconds:.1f} s, cold-indexed in {cold.seconds:.1f} s"
-            f"{'' if temporary else f' into {base}'}"
+            f"{made.seconds:.1f} s{'' if temporary else f' into {base}'}"
         )
         print(
             "client: own JSON-RPC over the pipes of `python -m memlsp --stdio`, UTF-16 positions;\n"
             "  a request's time runs from writing it to having read the whole answer\n"
         )
-        print(table(session(vault, cache, args, None if temporary else base / "server.log")))
-        if args.semantic:
+        if not args.only_embedded:
+            cold = checked(
+                run_child(memlsp("index", vault, "--embedder", "none", "--cache-dir", cache)),
+                "memlsp index",
+            )
+            print(f"cold-indexed (keyword only) in {cold.seconds:.1f} s\n")
+            print(table(session(vault, cache, args, None if temporary else base / "server.log")))
+        if args.semantic and not args.only_embedded:
             print("\nwith the default embedder, on the same keyword index and no vector yet:\n")
             print(table(semantic_session(vault, cache, args)))
+        if args.embedded:
+            print(f"\nwith the default embedder, every chunk embedded ({args.embedded}):\n")
+            print(table(meaning_session(vault, args.embedded, args)))
     return 0
 
 

@@ -8,6 +8,7 @@ everything written goes to the per-vault cache folder.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -216,15 +217,36 @@ class Engine:
 
 
 def _vector_plan(snapshot: Snapshot) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
-    """Every note's chunk ids, and how recently it changed (an open buffer counts as now)."""
-    now = time.time_ns()
+    """Every note's chunk ids, and the order to embed them in: the open notes first, then the
+    notes they link to or from (their related notes are asked for first), then the most
+    recently changed."""
     wanted: dict[str, tuple[str, ...]] = {}
     recency: dict[str, int] = {}
     for path, record in snapshot.records.items():
         if record.note is not None and record.chunk_ids:
             wanted[path] = record.chunk_ids
-            recency[path] = now if path in snapshot.buffers else record.mtime_ns
+            recency[path] = record.mtime_ns
+    # After every file's time (a clock set ahead included), as `Snapshot.modified` ranks buffers.
+    for path in snapshot.buffers:
+        for neighbour in _neighbours(snapshot, path):
+            if neighbour in recency:
+                recency[neighbour] = sys.maxsize - 1
+    for path in snapshot.buffers:
+        if path in recency:
+            recency[path] = sys.maxsize
     return wanted, recency
+
+
+OPEN_NEIGHBOURS = 200  # of an open hub's thousands of neighbours, the ones embedded early
+
+
+def _neighbours(snapshot: Snapshot, path: str) -> list[str]:
+    graph = snapshot.graph
+    found = dict.fromkeys(
+        target for item in graph.outlinks(path) for target in item.resolution.targets
+    )
+    found.update(dict.fromkeys(graph.inlink_sources(path)))
+    return list(found)[:OPEN_NEIGHBOURS]
 
 
 def _sleep(seconds: float) -> bool:

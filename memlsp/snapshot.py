@@ -24,6 +24,7 @@ from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse
 from memlsp.search import hybrid
+from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
 from memlsp.sync.scan import read_text, stat_path
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import name_key
@@ -145,6 +146,26 @@ class Snapshot:
             meaningless,
             side.scales(request.query) if side is not None else (),
         )
+
+    def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:
+        """The notes closest in meaning to `text`, closest first; None without vectors to ask."""
+        side = self.vectors.side
+        if side is None or not side.ready:
+            return None
+        request = SearchRequest(text, limit=limit, mode="vector", expand=False)
+        return tuple(hit.chunk.path for hit in self.search(request).hits)
+
+    def related(self, path: str, limit: int = 10) -> RelatedAnswer:
+        """The notes closest in meaning to the note at `path` (search/related.py); no results and
+        a warning while the vector side cannot answer or has no vectors of this note yet."""
+        side = self.vectors.side
+        if path not in self.graph.notes:
+            return RelatedAnswer(path, (), "not an indexed note")
+        if side is None or not side.enabled:
+            return RelatedAnswer(path, (), NEEDS_VECTORS)
+        if self.vectors.connect:
+            side.connect()
+        return related(path, self.graph, self.keyword, side, limit)
 
     def find_note(self, reference: str) -> str | None:
         """A note given by vault-relative path (with or without `.md`) or by name / title; of

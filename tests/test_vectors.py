@@ -456,3 +456,29 @@ def test_most_recently_changed_note_is_embedded_first(ready: Engine, vault: Path
     assert ready.read().vectors.status.pending == 1
     assert ready.embed_step(1) == 1
     assert fresh_old <= store.ids()
+
+
+def test_an_open_note_and_the_notes_it_links_are_embedded_first(
+    engine: Engine, vault: Path
+) -> None:
+    """Before any other note: the note open in the editor, then the notes it links to and from,
+    whatever their age; the rest after, most recent first."""
+    for path in NOTES:
+        touch_later(vault / path)
+    oldest = (vault / "astronomy.md").stat().st_mtime_ns - 10**12
+    os.utime(vault / "astronomy.md", ns=(oldest, oldest))  # last, by its age alone
+    engine.refresh()
+    engine.apply_text("garden.md", NOTES["garden.md"] + "\nSee [[astronomy]].\n")
+    snapshot = engine.read()
+    path_of = {c.id: path for path in NOTES for c in snapshot.keyword.chunks_of(path)}
+    order: list[str] = []
+    stored: set[str] = set()
+    while engine.embed_step(1):
+        store = engine._vectors.store
+        assert store is not None
+        fresh = store.ids() - stored
+        stored |= fresh
+        order += sorted(path_of[chunk_id] for chunk_id in fresh)
+    # One chunk a step: the opened note's one, then astronomy's two, then the others.
+    assert order[:3] == ["garden.md", "astronomy.md", "astronomy.md"]
+    assert set(order[3:]) == set(NOTES) - {"garden.md", "astronomy.md"}

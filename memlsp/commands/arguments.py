@@ -103,7 +103,11 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     links = vault_command("links", "outlinks, inlinks, unresolved and ambiguous links of a note")
     links.add_argument("note", help="vault-relative path or note name")
     links.add_argument("--json", action="store_true")
-    for command in (search, links):
+    related = vault_command("related", "the notes closest in meaning to a note")
+    related.add_argument("note", help="vault-relative path or note name")
+    related.add_argument("--limit", type=int, default=10)
+    related.add_argument("--json", action="store_true")
+    for command in (search, links, related):
         command.add_argument(
             "--no-daemon",
             action="store_true",

@@ -26,6 +26,9 @@ from memlsp.vault.names import REFUSED_IN_FILE_NAMES
 from memlsp.vault.view import VaultView
 
 SAME_FOLDER = "."  # `new_note_folder`: beside the linking note; "" is the vault root
+# The LSP's code action kinds: a fix for a problem, or a change the user may want.
+QUICK_FIX = "quickfix"
+REWRITE = "refactor.rewrite"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,7 @@ class Action:
     creates: str | None = None  # a file made first (empty), then edited
     fixes: str = ""  # the diagnostic code it answers
     preferred: bool = False
+    kind: str = QUICK_FIX
 
     @property
     def change(self) -> Change:

@@ -28,7 +28,7 @@ from functools import lru_cache
 from urllib.parse import unquote
 
 from memlsp.model import Heading, Note
-from memlsp.navigation.fuzzy import Names, fold
+from memlsp.navigation.fuzzy import SCATTERED, Names, fold
 from memlsp.parse.links import TAG_MAY_FOLLOW
 from memlsp.parse.markdown import parse_markdown
 from memlsp.parse.mask import iter_masked
@@ -65,6 +65,9 @@ class Item:
 class Completions:
     items: tuple[Item, ...] = ()
     incomplete: bool = False
+    # How many names hold what was typed as it was typed (not only its letters in order): few
+    # means a phrase is about something rather than a name (navigation/meaning.py).
+    close: int = 0
 
 
 NOTHING = Completions()
@@ -82,10 +85,10 @@ def complete(
         return NOTHING
     text = lines[line]
     before, after = text[:column], text[column:]
-    opened = before.rfind("[[")
-    if opened != -1 and "]]" not in before[opened:]:
-        closing = "" if after.startswith("]]") else "]]"
-        return _in_wikilink(view, path, lines, before[opened + 2 :], column, closing)
+    wikilink = _open_wikilink(text, column)
+    if wikilink is not None:
+        inner, closing = wikilink
+        return _in_wikilink(view, path, lines, inner, column, closing)
     destination = _MARKDOWN_DESTINATION.search(before)
     if destination:
         closing = "" if after.startswith(")") else ")"
@@ -105,6 +108,26 @@ def _in_code(lines: Sequence[str], line: int, column: int) -> bool:
 
 
 # -- inside [[ ... ---------------------------------------------------------------------------------
+
+
+def _open_wikilink(text: str, column: int) -> tuple[str, str] | None:
+    """What is typed after an unclosed `[[` before the column, and the `]]` an item must add."""
+    before, after = text[:column], text[column:]
+    opened = before.rfind("[[")
+    if opened == -1 or "]]" in before[opened:]:
+        return None
+    return before[opened + 2 :], "" if after.startswith("]]") else "]]"
+
+
+def typed_note_name(lines: Sequence[str], line: int, column: int) -> tuple[str, str] | None:
+    """The name being typed after `[[` (no `#` or `|` yet) and the closing an item adds; None
+    anywhere else, code included."""
+    if line >= len(lines) or column > len(lines[line]) or _in_code(lines, line, column):
+        return None
+    found = _open_wikilink(lines[line], column)
+    if found is None or "|" in found[0] or "#" in found[0]:
+        return None
+    return found
 
 
 def _in_wikilink(
@@ -138,6 +161,7 @@ def _notes(view: VaultView, source: str, typed: str, column: int, closing: str) 
     ranked: dict[tuple[str, str], tuple[int, int, int, int, str]] = {}
     # Many names start with one or two letters: the first tier alone then fills the list.
     found, cut = index.names.best(query, enough=4 * MAX_ITEMS)
+    close = len({index.entries[position].path for tier, position in found if tier < SCATTERED})
     for tier, position in found:
         entry = index.entries[position]
         key = (entry.path, entry.alias)
@@ -157,7 +181,7 @@ def _notes(view: VaultView, source: str, typed: str, column: int, closing: str) 
         items.append(
             Item(shown, kind, new_text + closing, start, column, target, filter_text=shown)
         )
-    return Completions(tuple(items), incomplete=cut or len(ranked) > MAX_ITEMS)
+    return Completions(tuple(items), incomplete=cut or len(ranked) > MAX_ITEMS, close=close)
 
 
 @dataclass(frozen=True, slots=True)

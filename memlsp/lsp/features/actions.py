@@ -1,4 +1,5 @@
-"""textDocument/codeAction: quick fixes for links with a problem (navigation/actions.py)."""
+"""textDocument/codeAction: quick fixes for links with a problem (navigation/actions.py), and
+links to make: to the notes about a selected phrase (navigation/meaning.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from memlsp.lsp import client, convert
 from memlsp.lsp.context import NoteRequest
 from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.actions import Action, actions_at
+from memlsp.navigation.meaning import link_about
 
 
 def register(server: MemlspServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
+        ),
     )
     async def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri, where = params.text_document.uri, params.range
@@ -31,7 +35,11 @@ def register(server: MemlspServer) -> None:
             start = convert.column_of(text, where.start.character, encoding)
             end = convert.column_of(text, where.end.character, encoding)
             folder = note.settings.new_note_folder
-            found = actions_at(note.view, note.path, lines, where.start.line, start, end, folder)
+            line = where.start.line
+            found = actions_at(note.view, note.path, lines, line, start, end, folder)
+            if start < end:
+                about = note.snapshot.notes_about
+                found += link_about(note.view, note.path, lines, line, start, end, about)
             creates = client.can_create_files(server.client_capabilities)
             return [
                 _code_action(server, note, action, params.context.diagnostics)
@@ -48,7 +56,7 @@ def _code_action(
     fixed = [_echo(d) for d in diagnostics if d.code == action.fixes and d.source == "memlsp"]
     return types.CodeAction(
         title=action.title,
-        kind=types.CodeActionKind.QuickFix,
+        kind=types.CodeActionKind(action.kind),
         diagnostics=fixed or None,
         is_preferred=action.preferred or None,
         edit=convert.structured_edit(

@@ -1,4 +1,5 @@
-"""textDocument/completion: notes, headings, blocks, labels, paths and tags as they are typed."""
+"""textDocument/completion: notes, headings, blocks, labels, paths and tags as they are typed;
+after `[[`, notes by meaning when a phrase is typed (navigation/meaning.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from lsprotocol import types
 from memlsp.lsp import convert
 from memlsp.lsp.context import NoteRequest
 from memlsp.lsp.server import MemlspServer
-from memlsp.navigation.completion import complete
+from memlsp.navigation.completion import complete, typed_note_name
+from memlsp.navigation.meaning import with_meaning
 
 # `[` for `[[`, `#` for headings and tags, `^` for blocks, `|` for labels, `(` and `/` for paths.
 TRIGGERS = ["[", "#", "^", "|", "(", "/"]
@@ -30,6 +32,11 @@ def register(server: MemlspServer) -> None:
             encoding = server.workspace.position_encoding
             column = convert.column_of(text, position.character, encoding)
             found = complete(note.view, note.path, lines, position.line, column)
+            typing = typed_note_name(lines, position.line, column)
+            if typing is not None:
+                typed, closing = typing
+                about = note.snapshot.notes_about
+                found = with_meaning(note.view, note.path, found, typed, column, closing, about)
             return convert.completion_list(found, text, position.line, server.encoding)
 
         return await server.in_note(uri, work, None)
