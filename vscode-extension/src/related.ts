@@ -2,7 +2,7 @@
 // the two pickers show. No `vscode` import, so the node:test unit tests run without an editor.
 
 import { snippet } from "./picker";
-import { MentionJson, MentionsAnswerJson, RangeJson, RelatedAnswerJson, RelatedNoteJson } from "./wire";
+import { MentionJson, MentionsAnswerJson, RangeJson, RelatedAnswerJson, RelatedNoteAnswerJson } from "./wire";
 
 /** A related note as a row: the Quick Pick's fields and the tree item's. */
 export interface RelatedRow {
@@ -30,7 +30,7 @@ export function wikilink(link: string): string {
   return `[[${link}]]`;
 }
 
-export function relatedRow(result: RelatedNoteJson): RelatedRow {
+export function relatedRow(result: RelatedNoteAnswerJson): RelatedRow {
   const score = scoreText(result.score);
   const linked = result.linked ? "linked" : "";
   return {

@@ -120,20 +120,35 @@ export interface LinksAnswerJson {
 
 // -- memlsp/related ------------------------------------------------------------------------------
 
-/** A note close in meaning to the one asked about. */
+/** The two sections, one of each note, closest in meaning. */
+export interface SectionPairJson {
+  mine: string[]; // breadcrumb of the asking note's section
+  mine_line: number; // 1-based
+  theirs: string[];
+  theirs_line: number;
+  similarity: number;
+}
+
 export interface RelatedNoteJson {
-  uri: string;
   path: string;
   title: string;
-  score: number;
-  linked: boolean; // the two notes already link to each other (either way)
+  score: number; // 0..1
+  linked: boolean; // the two notes already link, one to the other
   reason: string;
+  closest: SectionPairJson;
+  shared_tags: string[];
+}
+
+/** A note close in meaning to the one asked about. */
+export interface RelatedNoteAnswerJson extends RelatedNoteJson {
+  uri: string;
   link: string; // the text inside [[…]] that leads there from the note asked about (the shortest)
 }
 
 export interface RelatedAnswerJson {
-  note: string; // the note's URI
-  results: RelatedNoteJson[];
+  note: string; // the asking note's URI
+  path: string;
+  results: RelatedNoteAnswerJson[];
   warning?: string; // why there are none, or fewer than there could be (no vectors yet)
 }
 

@@ -13,16 +13,18 @@ import {
   scoreText,
   wikilink,
 } from "../related";
-import { MentionJson, RelatedNoteJson } from "../wire";
+import { MentionJson, RelatedNoteAnswerJson } from "../wire";
 
-function related(overrides: Partial<RelatedNoteJson> = {}): RelatedNoteJson {
+function related(overrides: Partial<RelatedNoteAnswerJson> = {}): RelatedNoteAnswerJson {
   return {
     uri: "file:///vault/search/inverted-index.md",
     path: "search/inverted-index.md",
     title: "Inverted index",
     score: 0.8234,
     linked: false,
-    reason: "BM25 › Why IDF? ~ Inverted index › Postings",
+    reason: "“Why IDF?” ↔ “Inverted index › Postings” (0.71); shared tags #search",
+    closest: { mine: ["BM25", "Why IDF?"], mine_line: 23, theirs: ["Inverted index", "Postings"], theirs_line: 8, similarity: 0.71 },
+    shared_tags: ["search"],
     link: "inverted-index",
     ...overrides,
   };
@@ -32,9 +34,9 @@ test("a related note: title, path, reason and score, the link it inserts", () =>
   const row = relatedRow(related());
   assert.equal(row.label, "Inverted index");
   assert.equal(row.description, "search/inverted-index.md");
-  assert.equal(row.detail, "BM25 › Why IDF? ~ Inverted index › Postings · 0.82");
+  assert.equal(row.detail, "“Why IDF?” ↔ “Inverted index › Postings” (0.71); shared tags #search · 0.82");
   assert.equal(row.treeDescription, "0.82");
-  assert.equal(row.tooltip, "BM25 › Why IDF? ~ Inverted index › Postings\nsearch/inverted-index.md");
+  assert.equal(row.tooltip, "“Why IDF?” ↔ “Inverted index › Postings” (0.71); shared tags #search\nsearch/inverted-index.md");
   assert.equal(row.uri, "file:///vault/search/inverted-index.md");
   assert.equal(row.wikilink, "[[inverted-index]]");
 });
@@ -56,14 +58,14 @@ test("scores have two decimals; a wikilink wraps the server's text as is", () =>
 });
 
 test("the view's message: none when there are rows, else the server's warning or a plain one", () => {
-  const note = "file:///vault/search/bm25.md";
-  assert.equal(relatedMessage({ note, results: [related()] }), undefined);
-  assert.equal(relatedMessage({ note, results: [related()], warning: "3 chunks waiting" }), undefined);
+  const asked = { note: "file:///vault/search/bm25.md", path: "search/bm25.md" };
+  assert.equal(relatedMessage({ ...asked, results: [related()] }), undefined);
+  assert.equal(relatedMessage({ ...asked, results: [related()], warning: "3 chunks waiting" }), undefined);
   assert.equal(
-    relatedMessage({ note, results: [], warning: "related notes need vectors (embedder = none)" }),
+    relatedMessage({ ...asked, results: [], warning: "related notes need vectors (embedder = none)" }),
     "related notes need vectors (embedder = none)",
   );
-  assert.equal(relatedMessage({ note, results: [] }), "No notes are close to this one in meaning.");
+  assert.equal(relatedMessage({ ...asked, results: [] }), "No notes are close to this one in meaning.");
   assert.equal(relatedMessage(null), "This note is in no open vault.");
 });
 
