@@ -1,4 +1,5 @@
-"""The command line: `memlsp index | search | links | related`, each a thin adapter over the engine."""
+"""The command line: `memlsp index | search | links | related | mentions`, each a thin
+adapter over the engine."""
 
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
     settings = _settings(args)
     if args.command == "serve":
         return _serve_vault(args, settings)
-    if args.command in ("search", "links", "related"):
+    if args.command in ("search", "links", "related", "mentions"):
         reply = _ask_server(args, arguments, settings)
         if reply is not None:
             sys.stdout.write(reply.stdout)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -32,6 +32,8 @@ from memlsp.vault.view import VaultView
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
 _LATIN_WORD = re.compile("[A-Za-z]+")
+# The most notes read for one note's unlinked mentions (each read and matched exactly).
+MENTION_CANDIDATES = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +186,10 @@ class Snapshot:
             ),
             default=None,
         )
+
+    def candidates_for_names(self, names: Sequence[str]) -> list[str]:
+        """The notes whose indexed text may hold one of `names` (navigation/mentions.py)."""
+        return self.keyword.paths_containing(names, MENTION_CANDIDATES)
 
     def links(self, path: str) -> NoteLinks:
         return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))

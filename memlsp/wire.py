@@ -28,6 +28,7 @@ from memlsp.model import (
     Span,
 )
 from memlsp.navigation.diagnostics import ProblemCounts
+from memlsp.navigation.mentions import Mention, MentionsAnswer
 from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from memlsp.snapshot import NoteLinks
 
@@ -478,6 +479,48 @@ def related_answer_json(
     return data
 
 
+# -- unlinked mentions ------------------------------------------------------------------------
+
+
+class MentionLineJson(TypedDict):
+    """A mention of `memlsp mentions --json`: where it is written, for a person."""
+
+    path: str  # the note where the name is written
+    line: int  # 1-based
+    start: int  # 1-based column, in code points
+    end: int  # 1-based column just after it
+    text: str  # as written
+    targets: list[str]  # every note with that name; more than one: a shared name
+
+
+class MentionsJson(TypedDict):
+    """`memlsp mentions --json`: the unlinked mentions of a note in the other notes."""
+
+    note: str
+    mentions: list[MentionLineJson]
+    left_out: int  # mentions beyond the first ones listed
+
+
+def mention_line_json(mention: Mention) -> MentionLineJson:
+    span = mention.span
+    return {
+        "path": mention.path,
+        "line": span.line + 1,
+        "start": span.start + 1,
+        "end": span.end + 1,
+        "text": mention.text,
+        "targets": list(mention.targets),
+    }
+
+
+def mentions_json(answer: MentionsAnswer) -> MentionsJson:
+    return {
+        "note": answer.note,
+        "mentions": [mention_line_json(mention) for mention in answer.mentions],
+        "left_out": answer.left_out,
+    }
+
+
 # -- status and notifications ------------------------------------------------------------------
 
 
@@ -715,4 +758,5 @@ COMMAND_LINE: dict[str, object] = {
     "search --queries": QueryAnswerJson | QueryErrorJson,  # one a line
     "links": LinksJson,
     "related": RelatedJson,
+    "mentions": MentionsJson,
 }

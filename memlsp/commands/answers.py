@@ -1,6 +1,6 @@
-"""The printed answers to `memlsp search`, `memlsp links` and `memlsp related`, from one snapshot of the vault: the
-same text whether the command runs in a process of its own or a process that has the vault open
-answers it on the vault's socket (`answer_on_socket`)."""
+"""The printed answers to `memlsp search`, `links`, `related` and `mentions`, from one snapshot of
+the vault: the same text whether the command runs in a process of its own or a process that has
+the vault open answers it on the vault's socket (`answer_on_socket`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from memlsp import daemon, wire
 from memlsp.commands.arguments import UsageError, command_parser
 from memlsp.live.vault import LiveVault
 from memlsp.model import ResolvedLink, SearchRequest, printable
+from memlsp.navigation.mentions import mentions_of
 from memlsp.search.render import response_text
 from memlsp.search.request import FIELDS, build_request
 from memlsp.snapshot import Snapshot
@@ -29,8 +30,9 @@ VECTORS_WAIT = 60.0
 
 
 def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
-    """A `search`, `links` or `related` asked on the vault's socket, answered as this command line would
-    answer it in a process of its own, from what is on disk now; `daemon.Refused` when not."""
+    """A `search`, `links`, `related` or `mentions` asked on the vault's socket, answered as this
+    command line would answer it in a process of its own, from what is on disk now;
+    `daemon.Refused` when not."""
     args = command_parser(for_socket=True).parse_args(request.argv)
     if args.command not in ANSWERED:
         raise daemon.Refused(f"{args.command!r} is not answered over the socket")
@@ -181,10 +183,36 @@ def related(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
         print(printable(line), file=out)
 
 
+def mentions(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
+    """One line per unlinked mention: `path:line:column  text  -> target(s)`."""
+    path = snapshot.find_note(args.note)
+    if path is None:
+        raise UsageError(f"no note {args.note!r} in {args.vault}")
+    answer = mentions_of(
+        snapshot.view, path, snapshot.candidates_for_names, snapshot.settings.mention_min_length
+    )
+    if args.json:
+        print(json.dumps(wire.mentions_json(answer), ensure_ascii=False, indent=2), file=out)
+        return
+    print(printable(path), file=out)
+    if answer.warning:
+        print(f"({printable(answer.warning)})", file=out)
+    for mention in answer.mentions:
+        where = f"{mention.path}:{mention.span.line + 1}:{mention.span.start + 1}"
+        targets = ", ".join(mention.targets)
+        print(printable(f"{where}  {mention.text}  -> {targets}"), file=out)
+    count = len(answer.mentions)
+    total = f"{count} unlinked mention{'' if count == 1 else 's'}"
+    if answer.left_out:
+        total += f", {answer.left_out} more not listed"
+    print(total, file=out)
+
+
 ANSWERED: dict[str, Callable[[Snapshot, argparse.Namespace, TextIO], None]] = {
     "search": search,
     "links": links,
     "related": related,
+    "mentions": mentions,
 }
 
 

@@ -107,7 +107,12 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     related.add_argument("note", help="vault-relative path or note name")
     related.add_argument("--limit", type=int, default=10)
     related.add_argument("--json", action="store_true")
-    for command in (search, links, related):
+    mentions = vault_command(
+        "mentions", "where other notes write a note's name as plain text (unlinked mentions)"
+    )
+    mentions.add_argument("note", help="vault-relative path or note name")
+    mentions.add_argument("--json", action="store_true")
+    for command in (search, links, related, mentions):
         command.add_argument(
             "--no-daemon",
             action="store_true",

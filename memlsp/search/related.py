@@ -8,14 +8,14 @@ A pair's similarity is placed on the embedder's scale for the section's script a
 pair met in (`SimilarityScale`, as a search's vector side does): that puts an English note found by
 MiniLM and a Chinese one found by USE, whose cosines run differently, on one footing. A note
 scores its best pair plus a share of the second best of its other sections (as a search ranks a
-note by its best section plus a share of its second, search/notes.py); chosen on the development
-sets by benchmarks/bench_related.py.
+note by its best section plus a share of its second, search/notes.py), plus a bonus when the two
+notes link one to the other; chosen on the development sets by benchmarks/bench_related.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from memlsp.index.keyword import KeywordReader
 from memlsp.index.semantic import VectorSide, embedding_text
@@ -25,6 +25,11 @@ from memlsp.search.hybrid import scale_of
 from memlsp.vault.graph import LinkGraph
 
 SECOND_PAIR = 0.3  # share of a note's second best section added to its best pair
+# Added to the score of a note linked either way: notes a reader lists as related are often
+# linked, and meaning alone misses some (recall@10 0.60 -> 0.65 on vaultofknowledge, 0.37 ->
+# 0.42 on knowledge-garden; benchmarks/bench_related.py). It reorders the notes found by
+# meaning, and adds none.
+LINKED = 0.2
 # A huge note asks with its 16 longest sections only: they carry most of what it is about, and
 # each section is one more query row (a note of 300 sections would take seconds).
 MOST_SECTIONS = 16
@@ -90,11 +95,16 @@ class NoteScore:
 
 
 def combine(
-    pairs: Iterable[PairScore], second: float = SECOND_PAIR, placed: bool = True
+    pairs: Iterable[PairScore],
+    second: float = SECOND_PAIR,
+    placed: bool = True,
+    linked: Collection[str] = frozenset(),
+    link_bonus: float = LINKED,
 ) -> list[NoteScore]:
     """Notes by score, best first: each note's best pair plus `second` times the best pair of
-    another of its sections, over 1 + `second` and held to [0, 1]. `placed`: combine the
-    similarities on the embedder's scale (else the raw ones). Ties go by path."""
+    another of its sections, over 1 + `second`, plus `link_bonus` for a note among `linked`, held
+    to [0, 1]. `placed`: combine the similarities on the embedder's scale (else the raw ones).
+    Ties go by path."""
     by_chunk: dict[str, dict[str, PairScore]] = {}
     for pair in pairs:
         chunks = by_chunk.setdefault(pair.path, {})
@@ -106,9 +116,10 @@ def combine(
         ranked = sorted(chunks.values(), key=lambda p: (-_value(p, placed), p.theirs))
         extra = max(_value(ranked[1], placed), 0.0) if len(ranked) > 1 else 0.0
         score = (_value(ranked[0], placed) + second * extra) / (1.0 + second)
-        notes.append(NoteScore(path, min(1.0, max(0.0, score)), ranked[0]))
+        score += link_bonus if path in linked else 0.0
+        notes.append(NoteScore(path, score, ranked[0]))
     notes.sort(key=lambda note: (-note.score, -_value(note.best, placed), note.path))
-    return notes
+    return [replace(note, score=min(1.0, max(0.0, note.score))) for note in notes]
 
 
 def _value(pair: PairScore, placed: bool) -> float:
@@ -184,10 +195,10 @@ def related(
     second: float = SECOND_PAIR,
 ) -> RelatedAnswer:
     found = section_pairs(path, graph, keyword, side, limit)
-    scored = combine(found.pairs, second)[: max(limit, 0)]
+    linked = linked_notes(graph, path)
+    scored = combine(found.pairs, second, linked=linked)[: max(limit, 0)]
     theirs = keyword.chunks_by_id([note.best.theirs for note in scored])
     note = graph.notes[path]
-    linked = linked_notes(graph, path)
     results = []
     for item in scored:
         chunk = theirs.get(item.best.theirs)
