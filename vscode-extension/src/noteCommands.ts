@@ -100,7 +100,7 @@ export async function showUnlinked(client: () => LanguageClient | undefined, arg
   }
   const name = noteName(note.toString());
   if (!answer.mentions.length) {
-    void vscode.window.showInformationMessage(`memlsp: no unlinked mentions of ${name}.`);
+    void vscode.window.showInformationMessage(`memlsp: ${answer.warning || `no unlinked mentions of ${name}`}.`);
     return;
   }
   const lines = await mentionLines(answer.mentions);
