@@ -1,4 +1,4 @@
-"""What the client said it can do with a workspace edit (its recorded capabilities)."""
+"""What the client said it can do with a workspace edit or a completion (its capabilities)."""
 
 from __future__ import annotations
 
@@ -27,3 +27,11 @@ def takes_document_changes(caps: types.ClientCapabilities) -> bool:
     """Versioned edits, as the client allows: Neovim 0.11 announces resource operations only."""
     edit = _workspace_edit(caps)
     return bool(edit and (edit.document_changes or edit.resource_operations))
+
+
+def takes_snippets(caps: types.ClientCapabilities) -> bool:
+    """Whether completion items may be snippets (VS Code and Neovim 0.11 say so)."""
+    document = caps.text_document
+    completion = document.completion if document else None
+    item = completion.completion_item if completion else None
+    return bool(item and item.snippet_support)

@@ -7,6 +7,7 @@ converted with the line's text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -158,23 +159,34 @@ _COMPLETION_KINDS = {
 }
 
 
-def completion_list(found: Completions, line_text: str, line: int, encoding: str) -> dict[str, Any]:
+def completion_list(
+    found: Completions, line_text: str, line: int, encoding: str, snippets: bool = False
+) -> dict[str, Any]:
     """A `CompletionList` as JSON (see `AsJson`). Items keep the server's order (`sortText`) and
-    say what the client filters by, the text they replace included."""
+    say what the client filters by, the text they replace included. With `snippets` (the client
+    takes them), an item whose text has a space is a snippet of that text: Neovim inserts a plain
+    item only up to its first space, and expands a snippet whole."""
     items = []
     for rank, item in enumerate(found.items):
         span = Span.on_line(line_text, line, item.start, item.end)
-        items.append(
-            {
-                "label": item.label,
-                "kind": _COMPLETION_KINDS[item.kind].value,
-                "detail": item.detail,
-                "sortText": f"{rank:04d}",
-                "filterText": item.filter_text or item.label,
-                "textEdit": {"range": wire.range_json(span, encoding), "newText": item.new_text},
-            }
-        )
+        spaced = snippets and any(character.isspace() for character in item.new_text)
+        new_text = _SNIPPET_SPECIAL.sub(r"\\\g<0>", item.new_text) if spaced else item.new_text
+        data: dict[str, Any] = {
+            "label": item.label,
+            "kind": _COMPLETION_KINDS[item.kind].value,
+            "detail": item.detail,
+            "sortText": f"{rank:04d}",
+            "filterText": item.filter_text or item.label,
+            "textEdit": {"range": wire.range_json(span, encoding), "newText": new_text},
+        }
+        if spaced:
+            data["insertTextFormat"] = types.InsertTextFormat.Snippet.value
+        items.append(data)
     return {"isIncomplete": found.incomplete, "items": items}
+
+
+# What a snippet reads as syntax: escaped, the text is inserted as it is.
+_SNIPPET_SPECIAL = re.compile(r"[\\$}]")
 
 
 def workspace_edit(

@@ -7,7 +7,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from memlsp.lsp import convert
+from memlsp.lsp import client, convert
 from memlsp.lsp.context import NoteRequest
 from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.completion import complete, typed_note_name
@@ -37,6 +37,7 @@ def register(server: MemlspServer) -> None:
                 typed, closing = typing
                 about = note.snapshot.notes_about
                 found = with_meaning(note.view, note.path, found, typed, column, closing, about)
-            return convert.completion_list(found, text, position.line, server.encoding)
+            snippets = client.takes_snippets(server.client_capabilities)
+            return convert.completion_list(found, text, position.line, server.encoding, snippets)
 
         return await server.in_note(uri, work, None)
