@@ -1,4 +1,5 @@
-"""The command line: `memlsp index | search | links`, each a thin adapter over the engine."""
+"""The command line: `memlsp index | search | links | related | mentions`, each a thin
+adapter over the engine."""
 
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
     settings = _settings(args)
     if args.command == "serve":
         return _serve_vault(args, settings)
-    if args.command in ("search", "links"):
+    if args.command in ("search", "links", "related", "mentions"):
         reply = _ask_server(args, arguments, settings)
         if reply is not None:
             sys.stdout.write(reply.stdout)
@@ -98,12 +99,10 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
             _print_summary(
                 summary, vault, engine.read().vectors.status, embedded, wall, as_json=args.json
             )
-        elif args.command == "search":
-            if args.mode != "keyword":
-                _embed(engine, limit=answers.SEARCH_EMBED_LIMIT)
-            answers.search(engine.read(), args, sys.stdout)
         else:
-            answers.links(engine.read(), args, sys.stdout)
+            if answers.needs_vectors(args):
+                _embed(engine, limit=answers.SEARCH_EMBED_LIMIT)
+            answers.ANSWERED[args.command](engine.read(), args, sys.stdout)
     finally:
         engine.close()
     return 0

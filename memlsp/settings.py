@@ -47,6 +47,8 @@ class Effect(Enum):
     """What a running server does when a setting changes, and whether a command's answer may."""
 
     NEXT_REQUEST = "read by each request; no search or links answer depends on it"
+    # Read by each request like NEXT_REQUEST, but a command's answer (`mentions`) depends on it.
+    NEXT_ANSWER = "read by each request; a mentions answer depends on it"
     RERANKS = "re-ranks searches, from the next one"
     REEMBEDS = "re-embeds: the vector side reopens with another embedder or store"
     REINDEXES = "re-indexes: part of the index fingerprint, so the index is rebuilt"
@@ -57,7 +59,7 @@ class Effect(Enum):
     @property
     def reopens(self) -> bool:
         """A change reopens the vault: what is read only when it opens must be read again."""
-        return self not in (Effect.NEXT_REQUEST, Effect.RERANKS)
+        return self not in (Effect.NEXT_REQUEST, Effect.NEXT_ANSWER, Effect.RERANKS)
 
     @property
     def reindexes(self) -> bool:
@@ -367,6 +369,20 @@ class Settings:
         Effect.NEXT_REQUEST,
         "the problem level of a link out of the vault",
         bound=OneOf(PROBLEM_LEVELS),
+    )
+    unlinked_mentions: str = setting(
+        "hint",
+        Effect.NEXT_REQUEST,
+        "the problem level of another note's name written as plain text, which could be a link",
+        bound=OneOf(PROBLEM_LEVELS),
+    )
+    # A CJK character counts as 2: `AI` (2) is too short, `RRF` (3) and `向量` (4) are not.
+    mention_min_length: int = setting(
+        3,
+        Effect.NEXT_ANSWER,
+        "names shorter than this are not looked for as unlinked mentions (a CJK character "
+        "counts as 2)",
+        bound=Between(1, 50),
     )
     # A Markdown link's path is followed as written.
     new_note_folder: str = setting(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -24,6 +24,7 @@ from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse
 from memlsp.search import hybrid
+from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
 from memlsp.sync.scan import read_text, stat_path
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import name_key
@@ -31,6 +32,8 @@ from memlsp.vault.view import VaultView
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
 _LATIN_WORD = re.compile("[A-Za-z]+")
+# The most notes read for one note's unlinked mentions (each read and matched exactly).
+MENTION_CANDIDATES = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +157,18 @@ class Snapshot:
         request = SearchRequest(text, limit=limit, mode="vector", expand=False)
         return tuple(hit.chunk.path for hit in self.search(request).hits)
 
+    def related(self, path: str, limit: int = 10) -> RelatedAnswer:
+        """The notes closest in meaning to the note at `path` (search/related.py); no results and
+        a warning while the vector side cannot answer or has no vectors of this note yet."""
+        side = self.vectors.side
+        if path not in self.graph.notes:
+            return RelatedAnswer(path, (), "not an indexed note")
+        if side is None or not side.enabled:
+            return RelatedAnswer(path, (), NEEDS_VECTORS)
+        if self.vectors.connect:
+            side.connect()
+        return related(path, self.graph, self.keyword, side, limit)
+
     def find_note(self, reference: str) -> str | None:
         """A note given by vault-relative path (with or without `.md`) or by name / title; of
         several with that name, the first path in code-point order."""
@@ -171,6 +186,10 @@ class Snapshot:
             ),
             default=None,
         )
+
+    def candidates_for_names(self, names: Sequence[str]) -> list[str]:
+        """The notes whose indexed text may hold one of `names` (navigation/mentions.py)."""
+        return self.keyword.paths_containing(names, MENTION_CANDIDATES)
 
     def links(self, path: str) -> NoteLinks:
         return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))

@@ -28,6 +28,8 @@ from memlsp.model import (
     Span,
 )
 from memlsp.navigation.diagnostics import ProblemCounts
+from memlsp.navigation.mentions import Mention, MentionsAnswer
+from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from memlsp.snapshot import NoteLinks
 
 if TYPE_CHECKING:  # the command line has no live vault: it need not load the watcher
@@ -376,6 +378,149 @@ def links_json(links: NoteLinks) -> LinksJson:
     }
 
 
+# -- related notes ------------------------------------------------------------------------------
+
+
+class SectionPairJson(TypedDict):
+    """The closest pair of sections of a note and a related one."""
+
+    mine: list[str]  # breadcrumb of the note's own section
+    mine_line: int  # 1-based
+    theirs: list[str]
+    theirs_line: int
+    similarity: float
+
+
+class RelatedNoteJson(TypedDict):
+    path: str
+    title: str
+    score: float  # 0..1
+    linked: bool  # the two notes link one to the other (shown, not hidden)
+    reason: str
+    closest: SectionPairJson
+    shared_tags: list[str]
+
+
+class _RelatedJson(TypedDict):
+    note: str
+    results: list[RelatedNoteJson]
+
+
+class RelatedJson(_RelatedJson, total=False):
+    """`memlsp related --json`."""
+
+    warning: str  # why there are no results, or fewer than there could be
+
+
+def section_pair_json(pair: SectionPair) -> SectionPairJson:
+    return {
+        "mine": list(pair.mine),
+        "mine_line": pair.mine_line,
+        "theirs": list(pair.theirs),
+        "theirs_line": pair.theirs_line,
+        "similarity": pair.similarity,
+    }
+
+
+def related_note_json(note: RelatedNote) -> RelatedNoteJson:
+    return {
+        "path": note.path,
+        "title": note.title,
+        "score": note.score,
+        "linked": note.linked,
+        "reason": note.reason,
+        "closest": section_pair_json(note.closest),
+        "shared_tags": list(note.shared_tags),
+    }
+
+
+def related_json(answer: RelatedAnswer) -> RelatedJson:
+    data: RelatedJson = {
+        "note": answer.note,
+        "results": [related_note_json(note) for note in answer.results],
+    }
+    if answer.warning:
+        data["warning"] = answer.warning
+    return data
+
+
+class RelatedNoteAnswerJson(RelatedNoteJson):
+    """A related note of `memlsp/related`."""
+
+    uri: str
+    link: str  # what goes inside `[[…]]` in the asking note: the shortest text that leads there
+
+
+class _RelatedAnswerJson(TypedDict):
+    note: str  # the asking note's URI
+    path: str
+    results: list[RelatedNoteAnswerJson]
+
+
+class RelatedAnswerJson(_RelatedAnswerJson, total=False):
+    """`memlsp/related`: the notes closest in meaning to a note."""
+
+    warning: str
+
+
+def related_answer_json(
+    uri: str, answer: RelatedAnswer, note_uri: Callable[[str], str], link: Callable[[str], str]
+) -> RelatedAnswerJson:
+    data: RelatedAnswerJson = {
+        "note": uri,
+        "path": answer.note,
+        "results": [
+            {**related_note_json(note), "uri": note_uri(note.path), "link": link(note.path)}
+            for note in answer.results
+        ],
+    }
+    if answer.warning:
+        data["warning"] = answer.warning
+    return data
+
+
+# -- unlinked mentions ------------------------------------------------------------------------
+
+
+class MentionLineJson(TypedDict):
+    """A mention of `memlsp mentions --json`: where it is written, for a person."""
+
+    path: str  # the note where the name is written
+    line: int  # 1-based
+    start: int  # 1-based column, in code points
+    end: int  # 1-based column just after it
+    text: str  # as written
+    targets: list[str]  # every note with that name; more than one: a shared name
+
+
+class MentionsJson(TypedDict):
+    """`memlsp mentions --json`: the unlinked mentions of a note in the other notes."""
+
+    note: str
+    mentions: list[MentionLineJson]
+    left_out: int  # mentions beyond the first ones listed
+
+
+def mention_line_json(mention: Mention) -> MentionLineJson:
+    span = mention.span
+    return {
+        "path": mention.path,
+        "line": span.line + 1,
+        "start": span.start + 1,
+        "end": span.end + 1,
+        "text": mention.text,
+        "targets": list(mention.targets),
+    }
+
+
+def mentions_json(answer: MentionsAnswer) -> MentionsJson:
+    return {
+        "note": answer.note,
+        "mentions": [mention_line_json(mention) for mention in answer.mentions],
+        "left_out": answer.left_out,
+    }
+
+
 # -- status and notifications ------------------------------------------------------------------
 
 
@@ -598,6 +743,7 @@ def index_summary_json(
 MESSAGES: dict[str, object] = {
     "memlsp/search": VaultSearchAnswerJson,
     "memlsp/links": LinksAnswerJson | None,  # None: the note is in no open vault
+    "memlsp/related": RelatedAnswerJson | None,
     "memlsp/reindex": ReindexAnswerJson,
     "memlsp/status": StatusAnswerJson,
     "memlsp/indexed": IndexedJson,
@@ -611,4 +757,6 @@ COMMAND_LINE: dict[str, object] = {
     "search": SearchAnswerJson,
     "search --queries": QueryAnswerJson | QueryErrorJson,  # one a line
     "links": LinksJson,
+    "related": RelatedJson,
+    "mentions": MentionsJson,
 }

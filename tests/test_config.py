@@ -30,6 +30,7 @@ from memlsp.settings import (
     DEFAULTS,
     SETTINGS,
     AtLeast,
+    Between,
     Effect,
     OneOf,
     SetBy,
@@ -343,7 +344,9 @@ def test_a_default_given_as_a_user_gives_it_is_valid(name: str) -> None:
 def test_declarations_are_coherent() -> None:
     for name, declared in SETTINGS.items():
         if declared.given is int:
-            assert isinstance(declared.bound, AtLeast), f"{name}: an int without a lower bound"
+            assert isinstance(declared.bound, AtLeast | Between), (
+                f"{name}: an int without a low bound"
+            )
         if declared.vault_choices is not None:
             assert isinstance(declared.bound, OneOf) and declared.set_by is SetBy.USER_OR_VAULT
             assert set(declared.vault_choices) < set(declared.bound.choices), name
@@ -354,6 +357,7 @@ def test_declarations_are_coherent() -> None:
 # and today's server reopens all of it for both.
 BEHAVIOURS = {
     Effect.NEXT_REQUEST: (False, False, False),
+    Effect.NEXT_ANSWER: (False, False, True),
     Effect.RERANKS: (False, False, True),
     Effect.REEMBEDS: (True, False, True),
     Effect.REINDEXES: (True, True, True),

@@ -20,6 +20,8 @@ from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
+from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
+from memlsp.navigation.mentions import MentionsAnswer, mentions_of
 from tests.helpers.engine import open_engine
 from tests.helpers.vault import FIXTURE_VAULT
 
@@ -243,6 +245,23 @@ STATES = (
 )
 
 
+RELATED = wire.related_json(
+    RelatedAnswer(
+        "index.md",
+        (
+            RelatedNote(
+                "notes/fusion.md",
+                0.82,
+                True,
+                SectionPair(("Index", "Search"), 5, ("Fusion", "Formula"), 9, 0.71),
+                ("search",),
+                "Fusion",
+            ),
+        ),
+    )
+)
+
+
 def _vault_answers(engine: Engine) -> list[wire.VaultAnswer]:
     return [
         wire.VaultAnswer("vault", "file:///vault", _uri, engine.read().search(REQUEST)),
@@ -252,6 +271,11 @@ def _vault_answers(engine: Engine) -> list[wire.VaultAnswer]:
 
 def _links(engine: Engine, encoding: str) -> wire.LinksAnswerJson:
     return wire.links_answer_json(_uri("index.md"), engine.read().links("index.md"), _uri, encoding)
+
+
+def _mentions(engine: Engine, path: str) -> MentionsAnswer:
+    snapshot = engine.read()
+    return mentions_of(snapshot.view, path, snapshot.candidates_for_names, 3)
 
 
 # Each builder of a whole message or output, with what it is given: real answers of the engine
@@ -265,6 +289,11 @@ CASES: dict[str, Callable[[Engine], list[Any]]] = {
     ],
     "links_answer_json": lambda e: [_links(e, code) for code in ("utf-8", "utf-16", "utf-32")],
     "links_json": lambda e: [wire.links_json(e.read().links("index.md"))],
+    # The fixture engine has no vectors: its answer is a warning; one with a result is made here.
+    "related_json": lambda e: [wire.related_json(e.read().related("index.md")), RELATED],
+    "mentions_json": lambda e: [
+        wire.mentions_json(_mentions(e, path)) for path in e.read().graph.notes
+    ],
     "indexed_json": lambda e: [wire.indexed_json("file:///vault", e.refresh())],
     "vectors_notice_json": lambda e: [
         wire.vectors_notice_json("file:///vault", s) for s in (*VECTORS, e.read().vectors.status)

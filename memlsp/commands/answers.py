@@ -1,13 +1,13 @@
-"""The printed answers to `memlsp search` and `memlsp links`, from one snapshot of the vault: the
-same text whether the command runs in a process of its own or a process that has the vault open
-answers it on the vault's socket (`answer_on_socket`)."""
+"""The printed answers to `memlsp search`, `links`, `related` and `mentions`, from one snapshot of
+the vault: the same text whether the command runs in a process of its own or a process that has
+the vault open answers it on the vault's socket (`answer_on_socket`)."""
 
 from __future__ import annotations
 
 import argparse
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,6 +15,7 @@ from memlsp import daemon, wire
 from memlsp.commands.arguments import UsageError, command_parser
 from memlsp.live.vault import LiveVault
 from memlsp.model import ResolvedLink, SearchRequest, printable
+from memlsp.navigation.mentions import mentions_of
 from memlsp.search.render import response_text
 from memlsp.search.request import FIELDS, build_request
 from memlsp.snapshot import Snapshot
@@ -29,10 +30,11 @@ VECTORS_WAIT = 60.0
 
 
 def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
-    """A `search` or `links` asked on the vault's socket, answered as this command line would
-    answer it in a process of its own, from what is on disk now; `daemon.Refused` when not."""
+    """A `search`, `links`, `related` or `mentions` asked on the vault's socket, answered as this
+    command line would answer it in a process of its own, from what is on disk now;
+    `daemon.Refused` when not."""
     args = command_parser(for_socket=True).parse_args(request.argv)
-    if args.command not in ("search", "links"):
+    if args.command not in ANSWERED:
         raise daemon.Refused(f"{args.command!r} is not answered over the socket")
     cwd = Path(request.cwd)
     if (cwd / args.vault).resolve() != vault.root:
@@ -49,7 +51,7 @@ def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
         args.queries = cwd / args.queries
     if not vault.settle(SETTLE_WAIT):
         raise daemon.Refused("the index did not catch up with the disk in time")
-    if args.command == "search" and args.mode != "keyword":
+    if needs_vectors(args):
         vault.vectors_settled(SEARCH_EMBED_LIMIT, VECTORS_WAIT)  # else it says what is missing
     out, err = io.StringIO(), io.StringIO()
     code = 0
@@ -57,11 +59,16 @@ def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
         try:
             snapshot = vault.read()
             assert snapshot is not None  # the engine is open: it never closes again
-            (search if args.command == "search" else links)(snapshot, args, out)
+            ANSWERED[args.command](snapshot, args, out)
         except UsageError as error:
             print(f"memlsp: {error}", file=err)
             code = 2
     return daemon.Reply(out.getvalue(), err.getvalue(), code)
+
+
+def needs_vectors(args: argparse.Namespace) -> bool:
+    """Whether a command reads vectors, so that what is missing is embedded first."""
+    return args.command == "related" or (args.command == "search" and bool(args.mode != "keyword"))
 
 
 def _search_request(
@@ -153,6 +160,60 @@ def links(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
         print(f"{label} ({len(items)}):", file=out)
         for item in items:
             print("  " + printable(_link_text(item, inbound=label == "inlinks")), file=out)
+
+
+def related(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
+    """One line per related note: `0.82  path  [linked]  reason`."""
+    if args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, not {args.limit}")
+    path = snapshot.find_note(args.note)
+    if path is None:
+        raise UsageError(f"no note {args.note!r} in {args.vault}")
+    answer = snapshot.related(path, args.limit)
+    if args.json:
+        print(json.dumps(wire.related_json(answer), ensure_ascii=False, indent=2), file=out)
+        return
+    lines = [f"note: {answer.warning}"] if answer.warning else []
+    for note in answer.results:
+        linked = "  [linked]" if note.linked else ""
+        lines.append(f"{note.score:.2f}  {note.path}{linked}  {note.reason}")
+    if not answer.results and not answer.warning:
+        lines.append(f"no notes related to {path}")
+    for line in lines:
+        print(printable(line), file=out)
+
+
+def mentions(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
+    """One line per unlinked mention: `path:line:column  text  -> target(s)`."""
+    path = snapshot.find_note(args.note)
+    if path is None:
+        raise UsageError(f"no note {args.note!r} in {args.vault}")
+    answer = mentions_of(
+        snapshot.view, path, snapshot.candidates_for_names, snapshot.settings.mention_min_length
+    )
+    if args.json:
+        print(json.dumps(wire.mentions_json(answer), ensure_ascii=False, indent=2), file=out)
+        return
+    print(printable(path), file=out)
+    if answer.warning:
+        print(f"({printable(answer.warning)})", file=out)
+    for mention in answer.mentions:
+        where = f"{mention.path}:{mention.span.line + 1}:{mention.span.start + 1}"
+        targets = ", ".join(mention.targets)
+        print(printable(f"{where}  {mention.text}  -> {targets}"), file=out)
+    count = len(answer.mentions)
+    total = f"{count} unlinked mention{'' if count == 1 else 's'}"
+    if answer.left_out:
+        total += f", {answer.left_out} more not listed"
+    print(total, file=out)
+
+
+ANSWERED: dict[str, Callable[[Snapshot, argparse.Namespace, TextIO], None]] = {
+    "search": search,
+    "links": links,
+    "related": related,
+    "mentions": mentions,
+}
 
 
 def _link_text(item: ResolvedLink, *, inbound: bool) -> str:

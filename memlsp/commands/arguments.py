@@ -103,7 +103,16 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     links = vault_command("links", "outlinks, inlinks, unresolved and ambiguous links of a note")
     links.add_argument("note", help="vault-relative path or note name")
     links.add_argument("--json", action="store_true")
-    for command in (search, links):
+    related = vault_command("related", "the notes closest in meaning to a note")
+    related.add_argument("note", help="vault-relative path or note name")
+    related.add_argument("--limit", type=int, default=10)
+    related.add_argument("--json", action="store_true")
+    mentions = vault_command(
+        "mentions", "where other notes write a note's name as plain text (unlinked mentions)"
+    )
+    mentions.add_argument("note", help="vault-relative path or note name")
+    mentions.add_argument("--json", action="store_true")
+    for command in (search, links, related, mentions):
         command.add_argument(
             "--no-daemon",
             action="store_true",

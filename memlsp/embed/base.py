@@ -64,6 +64,15 @@ def similarity_scales(embedder: Embedder, query: str) -> tuple[SimilarityScale, 
     return tuple(scales(query)) if callable(scales) else (PLAIN_COSINE,)
 
 
+def as_query(embedder: Embedder, vector: npt.NDArray[np.floating]) -> Vectors:
+    """A document's vector turned into the vector a question about the same text would have, so
+    that a note can ask for its neighbours as a question does: the embedder's `as_query` when it
+    has one (the bilingual embedder weights its blocks by script), else the vector as it is."""
+    turn = getattr(embedder, "as_query", None)
+    rows = np.asarray(vector, dtype=np.float32).reshape(1, -1)
+    return unit_rows(turn(rows) if callable(turn) else rows)
+
+
 class EmbedderError(Exception):
     """The embedder cannot run: missing package or model, a failing endpoint, bad output."""
 

@@ -128,6 +128,25 @@ class BilingualEmbedder:
         """One scale per block for a question in this script (see SCALES)."""
         return CJK_SCALES if cjk_share(query) >= CJK_SHARE else LATIN_SCALES
 
+    def as_query(self, vectors: Vectors) -> Vectors:
+        """Document vectors as queries of their own text: the blocks `embed_query` would fill,
+        from the parts a document vector holds. A Latin chunk's `[minilm, 0, use]` becomes
+        `[a * minilm, b * use, 0]`, a Chinese one's `[0, use, 0]` becomes `[0, b * use, c * use]`
+        (its MiniLM part is not stored; for Chinese text it counts little), so a Chinese note
+        reaches English notes through their bridge vectors, as a Chinese question does."""
+        rows = unit_rows(np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimension))
+        out = np.zeros_like(rows)
+        for row, vector in enumerate(rows):
+            minilm = vector[self._block(0)]
+            chinese = not minilm.any() and not vector[self._block(2)].any()
+            use = vector[self._block(1)] if chinese else vector[self._block(2)]
+            weights = CJK_QUERY if chinese else LATIN_QUERY
+            parts = (minilm, use, use)
+            for index in range(3):
+                if weights[index] > 0 and self.active[index]:
+                    out[row, self._block(index)] = weights[index] * unit_rows(parts[index][None])
+        return unit_rows(out)
+
     def embed_query(self, text: str) -> Vectors:
         weights = CJK_QUERY if cjk_share(text) >= CJK_SHARE else LATIN_QUERY
         wanted = [

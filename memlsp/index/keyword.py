@@ -11,7 +11,7 @@ import functools
 import json
 import math
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -404,6 +404,37 @@ class KeywordReader:
                 for field in fields
             ]
         )
+
+    def paths_containing(self, names: Sequence[str], limit: int) -> list[str]:
+        """Notes (at most `limit`, sorted) whose text has every term of any one of `names`: the
+        notes that may mention one of them (navigation/mentions.py reads each to be sure). A
+        term set, not a phrase: jieba's search mode cuts a name and the text around it apart
+        differently, which a phrase would not survive."""
+        groups = []
+        for name in names:
+            terms = self.terms(name)
+            if terms:
+                groups.append(
+                    tantivy.Query.boolean_query(
+                        [
+                            (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "text", t))
+                            for t in terms
+                        ]
+                    )
+                )
+        if not groups or limit <= 0:
+            return []
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Should, group) for group in groups])
+        searcher = self._searcher
+        paths: set[str] = set()
+        # A chunk a hit: a note with many matching chunks takes several; read until enough notes.
+        wanted = limit
+        while True:
+            hits = searcher.search(query, wanted, count=False).hits
+            paths = {searcher.doc(address)["path"][0] for _, address in hits}
+            if len(paths) >= limit or len(hits) < wanted:
+                return sorted(paths)[:limit]
+            wanted *= 4
 
     def chunks_of(self, path: str) -> list[Chunk]:
         """The indexed chunks of one note, in order."""

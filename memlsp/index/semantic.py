@@ -23,6 +23,7 @@ from memlsp.embed.base import (
     Embedder,
     EmbedderError,
     SimilarityScale,
+    as_query,
     knows_word,
     similarity_scales,
     vector_parts,
@@ -78,6 +79,7 @@ class VectorSide:
         self._retry_at = 0.0
         self._stored: set[str] = set()
         self._pending: dict[str, set[str]] = {}  # path -> chunk ids without a vector, by recency
+        self._preferred: tuple[str, ...] = ()  # embedded before the rest (see `prefer`)
         self._lock = threading.Lock()  # guards the bookkeeping; never held while embedding
         self._connecting = threading.Lock()
         self.needs_plan = True  # set on (re)connect: the store's contents must be compared again
@@ -158,7 +160,9 @@ class VectorSide:
         with self._lock:
             live: set[str] = set()
             pending: dict[str, set[str]] = {}
-            for path in sorted(wanted, key=lambda p: (-recency.get(p, 0), p)):
+            first = {path: index for index, path in enumerate(self._preferred)}
+            order = sorted(wanted, key=lambda p: (first.get(p, len(first)), -recency.get(p, 0), p))
+            for path in order:
                 # A chunk that is not prose (its id says so) has no vector to keep or to make.
                 ids = [chunk_id for chunk_id in wanted[path] if embeds(chunk_id)]
                 live.update(ids)
@@ -176,6 +180,22 @@ class VectorSide:
             return
         with self._lock:
             self._stored.difference_update(stale)
+
+    def prefer(self, paths: Iterable[str]) -> None:
+        """Embed these notes' pending chunks before any other, in this order (the notes open in
+        the editor and their neighbours: related notes of the note in front of the user work
+        within seconds). Remembered until the next call, so a later `reconcile` keeps them first."""
+        chosen = tuple(dict.fromkeys(paths))
+        with self._lock:
+            self._preferred = chosen
+            front = {path: self._pending[path] for path in chosen if path in self._pending}
+            rest = {p: ids for p, ids in self._pending.items() if p not in front}
+            self._pending = front | rest
+
+    def pending_for(self, paths: Iterable[str]) -> int:
+        """How many chunks of these notes still wait for a vector."""
+        with self._lock:
+            return sum(len(self._pending.get(path, ())) for path in set(paths))
 
     def step(
         self,
@@ -334,6 +354,36 @@ class VectorSide:
             self._fail(error)
         except Exception as error:
             self._fail(EmbedderError(f"embedder {embedder.id} failed: {error}"))
+        return None
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray] | None:
+        """The stored vectors of these chunks (those without one are absent), or None while the
+        side cannot answer."""
+        store = self.store
+        if not self.ready or store is None:
+            return None
+        try:
+            return store.vectors(ids)
+        except VectorStoreError as error:
+            self._fail(error)
+        return None
+
+    def nearest_to(self, vectors: Sequence[np.ndarray], limit: int) -> list[list[VectorHit]] | None:
+        """The nearest chunks to each of these stored vectors, asked as a question of the same
+        text would ask (`embed.base.as_query`), all in one call per block; None while the side
+        cannot answer."""
+        embedder, store = self.embedder, self.store
+        if not self.ready or embedder is None or store is None:
+            return None
+        with self._lock:
+            limit = min(limit, len(self._stored))
+        if not vectors or limit == 0:
+            return [[] for _ in vectors]
+        try:
+            queries = np.concatenate([as_query(embedder, vector) for vector in vectors])
+            return store.query_many(queries, limit)
+        except VectorStoreError as error:
+            self._fail(error)
         return None
 
     def close(self) -> None:

@@ -164,31 +164,67 @@ class VectorStore:
         """How many vectors each block holds (one number without blocks)."""
         return [int(self._call("count", c.count)) for _, _, c in self._blocks]
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these chunks, whole: each block read back where it is kept and
+        zeros where it is not (a vector is kept only in its non-zero blocks). Chunks without a
+        vector are absent."""
+        parts: dict[str, list[tuple[int, np.ndarray]]] = {}
+        width = 0
+        for start, end, collection in self._blocks:
+            if not ids:
+                break
+            found = self._call("get", collection.get, ids=list(ids), include=["embeddings"])
+            for chunk_id, row in zip(found["ids"], found["embeddings"], strict=True):
+                values = np.asarray(row, dtype=np.float32)
+                parts.setdefault(chunk_id, []).append((start, values))
+                width = max(width, start + len(values))
+            if end is not None:
+                width = max(width, end)
+        whole: dict[str, np.ndarray] = {}
+        for chunk_id, blocks in parts.items():
+            vector = np.zeros(width, dtype=np.float32)
+            for start, values in blocks:
+                vector[start : start + len(values)] = values
+            whole[chunk_id] = vector
+        return whole
+
     def query(self, vector: np.ndarray, limit: int) -> list[VectorHit]:
         """The `limit` nearest chunks, nearest first, by cosine similarity to `vector`."""
-        whole = np.asarray(vector, dtype=np.float32).reshape(-1)
-        scale = float(np.linalg.norm(whole)) or 1.0
-        best: dict[str, VectorHit] = {}
+        return self.query_many(np.asarray(vector).reshape(1, -1), limit)[0]
+
+    def query_many(self, vectors: np.ndarray, limit: int) -> list[list[VectorHit]]:
+        """`query` for each row of `vectors`, in one call per block."""
+        rows = np.asarray(vectors, dtype=np.float32)
+        rows = rows.reshape(len(rows), -1)
+        scales = np.linalg.norm(rows, axis=1)
+        scales[scales == 0] = 1.0
+        best: list[dict[str, VectorHit]] = [{} for _ in range(len(rows))]
         for index, (start, end, collection) in enumerate(self._blocks):
-            block = whole[start:end]
-            weight = float(np.linalg.norm(block)) / scale
-            if weight == 0 or limit <= 0:
-                continue  # Chroma answers fewer than `n_results` when it holds fewer
+            blocks = rows[:, start:end]
+            weights = np.linalg.norm(blocks, axis=1) / scales
+            # Chroma answers fewer than `n_results` when it holds fewer
+            asking = [i for i in range(len(rows)) if weights[i] > 0] if limit > 0 else []
+            if not asking:
+                continue
             found = self._call(
                 "query",
                 collection.query,
-                query_embeddings=block.reshape(1, -1),
+                query_embeddings=blocks[asking],
                 n_results=limit,
                 include=["distances", "metadatas"],
             )
-            ids, distances = found["ids"][0], found["distances"][0]
-            for chunk_id, distance, meta in zip(ids, distances, found["metadatas"][0], strict=True):
-                similarity = weight * (1.0 - float(distance))
-                if chunk_id not in best or similarity > best[chunk_id].similarity:
-                    path = str(meta.get("path", ""))
-                    best[chunk_id] = VectorHit(chunk_id, path, similarity, index)
-        hits = sorted(best.values(), key=lambda hit: (-hit.similarity, hit.chunk_id))
-        return hits[:limit]
+            answers = zip(found["ids"], found["distances"], found["metadatas"], strict=True)
+            for row, (ids, distances, metas) in zip(asking, answers, strict=True):
+                weight, mine = float(weights[row]), best[row]
+                for chunk_id, distance, meta in zip(ids, distances, metas, strict=True):
+                    similarity = weight * (1.0 - float(distance))
+                    if chunk_id not in mine or similarity > mine[chunk_id].similarity:
+                        path = str(meta.get("path", ""))
+                        mine[chunk_id] = VectorHit(chunk_id, path, similarity, index)
+        return [
+            sorted(mine.values(), key=lambda hit: (-hit.similarity, hit.chunk_id))[:limit]
+            for mine in best
+        ]
 
     def _call(self, what: str, function: Any, **arguments: Any) -> Any:
         try:

@@ -55,6 +55,7 @@ class Code:
     MISSING_BLOCK = "missing-block"
     AMBIGUOUS = "ambiguous-link"
     OUTSIDE = "outside-vault"
+    UNLINKED_MENTION = "unlinked-mention"  # navigation/mentions.py
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 
 from memlsp.text import CJK_CLASS as _CJK_CLASS
@@ -47,6 +47,15 @@ def _jieba_cut() -> Callable[[str], Iterable[str]]:
 def warm_up() -> None:
     """Load jieba's dictionary (0.5-1 s) ahead of the first Chinese text."""
     _jieba_cut()
+
+
+def dictionary() -> tuple[Mapping[str, int], int]:
+    """jieba's loaded dictionary: each word's frequency (a word's prefixes are there too, with
+    0), and the sum of all frequencies. The same objects jieba cuts with: read, never changed."""
+    _jieba_cut()
+    import jieba
+
+    return jieba.dt.FREQ, jieba.dt.total
 
 
 def segment(text: str) -> str:

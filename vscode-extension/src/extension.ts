@@ -1,7 +1,8 @@
 // Wiring: starts the memlsp language server over stdio and adds the vault commands
-// (search, links, reindex, status, restart), the status bar and the Markdown preview's wikilinks.
-// The logic worth testing lives in the pure modules (serverCommand, settings, picker, status,
-// overlap, preview); this file only talks to VS Code and probes the machine.
+// (search, links, related notes, unlinked mentions, reindex, status, restart), the status bar, the
+// Related notes view and the Markdown preview's wikilinks. The logic worth testing lives in the
+// pure modules (serverCommand, settings, picker, related, status, overlap, preview); this file and
+// relatedView, noteCommands only talk to VS Code and probe the machine.
 
 import { execFile } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
@@ -11,7 +12,9 @@ import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, LanguageClient, LanguageClientOptions, State } from "vscode-languageclient/node";
 import { NoWorkDoneProgress, middleware } from "./builtinMarkdown";
 import { PickItem, Target, linkItems, searchItem } from "./picker";
+import { showRelated, showUnlinked } from "./noteCommands";
 import { PreviewAnswers, wikilinkPlugin } from "./preview";
+import { RelatedView } from "./relatedView";
 import { ServerNotFound, discoverServer, installSteps, serverExecutable } from "./serverCommand";
 import { CLIENT_SETTINGS, ServerSettingName, serverOptions } from "./settings";
 import { StatusItemView, anyBusy, statusItems, statusLines } from "./status";
@@ -29,6 +32,7 @@ let output: vscode.LogOutputChannel;
 let statusBar: vscode.StatusBarItem[] = [];
 let pollTimer: NodeJS.Timeout | undefined;
 let previewAnswers: PreviewAnswers | undefined;
+let relatedView: RelatedView | undefined;
 
 /** What VS Code's Markdown preview asks of an extension with `markdown.markdownItPlugins`. */
 export interface MarkdownPreviewApi {
@@ -45,12 +49,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<Markdo
     refresh: () => void vscode.commands.executeCommand("markdown.preview.refresh"),
   });
   previewAnswers = answers;
+  const related = new RelatedView(() => client);
+  relatedView = related;
+  // The Related notes view's `when`: shown once the extension runs (a Markdown workspace).
+  void vscode.commands.executeCommand("setContext", "memlsp.active", true);
   context.subscriptions.push(
+    related,
     output,
     { dispose: () => answers.dispose() },
     vscode.workspace.onDidChangeTextDocument((event) => answers.documentChanged(event.document.uri.toString())),
     vscode.commands.registerCommand("memlsp.searchVault", searchVault),
     vscode.commands.registerCommand("memlsp.showLinks", showLinks),
+    vscode.commands.registerCommand("memlsp.showRelated", (uri?: unknown) => showRelated(runningClient, uri)),
+    vscode.commands.registerCommand("memlsp.showUnlinked", (uri?: unknown) => showUnlinked(runningClient, uri)),
     vscode.commands.registerCommand("memlsp.reindex", reindex),
     vscode.commands.registerCommand("memlsp.showStatus", showStatus),
     vscode.commands.registerCommand("memlsp.restartServer", () => restart("Restart Server", true)),
@@ -140,9 +151,13 @@ async function start(explicit: boolean): Promise<void> {
       void refreshStatus();
       if (method !== "memlsp/vectors") {
         previewAnswers?.reloadAll(); // links may lead elsewhere now
+        relatedView?.refresh();
+      } else {
+        relatedView?.refreshIfWaiting(); // the vectors it waited for may be made now
       }
     });
   }
+  relatedView?.refresh();
   if (explicit) {
     void vscode.window.showInformationMessage(`memlsp: the server is running: ${commandLine} (from ${found.origin}).`);
   }

@@ -30,6 +30,8 @@ export const SERVER_SETTINGS = [
   "missing_anchors",
   "ambiguous_links",
   "links_outside",
+  "unlinked_mentions",
+  "mention_min_length",
   "new_note_folder",
   "code_lens",
 ] as const;

@@ -9,6 +9,8 @@ export type VectorState = "off" | "connecting" | "ready" | "unavailable";
 export interface Messages {
   "memlsp/search": VaultSearchAnswerJson;
   "memlsp/links": LinksAnswerJson | null; // null: the note is in no open vault
+  "memlsp/related": RelatedAnswerJson | null; // null: the note is in no open vault
+  "memlsp/mentions": MentionsAnswerJson | null; // null: the note is in no open vault
   "memlsp/reindex": ReindexAnswerJson;
   "memlsp/status": StatusAnswerJson;
   "memlsp/indexed": IndexedJson;
@@ -114,6 +116,57 @@ export interface LinksAnswerJson {
   inlinks: VaultLinkJson[];
   unresolved: VaultLinkJson[];
   ambiguous: VaultLinkJson[];
+}
+
+// -- memlsp/related ------------------------------------------------------------------------------
+
+/** The two sections, one of each note, closest in meaning. */
+export interface SectionPairJson {
+  mine: string[]; // breadcrumb of the asking note's section
+  mine_line: number; // 1-based
+  theirs: string[];
+  theirs_line: number;
+  similarity: number;
+}
+
+export interface RelatedNoteJson {
+  path: string;
+  title: string;
+  score: number; // 0..1
+  linked: boolean; // the two notes already link, one to the other
+  reason: string;
+  closest: SectionPairJson;
+  shared_tags: string[];
+}
+
+/** A note close in meaning to the one asked about. */
+export interface RelatedNoteAnswerJson extends RelatedNoteJson {
+  uri: string;
+  link: string; // the text inside [[…]] that leads there from the note asked about (the shortest)
+}
+
+export interface RelatedAnswerJson {
+  note: string; // the asking note's URI
+  path: string;
+  results: RelatedNoteAnswerJson[];
+  warning?: string; // why there are none, or fewer than there could be (no vectors yet)
+}
+
+// -- memlsp/mentions -----------------------------------------------------------------------------
+
+/** A place where the note's name (or an alias) is written as plain text: a link that could be. */
+export interface MentionJson {
+  uri: string; // the mentioning note
+  path: string;
+  range: RangeJson;
+  text: string; // as written
+  targets: string[]; // vault paths of the notes with that name; more than one: a shared name
+}
+
+export interface MentionsAnswerJson {
+  note: string; // the note's URI
+  mentions: MentionJson[];
+  left_out: number; // mentions beyond the ones listed
 }
 
 // -- memlsp/status, memlsp/reindex and the notifications -----------------------------------------

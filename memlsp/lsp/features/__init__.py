@@ -13,6 +13,7 @@ from memlsp.lsp.features import lens as lens
 from memlsp.lsp.features import lifecycle as lifecycle
 from memlsp.lsp.features import links as links
 from memlsp.lsp.features import references as references
+from memlsp.lsp.features import related as related
 from memlsp.lsp.features import rename as rename
 from memlsp.lsp.features import symbols as symbols
 from memlsp.lsp.server import MemlspServer
@@ -31,6 +32,7 @@ MODULES = (
     links,
     calls,
     custom,
+    related,
 )
 
 

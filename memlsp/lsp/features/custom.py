@@ -22,7 +22,7 @@ from memlsp.snapshot import NoteLinks
 def register(server: MemlspServer) -> None:
     @server.feature("memlsp/search")
     async def search(params: Any) -> wire.VaultSearchAnswerJson:
-        values = _fields("memlsp/search", params)
+        values = fields("memlsp/search", params)
         try:
             request = build_request(values)
         except ValueError as error:
@@ -32,7 +32,7 @@ def register(server: MemlspServer) -> None:
 
     @server.feature("memlsp/links")
     async def links(params: Any) -> wire.LinksAnswerJson | None:
-        uri = _fields("memlsp/links", params).get("uri")
+        uri = fields("memlsp/links", params).get("uri")
         if not isinstance(uri, str):
             raise JsonRpcInvalidParams("memlsp/links: 'uri' (the note's URI, a string) is required")
         found = server.vaults.route(uri)
@@ -48,7 +48,7 @@ def register(server: MemlspServer) -> None:
     async def reindex(params: Any) -> wire.ReindexAnswerJson:
         """Scan every vault again for changes the watcher may have missed (a network drive, a
         sync tool writing while the editor was closed); `memlsp/indexed` follows for each."""
-        _fields("memlsp/reindex", params)
+        fields("memlsp/reindex", params)
         roots = []
         for vault in server.vaults.all():
             vault.rescan()
@@ -57,7 +57,7 @@ def register(server: MemlspServer) -> None:
 
     @server.feature("memlsp/status")
     async def status(params: Any) -> wire.StatusAnswerJson:
-        _fields("memlsp/status", params)
+        fields("memlsp/status", params)
         vaults = []
         for vault in server.vaults.all():
             # On a thread: counting walks the snapshot's records (10,000 at 10k notes).
@@ -93,7 +93,7 @@ def _status(vault: LiveVault) -> tuple[VaultStatus, ProblemCounts | None]:
     return vault.status(snapshot), problems
 
 
-def _fields(method: str, params: Any) -> dict[str, Any]:
+def fields(method: str, params: Any) -> dict[str, Any]:
     """A custom request's params, a JSON object as it came (see `MemlspProtocol`); none is none."""
     # Neovim encodes an empty Lua table `{}` as `[]`: no fields either.
     if params is None or params == []:

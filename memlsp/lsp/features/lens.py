@@ -1,8 +1,11 @@
-"""textDocument/codeLens: `N inlinks · M outlinks` on a note's first line (navigation/counts.py).
+"""textDocument/codeLens on a note's first line: `N inlinks · M outlinks` (navigation/counts.py),
+`N related` (the related notes that are closer than an unrelated note would be, search/related.py)
+when the vault has vectors, and `N unlinked` (navigation/mentions.py) when other notes name it.
 
-Its command, `memlsp.showLinks` with the note's URI, is the client's: the VS Code extension opens
-its links picker; other editors bind it themselves (the README's recipes). The `code_lens` setting
-turns it off. Counts change as other notes change, so clients that can are asked to ask again.
+Their commands, `memlsp.showLinks`, `memlsp.showRelated` and `memlsp.showUnlinked` with the note's
+URI, are the client's: the VS Code extension opens a picker; other editors bind them themselves
+(the README's recipes). The `code_lens` setting turns them off. Counts change as other notes
+change, so clients that can are asked to ask again.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.counts import lens_title, link_counts
 
 SHOW_LINKS = "memlsp.showLinks"
+SHOW_RELATED = "memlsp.showRelated"
 
 
 def register(server: MemlspServer) -> None:
@@ -25,8 +29,17 @@ def register(server: MemlspServer) -> None:
         def work(note: NoteRequest) -> list[types.CodeLens]:
             if not note.settings.code_lens or note.path not in note.view.graph.notes:
                 return []  # not indexed (yet): no count rather than a wrong one
-            title = lens_title(link_counts(note.view, note.path))
-            command = types.Command(title=title, command=SHOW_LINKS, arguments=[uri])
-            return [types.CodeLens(range=convert.line_range(0), command=command)]
+            lenses = [(lens_title(link_counts(note.view, note.path)), SHOW_LINKS)]
+            related = note.snapshot.related(note.path)
+            close = sum(result.score > 0 for result in related.results)
+            if close:
+                lenses.append((f"{close} related", SHOW_RELATED))
+            return [
+                types.CodeLens(
+                    range=convert.line_range(0),
+                    command=types.Command(title=title, command=command, arguments=[uri]),
+                )
+                for title, command in lenses
+            ]
 
         return await server.in_note(uri, work, [])

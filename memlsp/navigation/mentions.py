@@ -1,0 +1,261 @@
+"""Unlinked mentions: another note's name (its file name, or an alias) written as plain text, which
+could be a link (docs/mentions.md has the rules).
+
+`mentions_in` finds them in one note, for its diagnostics and quick fixes; `mentions_of` finds a
+note's own in the rest of the vault, among the notes the keyword index says hold its names, each
+then read with the same matcher. Nothing here writes: a fix is an `Action`, the edits a client
+applies when the user picks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from memlsp.model import Span
+from memlsp.navigation.actions import Action
+from memlsp.navigation.diagnostics import Code, Problem, Severity
+from memlsp.navigation.edits import Edit
+from memlsp.parse.names_in_text import (
+    NameMatcher,
+    ProseLine,
+    find_names,
+    is_cjk,
+    name_matcher,
+    name_text,
+    prose_lines,
+)
+from memlsp.parse.stopwords import COMMON_WORDS
+from memlsp.vault.graph import LinkGraph
+from memlsp.vault.linktext import wikilink_target
+from memlsp.vault.names import file_name, name_key, strip_note_suffix
+from memlsp.vault.view import VaultView
+
+NAMES_PER_NOTE = 64  # a note's file name and its first aliases; a longer alias list is cut
+MENTIONS_LIMIT = 1000  # mentions in one answer
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    path: str  # the note where the text is
+    span: Span
+    text: str  # as written in the note
+    targets: tuple[str, ...]  # every note with that name, sorted; more than one = shared name
+
+
+@dataclass(frozen=True, slots=True)
+class MentionsAnswer:
+    note: str
+    mentions: tuple[Mention, ...]  # sorted by (path, line, start)
+    left_out: int = 0  # beyond the cap
+    warning: str = ""
+
+
+def name_weight(name: str) -> int:
+    """How long a name counts as for `mention_min_length`: a CJK character counts as two (one
+    carries about as much as a short Latin word), spaces not at all."""
+    return sum(2 if is_cjk(character) else 1 for character in name if not character.isspace())
+
+
+def name_of(text: str) -> str:
+    """A name or a mention's text as names are compared: Obsidian's key, one space a run."""
+    return name_text(name_key(text))
+
+
+@dataclass(frozen=True, slots=True)
+class NameIndex:
+    """Every note's names that can be mentioned, from one revision of the link graph."""
+
+    targets: Mapping[str, tuple[str, ...]]  # name -> the notes with it, sorted
+    names: Mapping[str, tuple[str, ...]]  # note -> its names, as written (file name first)
+    matcher: NameMatcher
+    cut_notes: frozenset[str]  # notes with more names than NAMES_PER_NOTE
+
+
+def _names_written(path: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
+    return (file_name(path), *aliases)[:NAMES_PER_NOTE]
+
+
+def build_name_index(notes: Iterable[tuple[str, tuple[str, ...]]], min_length: int) -> NameIndex:
+    """From each note's path and aliases: the names long enough and not common words."""
+    targets: dict[str, list[str]] = {}
+    written: dict[str, tuple[str, ...]] = {}
+    cut = set()
+    for path, aliases in notes:
+        if len(aliases) + 1 > NAMES_PER_NOTE:
+            cut.add(path)
+        kept = []
+        for name in dict.fromkeys(_names_written(path, aliases)):
+            key = name_of(name)
+            if name_weight(key) < min_length or key in COMMON_WORDS:
+                continue
+            kept.append(name)
+            paths = targets.setdefault(key, [])
+            if path not in paths:
+                paths.append(path)
+        written[path] = tuple(kept)
+    return NameIndex(
+        {key: tuple(sorted(paths)) for key, paths in targets.items()},
+        written,
+        name_matcher(targets),
+        frozenset(cut),
+    )
+
+
+def name_index(graph: LinkGraph, min_length: int) -> NameIndex:
+    """The names of the graph's notes; a frozen graph's are built once per `min_length`."""
+    if graph.frozen:
+        return _frozen_index(graph, min_length)
+    return _build(graph, min_length)
+
+
+@lru_cache(maxsize=4)  # a frozen graph is one revision: its names never change
+def _frozen_index(graph: LinkGraph, min_length: int) -> NameIndex:
+    return _build(graph, min_length)
+
+
+def _build(graph: LinkGraph, min_length: int) -> NameIndex:
+    return build_name_index(
+        ((path, note.aliases) for path, note in graph.notes.items()), min_length
+    )
+
+
+def mentions_in(view: VaultView, path: str, names: NameIndex) -> tuple[Mention, ...]:
+    """Every unlinked mention in the note `path` as it is now, of any note's name but its own."""
+    text = view.read(path)
+    return () if text is None else mentions_in_text(path, text, names)
+
+
+def mentions_in_text(
+    path: str, text: str, names: NameIndex, wanted: Callable[[ProseLine], bool] | None = None
+) -> tuple[Mention, ...]:
+    """The mentions in `text`, the text of `path`; only on the lines `wanted` accepts."""
+    found = []
+    for line in prose_lines(text):
+        if wanted is not None and not wanted(line):
+            continue
+        for occurrence in find_names(names.matcher, line):
+            targets = names.targets[occurrence.name]
+            if path in targets:
+                continue  # its own name: a note does not mention itself
+            span = Span.on_line(line.text, line.line, occurrence.start, occurrence.end)
+            written = line.text[occurrence.start : occurrence.end]
+            found.append(Mention(path, span, written, targets))
+    return tuple(found)
+
+
+def mentions_of(
+    view: VaultView,
+    path: str,
+    candidates: Callable[[Sequence[str]], Iterable[str]],
+    min_length: int,
+    limit: int = MENTIONS_LIMIT,
+) -> MentionsAnswer:
+    """The unlinked mentions of the note `path`'s names in the other notes: the notes
+    `candidates(names)` gives, each read with the same matcher as `mentions_in`."""
+    names = name_index(view.graph, min_length)
+    own = names.names.get(path, ())
+    warning = ""
+    if path in names.cut_notes:
+        warning = f"only the first {NAMES_PER_NOTE} names of {path} are looked for"
+    if not own:
+        why = f"{path} has no name of at least {min_length} (a CJK character counts as 2)"
+        return MentionsAnswer(path, (), 0, why)
+    keys = {name_of(name) for name in own}
+
+    def has_a_name(line: ProseLine) -> bool:
+        return any(key in line.folded for key in keys)
+
+    found: list[Mention] = []
+    for other in sorted(set(candidates(own))):
+        if other == path or other not in view.graph.notes:
+            continue
+        text = view.read(other)
+        if text is None:
+            continue
+        found += (
+            mention
+            for mention in mentions_in_text(other, text, names, has_a_name)
+            if path in mention.targets
+        )
+    found.sort(key=lambda m: (m.path, m.span.line, m.span.start))
+    kept = tuple(found[:limit])
+    return MentionsAnswer(path, kept, len(found) - len(kept), warning)
+
+
+def link_edit(view: VaultView, mention: Mention, target: str) -> Edit:
+    """The mention replaced by a wikilink to `target`: `[[X]]` when the shortest link text X
+    is the text as written, else `[[X|text as written]]`."""
+    written = wikilink_target(view.graph.table, mention.path, target)
+    link = f"[[{written}]]" if written == mention.text else f"[[{written}|{mention.text}]]"
+    return Edit(mention.path, mention.span, link)
+
+
+def mention_actions(
+    view: VaultView, names: NameIndex, path: str, lines: list[str], line: int, start: int, end: int
+) -> list[Action]:
+    """Fixes for the mentions in `path` (its text now: `lines`) that touch line:start..end."""
+    mentions = mentions_in_text(path, "\n".join(lines), names)
+    here = [
+        m for m in mentions if m.span.line == line and m.span.start <= end and m.span.end >= start
+    ]
+    actions: list[Action] = []
+    for mention in here:
+        shared = len(mention.targets) > 1
+        for target in mention.targets:
+            edit = link_edit(view, mention, target)
+            title = f"Link “{mention.text}” to {_wikilink(view, path, target)}"
+            actions.append(
+                Action(title, (edit,), fixes=Code.UNLINKED_MENTION, preferred=not shared)
+            )
+        if shared:
+            continue
+        same = [
+            m
+            for m in mentions
+            if m.targets == mention.targets and name_of(m.text) == name_of(mention.text)
+        ]
+        if len(same) > 1:
+            edits = tuple(link_edit(view, m, m.targets[0]) for m in same)
+            title = f"Link all {len(same)} mentions of “{mention.text}” in this note"
+            actions.append(Action(title, edits, fixes=Code.UNLINKED_MENTION))
+    return actions
+
+
+def link_all_action(view: VaultView, answer: MentionsAnswer) -> Action | None:
+    """One action linking every unlinked mention of `answer.note` in every note; a mention of a
+    name other notes share is left for the user to choose."""
+    sure = [m for m in answer.mentions if len(m.targets) == 1]
+    if not sure:
+        return None
+    shared = len(answer.mentions) - len(sure)
+    title = f"Link all {len(sure)} unlinked mentions of {file_name(answer.note)}"
+    notes = []
+    if shared:
+        notes.append(f"{shared} of a shared name left out")
+    if answer.left_out:
+        notes.append(f"{answer.left_out} beyond the first {len(answer.mentions)} not listed")
+    if notes:
+        title += f" ({'; '.join(notes)})"
+    edits = tuple(link_edit(view, m, answer.note) for m in sure)
+    return Action(title, edits, fixes=Code.UNLINKED_MENTION)
+
+
+def mention_problems(mentions: Sequence[Mention], severity: Severity) -> list[Problem]:
+    """A hint for each mention: the text could be a link (to which notes)."""
+    problems = []
+    for mention in mentions:
+        if len(mention.targets) == 1:
+            where = f"[[{file_name(mention.targets[0])}]]"
+        else:
+            where = " or ".join(f"[[{strip_note_suffix(t)}]]" for t in mention.targets)
+        message = f"“{mention.text}” could link to {where}"
+        problems.append(
+            Problem(mention.span, severity, Code.UNLINKED_MENTION, message, mention.targets)
+        )
+    return problems
+
+
+def _wikilink(view: VaultView, source: str, target: str) -> str:
+    return f"[[{wikilink_target(view.graph.table, source, target)}]]"

@@ -1,0 +1,306 @@
+"""Related notes (search/related.py): real tantivy and Chroma on temporary vaults, vectors from the
+deterministic test embedder; the bilingual layout at the vector level with hand-made vectors."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memlsp.backfill import Backfill
+from memlsp.cli import main
+from memlsp.config import Settings
+from memlsp.embed.base import as_query
+from memlsp.embed.bilingual import LATIN_QUERY, BilingualEmbedder, LazyEmbedder
+from memlsp.engine import Engine
+from memlsp.index.vectors import VectorStore
+from memlsp.search.related import (
+    LINKED,
+    NEEDS_VECTORS,
+    PairScore,
+    combine,
+)
+from tests.helpers.engine import embedded_vault, indexed_engine
+from tests.helpers.fake_embedder import FakeEmbedder, embeddings_answer, send_json
+from tests.helpers.vault import write, write_notes
+
+NOTES = {
+    "fusion.md": (
+        "---\ntags: [search, ranking]\n---\n# Fusion\n\n"
+        "Reciprocal rank fusion merges keyword rankings and vector rankings. See [[rrf]].\n"
+    ),
+    "rrf.md": (
+        "# RRF\n\n#Search\n\n## History\n\nCormack wrote it in 2009.\n\n"
+        "## Formula\n\nReciprocal rank fusion sums one over k plus rank of keyword and vector "
+        "rankings.\n"
+    ),
+    "bm25.md": "# BM25\n\nKeyword rankings of documents, fused with vector rankings.\n",
+    "inbound.md": "# Inbound\n\nRank fusion of rankings, as [[fusion]] says.\n",
+    "cooking.md": "# Cooking\n\nBake bread with flour, water and yeast.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    engine = embedded_vault(tmp_path_factory.mktemp("related"), NOTES, FakeEmbedder())
+    yield engine
+    engine.close()
+
+
+def test_the_nearest_notes_come_first_and_the_note_itself_never(engine: Engine) -> None:
+    answer = engine.read().related("fusion.md")
+    paths = [note.path for note in answer.results]
+    assert answer.note == "fusion.md" and answer.warning == ""
+    assert "fusion.md" not in paths
+    assert paths[0] == "rrf.md" and paths.index("bm25.md") < paths.index("cooking.md")
+    scores = [note.score for note in answer.results]
+    assert scores == sorted(scores, reverse=True) and all(0 <= s <= 1 for s in scores)
+
+
+def test_linked_notes_are_marked_not_hidden(engine: Engine) -> None:
+    results = {note.path: note for note in engine.read().related("fusion.md").results}
+    assert results["rrf.md"].linked  # fusion links to it
+    assert results["inbound.md"].linked  # it links to fusion
+    assert not results["bm25.md"].linked and not results["cooking.md"].linked
+
+
+def test_the_closest_sections_shared_tags_and_reason(engine: Engine) -> None:
+    rrf = engine.read().related("fusion.md").results[0]
+    assert rrf.closest.mine == ("Fusion",) and rrf.closest.mine_line == 4
+    assert rrf.closest.theirs == ("RRF", "Formula") and rrf.closest.theirs_line == 9
+    assert 0 < rrf.closest.similarity <= 1
+    assert rrf.shared_tags == ("search",)  # tags compare without case; `ranking` is not theirs
+    assert rrf.reason == (
+        f"“Fusion” ↔ “RRF › Formula” ({rrf.closest.similarity:.2f}); shared tags #search"
+    )
+    bm25 = next(n for n in engine.read().related("fusion.md").results if n.path == "bm25.md")
+    assert bm25.shared_tags == () and "shared tags" not in bm25.reason
+
+
+def test_limit(engine: Engine) -> None:
+    assert len(engine.read().related("fusion.md", limit=2).results) == 2
+    assert len(engine.read().related("fusion.md", limit=1).results) == 1
+
+
+def test_without_an_embedder_a_warning_and_no_results(tmp_path: Path) -> None:
+    engine = indexed_engine(tmp_path, NOTES)
+    try:
+        answer = engine.read().related("fusion.md")
+        assert (answer.results, answer.warning) == ((), NEEDS_VECTORS)
+        assert answer.warning == "related notes need vectors (embedder = none)"
+        assert engine.read().related("nowhere.md").warning == "not an indexed note"
+    finally:
+        engine.close()
+
+
+def _planned(root: Path) -> tuple[Engine, FakeEmbedder]:
+    """Indexed and planned, nothing embedded yet."""
+    embedder = FakeEmbedder()
+    write_notes(root / "vault", NOTES)
+    engine = Engine.open(root / "vault", Settings(cache_dir=root / "cache"), embedder)
+    engine.refresh()
+    assert Backfill(engine).plan().pending == 6  # rrf.md's first chunk is a tag, not prose
+    return engine, embedder
+
+
+def test_a_note_not_embedded_yet_says_how_many_chunks_wait(tmp_path: Path) -> None:
+    engine, _ = _planned(tmp_path)
+    try:
+        answer = engine.read().related("rrf.md")
+        assert answer.results == ()
+        assert answer.warning == "this note's vectors are not made yet (2 chunks waiting)"
+    finally:
+        engine.close()
+
+
+def test_preferred_notes_are_embedded_first_and_stay_first(tmp_path: Path) -> None:
+    engine, embedder = _planned(tmp_path)
+    try:
+        side = engine.read().vectors.side
+        assert side is not None
+        assert side.pending_for(["rrf.md", "cooking.md"]) == 3
+        side.prefer(["rrf.md", "cooking.md"])
+        assert Backfill(engine, batch=2).step().embedded == 2
+        assert side.pending_for(["rrf.md"]) == 0 and side.pending_for(["cooking.md"]) == 1
+        # A later plan keeps them first: the one left of cooking.md comes before the others.
+        write(tmp_path / "vault", "bm25.md", NOTES["bm25.md"] + "\nMore about rankings.\n")
+        engine.refresh()
+        Backfill(engine).plan()
+        assert Backfill(engine, batch=1).step().embedded == 1
+        assert side.pending_for(["cooking.md"]) == 0 and side.pending_for(["bm25.md"]) == 1
+        assert embedder.calls == 3
+        # rrf.md has its vectors now: its related notes are the ones embedded so far.
+        answer = engine.read().related("rrf.md")
+        assert [note.path for note in answer.results] == ["cooking.md"]
+    finally:
+        engine.close()
+
+
+# -- the combination, on plain numbers ----------------------------------------------------------
+
+
+def _pair(path: str, chunk: str, placed: float, similarity: float = 0.5) -> PairScore:
+    return PairScore(0, chunk, path, similarity, placed)
+
+
+def test_combine_scores_the_best_pair_plus_a_share_of_a_second_section() -> None:
+    pairs = [
+        _pair("a.md", "a#1", 0.8),
+        _pair("a.md", "a#1", 0.6),  # the same section again, asked by another: its best counts
+        _pair("b.md", "b#1", 0.7),
+        _pair("b.md", "b#2", 0.6),
+        _pair("c.md", "c#1", 1.5),  # beyond `high` on the scale
+        _pair("d.md", "d#1", -0.4),  # below `low`
+    ]
+    scores = {n.path: n.score for n in combine(pairs, second=0.5)}
+    assert scores["a.md"] == pytest.approx(0.8 / 1.5)
+    assert scores["b.md"] == pytest.approx((0.7 + 0.5 * 0.6) / 1.5)
+    assert (scores["c.md"], scores["d.md"]) == (1.0, 0.0)  # held to 0..1
+    ranked = combine(pairs, second=0.5)
+    assert [n.path for n in ranked] == ["c.md", "b.md", "a.md", "d.md"]
+    assert ranked[1].best.theirs == "b#1"
+    # Without the second section's share, a.md leads b.md; by raw cosine they tie, by path.
+    assert [n.path for n in combine(pairs, second=0.0)][1:3] == ["a.md", "b.md"]
+    assert [n.path for n in combine(pairs, second=0.0, placed=False)][:2] == ["a.md", "b.md"]
+
+
+def test_combine_lifts_linked_notes() -> None:
+    pairs = [_pair("a.md", "a#1", 0.5), _pair("b.md", "b#1", 0.4)]
+    ranked = combine(pairs, second=0.0, linked={"b.md"})
+    assert [n.path for n in ranked] == ["b.md", "a.md"]
+    assert ranked[0].score == pytest.approx(0.4 + LINKED)
+
+
+# -- the bilingual layout: a Chinese note reaches English ones, and back --------------------------
+
+
+def _bilingual(minilm: int = 8, use: int = 6) -> BilingualEmbedder:
+    latin = LazyEmbedder(lambda: FakeEmbedder(minilm, "minilm"), minilm)
+    cjk = LazyEmbedder(lambda: FakeEmbedder(use, "use"), use)
+    return BilingualEmbedder(latin, cjk, "minilm", "use")
+
+
+def test_as_query_moves_the_use_part_where_a_question_of_that_script_reads() -> None:
+    embedder = _bilingual()
+    use = np.array([1, 2, 0, 0, 1, 0], dtype=np.float32)
+    minilm = np.arange(1, 9, dtype=np.float32)
+    # As the embedder stores them: each model's vector of unit length, the whole made unit.
+    unit_minilm, unit_use = minilm / np.linalg.norm(minilm), use / np.linalg.norm(use)
+    english = np.concatenate([unit_minilm, np.zeros(6), unit_use]) / np.sqrt(2)
+    chinese = np.concatenate([np.zeros(8), unit_use, np.zeros(6)])
+    # Read as they are stored, a Chinese and an English note have nothing in common.
+    assert float(english @ chinese) == 0.0
+    asked = as_query(embedder, chinese)[0]
+    unit = use / np.linalg.norm(use)
+    expected = np.concatenate([np.zeros(8), unit, 0.6 * unit]) / np.linalg.norm([1.0, 0.6])
+    assert np.allclose(asked, expected, atol=1e-6)
+    assert float(asked @ english) > 0.3  # through the bridge
+    back = as_query(embedder, english)[0]
+    weights = np.array(LATIN_QUERY) / np.linalg.norm(LATIN_QUERY)
+    assert np.allclose(back[:8], weights[0] * minilm / np.linalg.norm(minilm), atol=1e-6)
+    assert np.allclose(back[8:14], weights[1] * unit, atol=1e-6)
+    assert not back[14:].any()
+    assert float(back @ chinese) > 0.3  # an English note reaches Chinese ones by USE
+    # An embedder without `as_query` asks with the vector itself.
+    plain = np.array([3.0, 4.0], dtype=np.float32)
+    assert np.allclose(as_query(FakeEmbedder(2), plain)[0], [0.6, 0.8])
+
+
+def test_the_store_finds_across_languages_with_a_batched_query(tmp_path: Path) -> None:
+    embedder = _bilingual()
+    store = VectorStore(tmp_path / "vectors", str(tmp_path / "vault"), embedder.id, embedder.parts)
+    use = np.array([1, 2, 0, 0, 1, 0], dtype=np.float32)
+    english = np.concatenate([np.arange(1, 9, dtype=np.float32), np.zeros(6), use])
+    chinese = np.concatenate([np.zeros(8), use + 0.1, np.zeros(6)])
+    other = np.concatenate([np.zeros(8), np.array([0, 0, 3, 1, 0, 2], np.float32), np.zeros(6)])
+    ids = ["en.md#0", "zh.md#0", "other.md#0"]
+    rows = np.stack([english, chinese, other])
+    store.upsert(ids, rows / np.linalg.norm(rows, axis=1, keepdims=True), ["en.md", "zh.md", "o"])
+    kept = store.vectors(["en.md#0", "zh.md#0", "gone#0"])
+    assert set(kept) == {"en.md#0", "zh.md#0"}  # a chunk without a vector is absent
+    assert np.allclose(kept["en.md#0"], english / np.linalg.norm(english), atol=1e-6)
+    assert not kept["zh.md#0"][:8].any() and not kept["zh.md#0"][14:].any()
+    asked = np.concatenate([as_query(embedder, kept[i]) for i in ("zh.md#0", "en.md#0")])
+    from_zh, from_en = store.query_many(asked, 3)
+    assert [hit.chunk_id for hit in from_zh][:2] == ["zh.md#0", "en.md#0"]
+    assert from_zh[1].block == 2  # the English note, through its bridge vector
+    assert [hit.chunk_id for hit in from_en][:2] == ["en.md#0", "zh.md#0"]
+    assert from_en[1].block == 1
+    # One row asked alone gives what it gives in the batch.
+    assert store.query(asked[0], 3) == from_zh
+
+
+# -- the command line -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    """An OpenAI-compatible embedding server (a thread) with the test embedder behind it."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            send_json(self, embeddings_answer(body["model"], body["input"], 64))
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def test_the_command_embeds_first_then_answers_in_text_and_json(
+    tmp_path: Path,
+    endpoint: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    vault = write_notes(tmp_path / "vault", NOTES)
+    write(
+        tmp_path / "config",
+        "memlsp/config.toml",
+        f'embedder = "endpoint"\nembedder_url = "{endpoint}"\nembedder_model = "fake-64"\n',
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    cache = ("--cache-dir", str(tmp_path / "cache"), "--no-daemon")
+    assert main(["related", str(vault), "Fusion", "--json", *cache]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["note"] == "fusion.md" and "warning" not in data
+    first = data["results"][0]
+    assert set(first) == {
+        "path", "title", "score", "linked", "reason", "closest", "shared_tags",
+    }  # fmt: skip
+    assert (first["path"], first["title"], first["linked"]) == ("rrf.md", "RRF", True)
+    assert first["closest"]["theirs"] == ["RRF", "Formula"] and first["shared_tags"] == ["search"]
+    assert set(first["closest"]) == {"mine", "mine_line", "theirs", "theirs_line", "similarity"}
+    assert main(["related", str(vault), "fusion.md", "--limit", "2", *cache]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert lines[0] == f"{first['score']:.2f}  rrf.md  [linked]  {first['reason']}"
+    assert "[linked]" not in lines[1] or lines[1].split("  ")[1] == "inbound.md"
+    assert main(["related", str(vault), "no such note", *cache]) == 2
+    assert "no note 'no such note'" in capsys.readouterr().err
+
+
+def test_the_command_without_vectors_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = write_notes(tmp_path / "vault", NOTES)
+    args = ["related", str(vault), "fusion", "--embedder", "none", "--no-daemon"]
+    assert main([*args, "--cache-dir", str(tmp_path / "cache")]) == 0
+    assert capsys.readouterr().out == f"note: {NEEDS_VECTORS}\n"
+    assert main([*args, "--cache-dir", str(tmp_path / "cache"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data == {"note": "fusion.md", "results": [], "warning": NEEDS_VECTORS}
