@@ -2,7 +2,7 @@
 
 `tests/nvim/check_mentions.lua` does the work inside Neovim (diagnostics, quick fixes applied with
 Neovim's own `apply_workspace_edit`, code lenses run through the README's bindings) and prints one
-JSON line per check; this test writes a small vault with a case of each rule for mentions,
+JSON line per check; this test writes a small vault with a case of each rule of docs/mentions.md,
 runs it, and asserts on those lines what each case must give.
 """
 
@@ -209,6 +209,7 @@ def test_link_all_in_this_note_keeps_the_text_as_written(neovim: Session) -> Non
 def test_code_lenses_on_the_mentioned_note(neovim: Session) -> None:
     report = neovim.report
     lenses = neovim["code lenses"]
+    assert lenses["unlinked"] and lenses["related"], report
     uri = lenses["unlinked"]["arguments"][0]
     assert uri.endswith("/Reciprocal%20Rank%20Fusion.md"), report
     assert lenses["unlinked"] == {
