@@ -521,6 +521,52 @@ def mentions_json(answer: MentionsAnswer) -> MentionsJson:
     }
 
 
+class MentionAnswerJson(TypedDict):
+    """A mention of `memlsp/mentions`: where it is, in the client's position encoding."""
+
+    uri: str
+    path: str
+    range: RangeJson
+    text: str
+    targets: list[str]
+
+
+class _MentionsAnswerJson(TypedDict):
+    note: str  # the mentioned note's URI
+    path: str
+    mentions: list[MentionAnswerJson]
+    left_out: int
+
+
+class MentionsAnswerJson(_MentionsAnswerJson, total=False):
+    """`memlsp/mentions`: where other notes write a note's name as plain text."""
+
+    warning: str
+
+
+def mentions_answer_json(
+    uri: str, answer: MentionsAnswer, note_uri: Callable[[str], str], encoding: str
+) -> MentionsAnswerJson:
+    data: MentionsAnswerJson = {
+        "note": uri,
+        "path": answer.note,
+        "mentions": [
+            {
+                "uri": note_uri(mention.path),
+                "path": mention.path,
+                "range": range_json(mention.span, encoding),
+                "text": mention.text,
+                "targets": list(mention.targets),
+            }
+            for mention in answer.mentions
+        ],
+        "left_out": answer.left_out,
+    }
+    if answer.warning:
+        data["warning"] = answer.warning
+    return data
+
+
 # -- status and notifications ------------------------------------------------------------------
 
 
@@ -744,6 +790,7 @@ MESSAGES: dict[str, object] = {
     "memlsp/search": VaultSearchAnswerJson,
     "memlsp/links": LinksAnswerJson | None,  # None: the note is in no open vault
     "memlsp/related": RelatedAnswerJson | None,
+    "memlsp/mentions": MentionsAnswerJson | None,
     "memlsp/reindex": ReindexAnswerJson,
     "memlsp/status": StatusAnswerJson,
     "memlsp/indexed": IndexedJson,

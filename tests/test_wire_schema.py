@@ -20,8 +20,8 @@ from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
-from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from memlsp.navigation.mentions import MentionsAnswer, mentions_of
+from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import open_engine
 from tests.helpers.vault import FIXTURE_VAULT
 
@@ -245,21 +245,20 @@ STATES = (
 )
 
 
-RELATED = wire.related_json(
-    RelatedAnswer(
-        "index.md",
-        (
-            RelatedNote(
-                "notes/fusion.md",
-                0.82,
-                True,
-                SectionPair(("Index", "Search"), 5, ("Fusion", "Formula"), 9, 0.71),
-                ("search",),
-                "Fusion",
-            ),
+RELATED_ANSWER = RelatedAnswer(
+    "index.md",
+    (
+        RelatedNote(
+            "notes/fusion.md",
+            0.82,
+            True,
+            SectionPair(("Index", "Search"), 5, ("Fusion", "Formula"), 9, 0.71),
+            ("search",),
+            "Fusion",
         ),
-    )
+    ),
 )
+RELATED = wire.related_json(RELATED_ANSWER)
 
 
 def _vault_answers(engine: Engine) -> list[wire.VaultAnswer]:
@@ -293,6 +292,15 @@ CASES: dict[str, Callable[[Engine], list[Any]]] = {
     "related_json": lambda e: [wire.related_json(e.read().related("index.md")), RELATED],
     "mentions_json": lambda e: [
         wire.mentions_json(_mentions(e, path)) for path in e.read().graph.notes
+    ],
+    "related_answer_json": lambda e: [
+        wire.related_answer_json(_uri(a.note), a, _uri, lambda path: path.removesuffix(".md"))
+        for a in (e.read().related("index.md"), RELATED_ANSWER)
+    ],
+    "mentions_answer_json": lambda e: [
+        wire.mentions_answer_json(_uri(path), _mentions(e, path), _uri, code)
+        for path in e.read().graph.notes
+        for code in ("utf-8", "utf-16")
     ],
     "indexed_json": lambda e: [wire.indexed_json("file:///vault", e.refresh())],
     "vectors_notice_json": lambda e: [

@@ -1,8 +1,11 @@
-"""Problems with links (navigation/diagnostics.py), pushed to the client for every open note.
+"""Problems with links (navigation/diagnostics.py) and unlinked mentions (navigation/mentions.py),
+pushed to the client for every open note.
 
 They are computed again for every open note of a vault each time it changes, on the event loop, and
 sent only where they differ from what was sent: creating a missing note (in the editor or by any
-other program) clears the problems of every open note that links to it.
+other program) clears the problems of every open note that links to it, and a new note's name
+shows where it is written. A note's mentions are found again only when its text or the vault's
+names changed.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from lsprotocol.converters import get_converter
 from memlsp import wire
 from memlsp.config import Settings
 from memlsp.live.vault import LiveVault
-from memlsp.navigation.diagnostics import Levels, Problem, note_problems
+from memlsp.navigation.diagnostics import SEVERITIES, Levels, Problem, note_problems
+from memlsp.navigation.mentions import NameIndex, mention_problems, mentions_in_text, name_index
 from memlsp.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -51,6 +55,8 @@ class Publisher:
     def __init__(self, server: MemlspServer) -> None:
         self._server = server
         self._sent: dict[str, list[dict[str, Any]]] = {}  # document URI -> what the client has
+        # document URI -> the text and names its mentions were found with, and those mentions
+        self._mentions: dict[str, tuple[str, NameIndex, list[Problem]]] = {}
 
     def vault_changed(self, vault: LiveVault) -> None:
         """Every open note of `vault`, again (call on the event loop)."""
@@ -70,16 +76,34 @@ class Publisher:
 
     def closed(self, uri: str) -> None:
         """A closed note's problems leave the problems list."""
+        self._mentions.pop(uri, None)
         if self._sent.pop(uri, None):
             self._send(uri, [])
 
     def _publish(self, uri: str, snapshot: Snapshot, path: str) -> None:
         encoding = self._server.encoding
         problems = note_problems(snapshot.view, path, levels_of(snapshot.settings))
+        problems += self._mention_problems(uri, snapshot, path)
+        problems.sort(key=lambda problem: (problem.span.line, problem.span.start))
         diagnostics = [diagnostic_json(problem, encoding) for problem in problems]
         if self._sent.get(uri) != diagnostics:  # never sent counts as different
             self._sent[uri] = diagnostics
             self._send(uri, diagnostics)
+
+    def _mention_problems(self, uri: str, snapshot: Snapshot, path: str) -> list[Problem]:
+        settings = snapshot.settings
+        severity = SEVERITIES.get(settings.unlinked_mentions)
+        text = snapshot.read(path)
+        if severity is None or text is None:
+            return []
+        names = name_index(snapshot.graph, settings.mention_min_length)
+        known = self._mentions.get(uri)
+        if known is not None and known[1] is names and known[0] == text:
+            found = known[2]
+        else:
+            found = mention_problems(mentions_in_text(path, text, names), severity)
+            self._mentions[uri] = (text, names, found)
+        return [problem for problem in found if problem.severity == severity]
 
     def _send(self, uri: str, diagnostics: list[dict[str, Any]]) -> None:
         document = self._server.document(uri)

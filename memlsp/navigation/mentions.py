@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from memlsp.model import Span
-from memlsp.navigation.actions import Action
+from memlsp.navigation.actions import REWRITE, Action
 from memlsp.navigation.diagnostics import Code, Problem, Severity
 from memlsp.navigation.edits import Edit
 from memlsp.parse.names_in_text import (
@@ -104,15 +103,24 @@ def build_name_index(notes: Iterable[tuple[str, tuple[str, ...]]], min_length: i
 
 
 def name_index(graph: LinkGraph, min_length: int) -> NameIndex:
-    """The names of the graph's notes; a frozen graph's are built once per `min_length`."""
-    if graph.frozen:
-        return _frozen_index(graph, min_length)
-    return _build(graph, min_length)
+    """The names of the graph's notes. A frozen graph's are kept while its revisions change no
+    name: an edit makes a new revision, and building 10,000 notes' names costs more than a
+    keystroke may."""
+    global _built
+    if not graph.frozen:
+        return _build(graph, min_length)
+    token = graph.table.names_token
+    for known, length, names in _built:
+        if known is token and length == min_length:
+            return names
+    names = _build(graph, min_length)
+    _built = [(token, min_length, names), *_built[: KEPT_INDEXES - 1]]
+    return names
 
 
-@lru_cache(maxsize=4)  # a frozen graph is one revision: its names never change
-def _frozen_index(graph: LinkGraph, min_length: int) -> NameIndex:
-    return _build(graph, min_length)
+KEPT_INDEXES = 4  # a few vaults open at once, or a vault and a changed setting
+# Read and replaced whole by requests on threads: a new list each time, never changed in place.
+_built: list[tuple[object, int, NameIndex]] = []
 
 
 def _build(graph: LinkGraph, min_length: int) -> NameIndex:
@@ -239,7 +247,7 @@ def link_all_action(view: VaultView, answer: MentionsAnswer) -> Action | None:
     if notes:
         title += f" ({'; '.join(notes)})"
     edits = tuple(link_edit(view, m, answer.note) for m in sure)
-    return Action(title, edits, fixes=Code.UNLINKED_MENTION)
+    return Action(title, edits, kind=REWRITE)
 
 
 def mention_problems(mentions: Sequence[Mention], severity: Severity) -> list[Problem]:

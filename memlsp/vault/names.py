@@ -76,6 +76,13 @@ class NameTable:
         self._aliases = dict(self._aliases)
         self._shared = False
 
+    @property
+    def names_token(self) -> object:
+        """An object that stays the same (`is`) between two revisions of the table exactly when
+        no name or alias changed between them: a change copies the containers first (`_own`).
+        Only a frozen graph's table may be compared: a writable one changes in place."""
+        return self._aliases
+
     @staticmethod
     def lookup_path(path: str) -> str:
         """The key a path is found under: notes lose their suffix."""

@@ -1,4 +1,4 @@
-"""The code lens on a note's first line, through a real client with the recorded capabilities of
+"""The code lens of links on a note's first line, through a real client with the recorded capabilities of
 VS Code and Neovim: counts by note, kept current as other notes change, and a setting turns it
 off."""
 
@@ -18,6 +18,12 @@ pytestmark = [
 ]
 
 
+async def link_lens(session: Session, path: str) -> list[types.CodeLens]:
+    """The lens of a note's links (the lenses of its mentions and related notes aside)."""
+    found = await lenses(session, path)
+    return [lens for lens in found if lens.command and lens.command.command == "memlsp.showLinks"]
+
+
 async def lenses(session: Session, path: str) -> list[types.CodeLens]:
     found = await session.client.text_document_code_lens_async(
         types.CodeLensParams(session.doc(path))
@@ -32,7 +38,7 @@ def fixture_title(path: str) -> str:
 
 
 async def test_a_note_has_one_lens_on_its_first_line_that_opens_its_links(own: Session) -> None:
-    [lens] = await lenses(own, "search/bm25.md")
+    [lens] = await link_lens(own, "search/bm25.md")
     assert lens.range == types.Range(types.Position(0, 0), types.Position(0, 0))
     assert lens.command is not None
     assert lens.command.title == fixture_title("search/bm25.md")
@@ -45,17 +51,17 @@ async def test_a_note_has_one_lens_on_its_first_line_that_opens_its_links(own: S
 
 
 async def test_the_counts_follow_other_notes(own: Session) -> None:
-    [before] = await lenses(own, "pkm/zettelkasten.md")
+    [before] = await link_lens(own, "pkm/zettelkasten.md")
     assert before.command is not None
     title = before.command.title
     own.write("inbox/new-reader.md", "# New reader\n\n[[zettelkasten]] and [[Never written]]\n")
 
     async def one_more() -> bool:
-        [now] = await lenses(own, "pkm/zettelkasten.md")
+        [now] = await link_lens(own, "pkm/zettelkasten.md")
         return now.command is not None and now.command.title != title
 
     await own.until(one_more)
-    [after] = await lenses(own, "inbox/new-reader.md")
+    [after] = await link_lens(own, "inbox/new-reader.md")
     assert after.command is not None
     assert after.command.title == "0 inlinks · 1 outlink · 1 unresolved"
 

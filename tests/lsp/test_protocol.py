@@ -115,6 +115,8 @@ class Vault:
             types.SHUTDOWN: None,
             "memlsp/search": {"query": "second"},
             "memlsp/links": {"uri": self.uri("alpha.md")},
+            "memlsp/related": {"uri": self.uri("alpha.md"), "limit": 5},
+            "memlsp/mentions": {"uri": self.uri("alpha.md")},
             "memlsp/status": {},
             "memlsp/reindex": {},
         }[method]
@@ -164,6 +166,8 @@ class Vault:
                 {"query": "x", "min_score": []},
             ],
             "memlsp/links": [{"uri": 5}, {"uri": None}],
+            "memlsp/related": [{"uri": 5}, {"uri": self.uri("alpha.md"), "limit": "ten"}],
+            "memlsp/mentions": [{"uri": 5}, {"uri": None}],
         }
         return kinds + by_method.get(method, [])
 
@@ -691,6 +695,10 @@ def well_typed(vault: Vault) -> dict[str, st.SearchStrategy[Any]]:
         ),
         "memlsp/search": search,
         "memlsp/links": st.fixed_dictionaries({"uri": uri}),
+        "memlsp/related": st.fixed_dictionaries(
+            {"uri": uri}, optional={"limit": st.integers(-5, 200)}
+        ),
+        "memlsp/mentions": st.fixed_dictionaries({"uri": uri}),
         "memlsp/status": anything,
         "memlsp/reindex": anything,
     }
@@ -722,7 +730,7 @@ def test_fuzz_every_request_is_answered_once(
     seen: set[tuple[str, int | None]] = set()
 
     @settings(
-        max_examples=300,
+        max_examples=400,
         deadline=None,
         database=None,
         # The same draws each run: with random ones, now and then no draw for some method got

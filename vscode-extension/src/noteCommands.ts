@@ -16,7 +16,7 @@ import {
   relatedRow,
 } from "./related";
 import { RELATED_LIMIT, insertAtCursor, isNote } from "./relatedView";
-import { MentionJson, Messages } from "./wire";
+import { MentionAnswerJson, Messages } from "./wire";
 
 const INSERT_LINK: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("link"), tooltip: "Insert link" };
 
@@ -127,7 +127,7 @@ export async function showUnlinked(client: () => LanguageClient | undefined, arg
 
 /** Each mentioning line's text: from the open document when there is one (it may be unsaved),
  * else from the file. A file that cannot be read just shows no line. */
-async function mentionLines(mentions: readonly MentionJson[]): Promise<Map<string, Map<number, string>>> {
+async function mentionLines(mentions: readonly MentionAnswerJson[]): Promise<Map<string, Map<number, string>>> {
   const wanted = new Map<string, Set<number>>();
   for (const mention of mentions) {
     const lines = wanted.get(mention.uri) ?? new Set<number>();

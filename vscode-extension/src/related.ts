@@ -2,7 +2,7 @@
 // the two pickers show. No `vscode` import, so the node:test unit tests run without an editor.
 
 import { snippet } from "./picker";
-import { MentionJson, MentionsAnswerJson, RangeJson, RelatedAnswerJson, RelatedNoteAnswerJson } from "./wire";
+import { MentionAnswerJson, MentionsAnswerJson, RangeJson, RelatedAnswerJson, RelatedNoteAnswerJson } from "./wire";
 
 /** A related note as a row: the Quick Pick's fields and the tree item's. */
 export interface RelatedRow {
@@ -70,7 +70,7 @@ export interface MentionRow {
 }
 
 /** `lineText`: the mentioning line as the file has it, when it was read. */
-export function mentionRow(mention: MentionJson, lineText?: string): MentionRow {
+export function mentionRow(mention: MentionAnswerJson, lineText?: string): MentionRow {
   const shared = mention.targets.length > 1 ? `shared by ${mention.targets.join(", ")}` : "";
   const line = lineText === undefined ? "" : snippet(lineText);
   return {

@@ -155,7 +155,7 @@ export interface RelatedAnswerJson {
 // -- memlsp/mentions -----------------------------------------------------------------------------
 
 /** A place where the note's name (or an alias) is written as plain text: a link that could be. */
-export interface MentionJson {
+export interface MentionAnswerJson {
   uri: string; // the mentioning note
   path: string;
   range: RangeJson;
@@ -165,8 +165,10 @@ export interface MentionJson {
 
 export interface MentionsAnswerJson {
   note: string; // the note's URI
-  mentions: MentionJson[];
+  path: string;
+  mentions: MentionAnswerJson[];
   left_out: number; // mentions beyond the ones listed
+  warning?: string; // e.g. the note has no name long enough to look for
 }
 
 // -- memlsp/status, memlsp/reindex and the notifications -----------------------------------------

@@ -12,6 +12,7 @@ from memlsp.lsp.features import hover as hover
 from memlsp.lsp.features import lens as lens
 from memlsp.lsp.features import lifecycle as lifecycle
 from memlsp.lsp.features import links as links
+from memlsp.lsp.features import mentions as mentions
 from memlsp.lsp.features import references as references
 from memlsp.lsp.features import related as related
 from memlsp.lsp.features import rename as rename
@@ -33,6 +34,7 @@ MODULES = (
     calls,
     custom,
     related,
+    mentions,
 )
 
 

@@ -1,5 +1,7 @@
-"""textDocument/codeAction: quick fixes for links with a problem (navigation/actions.py), and
-links to make: to the notes about a selected phrase (navigation/meaning.py)."""
+"""textDocument/codeAction: quick fixes for links with a problem (navigation/actions.py), links to
+make where a note's name is written as plain text (navigation/mentions.py), and to the notes about
+a selected phrase (navigation/meaning.py). On a note's first line, "Link all N unlinked mentions"
+of that note, one edit over every note that names it."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ from lsprotocol import types
 
 from memlsp.lsp import client, convert
 from memlsp.lsp.context import NoteRequest
+from memlsp.lsp.features.mentions import unlinked
 from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.actions import Action, actions_at
 from memlsp.navigation.meaning import link_about
+from memlsp.navigation.mentions import link_all_action, mention_actions, name_index
 
 
 def register(server: MemlspServer) -> None:
@@ -34,12 +38,7 @@ def register(server: MemlspServer) -> None:
             encoding = server.workspace.position_encoding
             start = convert.column_of(text, where.start.character, encoding)
             end = convert.column_of(text, where.end.character, encoding)
-            folder = note.settings.new_note_folder
-            line = where.start.line
-            found = actions_at(note.view, note.path, lines, line, start, end, folder)
-            if start < end:
-                about = note.snapshot.notes_about
-                found += link_about(note.view, note.path, lines, line, start, end, about)
+            found = _offered(note, lines, where.start.line, start, end)
             creates = client.can_create_files(server.client_capabilities)
             return [
                 _code_action(server, note, action, params.context.diagnostics)
@@ -48,6 +47,19 @@ def register(server: MemlspServer) -> None:
             ]
 
         return await server.in_note(uri, work, None)
+
+
+def _offered(note: NoteRequest, lines: list[str], line: int, start: int, end: int) -> list[Action]:
+    """Every action for the columns start..end of `line`, fixes first."""
+    view, path, settings = note.view, note.path, note.settings
+    found = actions_at(view, path, lines, line, start, end, settings.new_note_folder)
+    names = name_index(view.graph, settings.mention_min_length)
+    found += mention_actions(view, names, path, lines, line, start, end)
+    if line == 0:  # the note's title line, where its lens counts the mentions
+        found += filter(None, [link_all_action(view, unlinked(note))])
+    if start < end:
+        found += link_about(view, path, lines, line, start, end, note.snapshot.notes_about)
+    return found
 
 
 def _code_action(

@@ -14,11 +14,13 @@ from lsprotocol import types
 
 from memlsp.lsp import convert
 from memlsp.lsp.context import NoteRequest
+from memlsp.lsp.features.mentions import unlinked
 from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.counts import lens_title, link_counts
 
 SHOW_LINKS = "memlsp.showLinks"
 SHOW_RELATED = "memlsp.showRelated"
+SHOW_UNLINKED = "memlsp.showUnlinked"
 
 
 def register(server: MemlspServer) -> None:
@@ -34,6 +36,10 @@ def register(server: MemlspServer) -> None:
             close = sum(result.score > 0 for result in related.results)
             if close:
                 lenses.append((f"{close} related", SHOW_RELATED))
+            mentioned = unlinked(note)
+            count = len(mentioned.mentions) + mentioned.left_out
+            if count:
+                lenses.append((f"{count} unlinked", SHOW_UNLINKED))
             return [
                 types.CodeLens(
                     range=convert.line_range(0),

@@ -13,7 +13,7 @@ import {
   scoreText,
   wikilink,
 } from "../related";
-import { MentionJson, RelatedNoteAnswerJson } from "../wire";
+import { MentionAnswerJson, RelatedNoteAnswerJson } from "../wire";
 
 function related(overrides: Partial<RelatedNoteAnswerJson> = {}): RelatedNoteAnswerJson {
   return {
@@ -69,7 +69,7 @@ test("the view's message: none when there are rows, else the server's warning or
   assert.equal(relatedMessage(null), "This note is in no open vault.");
 });
 
-function mention(overrides: Partial<MentionJson> = {}): MentionJson {
+function mention(overrides: Partial<MentionAnswerJson> = {}): MentionAnswerJson {
   return {
     uri: "file:///vault/search/bm25.md",
     path: "search/bm25.md",
@@ -106,9 +106,9 @@ test("Link all: its label, and found among the code actions by its title", () =>
 
 test("the mentions picker's title counts what is listed and what is left out", () => {
   const note = "file:///vault/search/tantivy.md";
-  assert.equal(mentionsTitle({ note, mentions: [mention()], left_out: 0 }, "tantivy"), "Unlinked mentions of tantivy: 1");
+  assert.equal(mentionsTitle({ note, path: "search/tantivy.md", mentions: [mention()], left_out: 0 }, "tantivy"), "Unlinked mentions of tantivy: 1");
   assert.equal(
-    mentionsTitle({ note, mentions: [mention(), mention()], left_out: 5 }, "tantivy"),
+    mentionsTitle({ note, path: "search/tantivy.md", mentions: [mention(), mention()], left_out: 5 }, "tantivy"),
     "Unlinked mentions of tantivy: 2 (5 more not listed)",
   );
 });
