@@ -149,6 +149,7 @@ end
 -- -- start the server ----------------------------------------------------------------------------
 
 local indexed, vectors = nil, nil
+local published = {} -- note path -> the document version its last diagnostics were for
 
 local function open(rel)
   vim.cmd.edit(vim.fn.fnameescape(VAULT .. "/" .. rel))
@@ -169,6 +170,11 @@ local function start()
       end,
       ["memlsp/vectors"] = function(_, params)
         vectors = params.vectors
+      end,
+      -- Neovim's own handler, after noting which version of the note the diagnostics are for.
+      ["textDocument/publishDiagnostics"] = function(err, result, ctx)
+        published[vim.fs.normalize(vim.uri_to_fname(result.uri))] = result.version or -1
+        return vim.lsp.handlers["textDocument/publishDiagnostics"](err, result, ctx)
       end,
     },
   }, { bufnr = buf })
@@ -263,17 +269,16 @@ local function check_link_all_here(buf)
   end
   vim.lsp.util.apply_workspace_edit(all.edit, client.offset_encoding)
   check("link all in this note", true, { title = all.title, kind = all.kind, text = buffer_text(buf) })
-  -- The linked names leave the diagnostics once the server has the change.
-  local linked = all.title:match("mentions of “(.-)”"):lower()
-  vim.wait(REQUEST_MS, function()
-    for _, text in ipairs(texts_of(mentions_flagged(buf))) do
-      if text:lower() == linked then
-        return false
-      end
-    end
-    return true
-  end, 50)
-  check("diagnostics after linking", true, { flagged = texts_of(mentions_flagged(buf)) })
+  -- Until the server publishes diagnostics for the changed text, Neovim shows the old ones.
+  local path = vim.fs.normalize(vim.api.nvim_buf_get_name(buf))
+  local current = vim.wait(REQUEST_MS, function()
+    return (published[path] or -1) >= vim.lsp.util.buf_versions[buf]
+  end, 20)
+  check("diagnostics after linking", current, {
+    flagged = texts_of(mentions_flagged(buf)),
+    version = vim.lsp.util.buf_versions[buf],
+    published = published[path] or vim.NIL,
+  })
 end
 
 -- -- the mentioned note: lenses, the README's bindings, link all ------------------------------------
