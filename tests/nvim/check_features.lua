@@ -339,6 +339,74 @@ local function check_completion(buf)
   })
 end
 
+-- Completion by meaning: after `[[`, a phrase that shares no word with any note's name is offered
+-- the note about it, written `[[note|phrase]]`. First the server's item as such (its edit applied
+-- with Neovim's own function, as `check_completion` does); then as a user gets it: `<C-x><C-o>`
+-- (Neovim's `vim.lsp.omnifunc`) in Insert mode, the note chosen in Neovim's popup menu, which
+-- inserts what Neovim makes of the item. The keys run as typed; `memlsp_choose_by_meaning` runs
+-- inside Insert mode (`<Cmd>`), where it waits for the menu the server's answer fills.
+local PHRASE = "visiting shrines of former imperial capitals"
+local BY_MEANING = "by meaning · travel/kyoto-2023.md"
+local LINKED_PHRASE = "[[kyoto-2023|" .. PHRASE .. "]]"
+local menu = { offered = {} }
+
+function _G.memlsp_choose_by_meaning()
+  menu.shown = vim.wait(REQUEST_MS, function()
+    return vim.fn.pumvisible() == 1
+  end, 20)
+  for index, entry in ipairs(vim.fn.complete_info({ "items" }).items or {}) do
+    local item = vim.tbl_get(entry, "user_data", "nvim", "lsp", "completion_item") or {}
+    table.insert(menu.offered, { detail = item.detail or entry.menu, word = entry.word })
+    if item.detail == BY_MEANING and menu.chosen == nil then
+      menu.chosen = entry.word
+      vim.api.nvim_select_popupmenu_item(index - 1, true, true, {})
+    end
+  end
+end
+
+local function new_line(buf, text)
+  local line = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_lines(buf, line, line, false, { text })
+  return line
+end
+
+local function check_completion_by_meaning(buf)
+  local typed = "[[" .. PHRASE
+  local line = new_line(buf, typed)
+  local result, err = request(buf, "textDocument/completion", {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = line, character = #typed },
+  })
+  local item = nil
+  for _, candidate in ipairs((result or {}).items or result or {}) do
+    if candidate.detail == BY_MEANING then
+      item = candidate
+      break
+    end
+  end
+  if item ~= nil and item.textEdit ~= nil then
+    vim.lsp.util.apply_text_edits({ item.textEdit }, buf, client.offset_encoding)
+  end
+  local written = vim.api.nvim_buf_get_lines(buf, line, line + 1, false)[1]
+  check("completion by meaning", written == LINKED_PHRASE and item ~= nil and item.filterText == PHRASE, {
+    item = item or vim.NIL,
+    written = written,
+    error = err,
+  })
+
+  line = new_line(buf, typed)
+  vim.api.nvim_win_set_buf(0, buf)
+  vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
+  vim.bo[buf].omnifunc = "v:lua.vim.lsp.omnifunc"
+  vim.api.nvim_feedkeys(vim.keycode("A<C-x><C-o><Cmd>lua _G.memlsp_choose_by_meaning()<CR><Esc>"), "x", false)
+  written = vim.api.nvim_buf_get_lines(buf, line, line + 1, false)[1]
+  check("completion by meaning in the menu", written == LINKED_PHRASE, {
+    menu = menu.shown,
+    offered = menu.offered,
+    written = written,
+  })
+end
+
 --- The code lens on the note's first line, through Neovim's own codelens module (refresh, then
 --- the lenses it keeps for the buffer), and its command bound as the README says.
 local function check_code_lens(buf)
@@ -402,6 +470,7 @@ check_symbol(buf, "tantivy", "search/tantivy.md")
 check_symbol(buf, "向量检索", "search/向量检索.md")
 check_completion(buf)
 check_semantic(buf)
+check_completion_by_meaning(buf)
 check_code_lens(buf)
 check_rename(buf)
 finish()
