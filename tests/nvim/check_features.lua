@@ -398,6 +398,8 @@ local function check_completion_by_meaning(buf)
   vim.api.nvim_win_set_buf(0, buf)
   vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
   vim.bo[buf].omnifunc = "v:lua.vim.lsp.omnifunc"
+  -- As the README's LspAttach recipe: Neovim's LSP completion expands the chosen item whole.
+  vim.lsp.completion.enable(true, client.id, buf)
   vim.api.nvim_feedkeys(vim.keycode("A<C-x><C-o><Cmd>lua _G.memlsp_choose_by_meaning()<CR><Esc>"), "x", false)
   written = vim.api.nvim_buf_get_lines(buf, line, line + 1, false)[1]
   check("completion by meaning in the menu", written == LINKED_PHRASE, {
