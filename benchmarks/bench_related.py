@@ -10,9 +10,12 @@ engine runs in this process on the index `bench_vaults.py` keeps in `--cache-dir
 VAULT --cache-dir DIR` makes it; nothing is embedded here). Per set:
 
 - `related`: `Snapshot.related(note, 10)`, as `memlsp related VAULT NOTE --limit 10` answers;
-- the combinations compared: the same section pairs combined with other shares of the second best
-  section, on the embedder's scale or by raw cosine, with other bonuses for a linked note
-  (`search/related.py` `combine`);
+- the variants compared (`search/related.py` `combine` over the same pairs): the earlier rule
+  (best pair + 0.3 x the second best section, +0.2 when linked, ranked by the score held to 1.0),
+  then one step at a time to the default: the order by the score not held to 1.0, the link bonus,
+  the linked and naming notes the nearest chunks missed as candidates (`compared_pairs`), the
+  bonus for naming this note, the bonus for the same folder; and the default with one part
+  changed;
 - `search`: `memlsp search` in hybrid mode with the note's title and body (its first 2,000
   characters) as the query, the note itself left out.
 
@@ -38,7 +41,14 @@ from metrics import recall_at_k
 from memlsp.config import Settings
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest
-from memlsp.search.related import combine, linked_notes, section_pairs
+from memlsp.search.related import (
+    NoteScore,
+    Weights,
+    combine,
+    compared_pairs,
+    note_ties,
+    section_pairs,
+)
 from memlsp.snapshot import Snapshot
 
 DEFAULT_VAULTS = REPO_ROOT.parent / "shared" / "data" / "vaults"
@@ -47,18 +57,52 @@ SETS = ("vaultofknowledge", "knowledge-garden")
 K = 10
 QUERY_CHARS = 2000
 TIMED_OTHERS = 100
-# (label, share of the second best section, on the embedder's scale, bonus of a linked note)
-COMBINATIONS = (
-    ("best pair, scaled, no link bonus", 0.0, True, 0.0),
-    ("best + 0.3 second, scaled, no link bonus", 0.3, True, 0.0),
-    ("best + 0.5 second, scaled, no link bonus", 0.5, True, 0.0),
-    ("best + 1.0 second, scaled, no link bonus", 1.0, True, 0.0),
-    ("best pair, raw cosine, no link bonus", 0.0, False, 0.0),
-    ("best + 0.3 second, raw cosine, no link bonus", 0.3, False, 0.0),
-    ("best pair, scaled, link bonus 0.2", 0.0, True, 0.2),
-    ("best + 0.3 second, scaled, link bonus 0.1", 0.3, True, 0.1),
-    ("best + 0.3 second, scaled, link bonus 0.3", 0.3, True, 0.3),
+NO_BONUS = Weights(second=0.0, linked=0.0, mentions=0.0, same_folder=0.0)
+
+
+@dataclass(frozen=True)
+class Variant:
+    label: str
+    weights: Weights
+    compared: bool = True  # linked and naming notes missed by the nearest chunks are candidates
+    held: bool = False  # ranked by the score held to 1.0, as before
+
+
+VARIANTS = (
+    Variant(
+        "before: best + 0.3 second, linked +0.2, held to 1.0",
+        replace(NO_BONUS, second=0.3, linked=0.2),
+        compared=False,
+        held=True,
+    ),
+    Variant(
+        "best + 0.3 second, linked +0.2, not held",
+        replace(NO_BONUS, second=0.3, linked=0.2),
+        compared=False,
+    ),
+    Variant("best pair, linked +0.2", replace(NO_BONUS, linked=0.2), compared=False),
+    Variant("best pair, linked +0.5", replace(NO_BONUS, linked=0.5), compared=False),
+    Variant("  + linked and naming notes compared", replace(NO_BONUS, linked=0.5)),
+    Variant("  + names it +0.2 x coverage", replace(NO_BONUS, linked=0.5, mentions=0.2)),
+    Variant("  + same folder +0.2 (the default)", Weights()),
+    Variant("default, nearest chunks only", Weights(), compared=False),
+    Variant("default, + 0.3 second", replace(Weights(), second=0.3)),
+    Variant("default, linked +0.3", replace(Weights(), linked=0.3)),
+    Variant("default, names it +0.1", replace(Weights(), mentions=0.1)),
+    Variant("default, names it +0.3", replace(Weights(), mentions=0.3)),
+    Variant("default, same folder +0.1", replace(Weights(), same_folder=0.1)),
+    Variant("default, same folder +0.3", replace(Weights(), same_folder=0.3)),
+    Variant("default, raw cosine", replace(Weights(), placed=False)),
 )
+
+
+def ranked(scores: Sequence[NoteScore], held: bool) -> list[str]:
+    """The first K notes, by the score or (`held`) by the score held to 1.0, the best pair next."""
+    if held:
+        scores = sorted(
+            scores, key=lambda n: (-min(1.0, max(0.0, n.score)), -n.best.placed, n.path)
+        )
+    return [n.path for n in scores[:K]]
 
 
 @dataclass(frozen=True)
@@ -130,19 +174,22 @@ def run_set(
         _, recalls["related"] = mean_recall(
             judged, lambda p: [r.path for r in snapshot.related(p, K).results]
         )
-        pairs = {
-            j.note: section_pairs(j.note, snapshot.graph, snapshot.keyword, side, K).pairs
+        graph, keyword = snapshot.graph, snapshot.keyword
+        found = {j.note: section_pairs(j.note, graph, keyword, side, K) for j in judged}
+        ties = {j.note: note_ties(j.note, graph, keyword) for j in judged}
+        more = {
+            j.note: compared_pairs(
+                j.note, found[j.note], ties[j.note].candidates(), graph, keyword, side
+            )
             for j in judged
         }
-        linked = {j.note: linked_notes(snapshot.graph, j.note) for j in judged}
-        for label, second, placed, bonus in COMBINATIONS:
+        for variant in VARIANTS:
 
-            def ranking(
-                path: str, s: float = second, c: bool = placed, b: float = bonus
-            ) -> list[str]:
-                return [n.path for n in combine(pairs[path], s, c, linked[path], b)[:K]]
+            def ranking(path: str, v: Variant = variant) -> list[str]:
+                pairs = (*found[path].pairs, *(more[path] if v.compared else ()))
+                return ranked(combine(pairs, ties[path], v.weights), v.held)
 
-            _, recalls[label] = mean_recall(judged, ranking)
+            _, recalls[variant.label] = mean_recall(judged, ranking)
         _, recalls["search with the note's text"] = mean_recall(
             judged, lambda p: searched(snapshot, p)
         )

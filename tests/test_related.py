@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -22,8 +23,15 @@ from memlsp.index.vectors import VectorStore
 from memlsp.search.related import (
     LINKED,
     NEEDS_VECTORS,
+    SAME_FOLDER,
+    Pairs,
     PairScore,
+    Ties,
+    Weights,
     combine,
+    compared_pairs,
+    note_ties,
+    section_pairs,
 )
 from tests.helpers.engine import embedded_vault, indexed_engine
 from tests.helpers.fake_embedder import FakeEmbedder, embeddings_answer, send_json
@@ -75,8 +83,12 @@ def test_the_closest_sections_shared_tags_and_reason(engine: Engine) -> None:
     assert rrf.closest.theirs == ("RRF", "Formula") and rrf.closest.theirs_line == 9
     assert 0 < rrf.closest.similarity <= 1
     assert rrf.shared_tags == ("search",)  # tags compare without case; `ranking` is not theirs
+    # Each tie that added to its score: it is linked, its text has this note's title, and both
+    # sit at the vault's root.
+    assert rrf.linked and rrf.mentions == "Fusion" and rrf.same_folder
     assert rrf.reason == (
-        f"“Fusion” ↔ “RRF › Formula” ({rrf.closest.similarity:.2f}); shared tags #search"
+        f"“Fusion” ↔ “RRF › Formula” ({rrf.closest.similarity:.2f}); linked; mentions “Fusion”; "
+        "same folder; shared tags #search"
     )
     bm25 = next(n for n in engine.read().related("fusion.md").results if n.path == "bm25.md")
     assert bm25.shared_tags == () and "shared tags" not in bm25.reason
@@ -148,6 +160,9 @@ def _pair(path: str, chunk: str, placed: float, similarity: float = 0.5) -> Pair
     return PairScore(0, chunk, path, similarity, placed)
 
 
+NO_BONUS = Weights(linked=0.0, mentions=0.0, same_folder=0.0)
+
+
 def test_combine_scores_the_best_pair_plus_a_share_of_a_second_section() -> None:
     pairs = [
         _pair("a.md", "a#1", 0.8),
@@ -157,23 +172,103 @@ def test_combine_scores_the_best_pair_plus_a_share_of_a_second_section() -> None
         _pair("c.md", "c#1", 1.5),  # beyond `high` on the scale
         _pair("d.md", "d#1", -0.4),  # below `low`
     ]
-    scores = {n.path: n.score for n in combine(pairs, second=0.5)}
+    half = replace(NO_BONUS, second=0.5)
+    scores = {n.path: n.score for n in combine(pairs, weights=half)}
     assert scores["a.md"] == pytest.approx(0.8 / 1.5)
     assert scores["b.md"] == pytest.approx((0.7 + 0.5 * 0.6) / 1.5)
-    assert (scores["c.md"], scores["d.md"]) == (1.0, 0.0)  # held to 0..1
-    ranked = combine(pairs, second=0.5)
+    assert (scores["c.md"], scores["d.md"]) == (pytest.approx(1.0), pytest.approx(-0.4 / 1.5))
+    ranked = combine(pairs, weights=half)
     assert [n.path for n in ranked] == ["c.md", "b.md", "a.md", "d.md"]
     assert ranked[1].best.theirs == "b#1"
     # Without the second section's share, a.md leads b.md; by raw cosine they tie, by path.
-    assert [n.path for n in combine(pairs, second=0.0)][1:3] == ["a.md", "b.md"]
-    assert [n.path for n in combine(pairs, second=0.0, placed=False)][:2] == ["a.md", "b.md"]
+    assert [n.path for n in combine(pairs, weights=NO_BONUS)][1:3] == ["a.md", "b.md"]
+    raw = replace(NO_BONUS, placed=False)
+    assert [n.path for n in combine(pairs, weights=raw)][:2] == ["a.md", "b.md"]
 
 
-def test_combine_lifts_linked_notes() -> None:
-    pairs = [_pair("a.md", "a#1", 0.5), _pair("b.md", "b#1", 0.4)]
-    ranked = combine(pairs, second=0.0, linked={"b.md"})
-    assert [n.path for n in ranked] == ["b.md", "a.md"]
-    assert ranked[0].score == pytest.approx(0.4 + LINKED)
+def test_combine_keeps_the_order_beyond_the_top_of_the_scale() -> None:
+    pairs = [_pair("a.md", "a#1", 1.1), _pair("b.md", "b#1", 1.6), _pair("c.md", "c#1", 1.3)]
+    ranked = combine(pairs, Ties(linked=frozenset({"a.md"})), replace(NO_BONUS, linked=0.3))
+    assert [(n.path, round(n.score, 6)) for n in ranked] == [
+        ("b.md", 1.6),
+        ("a.md", 1.4),
+        ("c.md", 1.3),
+    ]
+
+
+def test_combine_adds_a_bonus_for_each_tie() -> None:
+    pairs = [
+        _pair("x/a.md", "a#1", 0.9),
+        _pair("b.md", "b#1", 0.5),
+        _pair("x/c.md", "c#1", 0.4),
+        _pair("d.md", "d#1", 0.6),
+    ]
+    ties = Ties(frozenset({"b.md"}), {"d.md": 0.5, "b.md": 1.0}, folder="x")
+    scores = {n.path: n.score for n in combine(pairs, ties)}
+    assert scores == pytest.approx(
+        {
+            "x/a.md": 0.9 + SAME_FOLDER,
+            "b.md": 0.5 + LINKED + Weights().mentions,
+            "x/c.md": 0.4 + SAME_FOLDER,
+            "d.md": 0.6 + 0.5 * Weights().mentions,
+        }
+    )
+    assert [n.path for n in combine(pairs, ties)] == ["b.md", "x/a.md", "d.md", "x/c.md"]
+    # No folder: nothing is in it (a note at the root has folder "").
+    assert Ties(folder="").in_folder("b.md") and not Ties().in_folder("b.md")
+    assert not Ties(folder="x").in_folder("x/y/a.md")
+
+
+# -- candidates besides the nearest chunks --------------------------------------------------------
+
+TIED = {
+    "topic/hiit.md": "# HIIT\n\nInterval training: short sprints and rest, heart rate high.\n",
+    "topic/epoc.md": "# EPOC\n\nOxygen use after exercise. See [[hiit]].\n",
+    "topic/cardio.md": "# Cardio\n\nSteady running keeps the heart rate moderate.\n",
+    "elsewhere/plan.md": "# Plan\n\nMonday HIIT, Tuesday rest, Wednesday HIIT again.\n",
+    "elsewhere/bread.md": "# Bread\n\nFlour, water and yeast.\n",
+}
+
+
+def test_ties_and_the_pairs_of_notes_the_nearest_chunks_missed(tmp_path: Path) -> None:
+    engine = embedded_vault(tmp_path, TIED, FakeEmbedder())
+    try:
+        snapshot = engine.read()
+        graph, keyword, side = snapshot.graph, snapshot.keyword, snapshot.vectors.side
+        assert side is not None
+        ties = note_ties("topic/hiit.md", graph, keyword)
+        assert ties.linked == {"topic/epoc.md"} and ties.folder == "topic"
+        # Their text has "HIIT" (epoc.md in its link)
+        assert set(ties.mentions) == {"elsewhere/plan.md", "topic/epoc.md"}
+        assert ties.mentions["elsewhere/plan.md"] == pytest.approx(1.0)
+        assert ties.candidates() == ["topic/epoc.md", "elsewhere/plan.md"]
+        found = section_pairs("topic/hiit.md", graph, keyword, side, 10)
+        # As if the store's nearest had missed them: computed directly, the same pairs.
+        missed = Pairs(
+            found.sections, tuple(p for p in found.pairs if p.path not in ties.candidates())
+        )
+        more = compared_pairs("topic/hiit.md", missed, ties.candidates(), graph, keyword, side)
+        nearest = {(p.mine, p.theirs): p for p in found.pairs if p.path in ties.candidates()}
+        assert {(p.mine, p.theirs) for p in more} == set(nearest)
+        for pair in more:
+            known = nearest[(pair.mine, pair.theirs)]
+            assert pair.path == known.path
+            assert pair.similarity == pytest.approx(known.similarity, abs=1e-5)
+            assert pair.placed == pytest.approx(known.placed, abs=1e-5)
+        # Notes the nearest did reach are not compared again.
+        assert compared_pairs("topic/hiit.md", found, ties.candidates(), graph, keyword, side) == ()
+        results = {n.path: n for n in snapshot.related("topic/hiit.md").results}
+        assert results["elsewhere/plan.md"].mentions == "HIIT"
+        assert "mentions “HIIT”" in results["elsewhere/plan.md"].reason
+        assert not results["elsewhere/plan.md"].same_folder
+        assert results["topic/cardio.md"].same_folder and not results["topic/cardio.md"].mentions
+        assert results["topic/cardio.md"].reason.endswith("; same folder")
+        epoc = results["topic/epoc.md"]
+        assert epoc.linked and "; linked" in epoc.reason
+        assert not results["elsewhere/bread.md"].linked
+        assert results["elsewhere/bread.md"].reason.count(";") == 0  # its meaning alone
+    finally:
+        engine.close()
 
 
 # -- the bilingual layout: a Chinese note reaches English ones, and back --------------------------
@@ -233,6 +328,15 @@ def test_the_store_finds_across_languages_with_a_batched_query(tmp_path: Path) -
     assert from_en[1].block == 1
     # One row asked alone gives what it gives in the batch.
     assert store.query(asked[0], 3) == from_zh
+    # Computed from the stored vectors, the same similarities in the same blocks.
+    paths = {"en.md#0": "en.md", "zh.md#0": "zh.md", "other.md#0": "o"}
+    compared = store.compare(asked, store.vectors(ids), paths)
+    for mine, theirs in zip(compared, (from_zh, from_en), strict=True):
+        assert [(h.chunk_id, h.path, h.block) for h in mine] == [
+            (h.chunk_id, h.path, h.block) for h in theirs
+        ]
+        assert [h.similarity for h in mine] == pytest.approx([h.similarity for h in theirs])
+    assert store.compare(asked, {}, {}) == [[], []]
 
 
 # -- the command line -----------------------------------------------------------------------------

@@ -441,6 +441,16 @@ class KeywordReader:
         chunks = self._find("path", [path], limit=100_000)
         return sorted(chunks.values(), key=lambda chunk: chunk.start_line)
 
+    def chunks_of_notes(self, paths: Sequence[str], limit: int) -> dict[str, list[Chunk]]:
+        """The indexed chunks of each of these notes, in order, in one search, at most `limit`
+        in all: which ones of a longer whole is the index's choice (a note without any is
+        absent)."""
+        found: dict[str, list[Chunk]] = {}
+        if paths and limit > 0:
+            for chunk in self._find("path", list(paths), limit).values():
+                found.setdefault(chunk.path, []).append(chunk)
+        return {path: sorted(chunks, key=lambda c: c.start_line) for path, chunks in found.items()}
+
     def chunks_by_id(self, ids: list[str]) -> dict[str, Chunk]:
         """The indexed chunks among `ids` (a chunk replaced since is simply absent)."""
         return self._find("chunk_id", ids, limit=len(ids)) if ids else {}

@@ -386,6 +386,25 @@ class VectorSide:
             self._fail(error)
         return None
 
+    def compare_to(
+        self, vectors: Sequence[np.ndarray], chunks: Mapping[str, str]
+    ) -> list[list[VectorHit]] | None:
+        """`nearest_to`'s similarity of each of these stored vectors to each of `chunks` (chunk id
+        -> note path) that has a vector, computed here: for chunks known beforehand (a linked
+        note's), which the store's nearest may not reach. None while the side cannot answer."""
+        embedder, store = self.embedder, self.store
+        if not self.ready or embedder is None or store is None:
+            return None
+        if not vectors:
+            return []
+        try:
+            others = store.vectors(list(chunks))
+            queries = np.concatenate([as_query(embedder, vector) for vector in vectors])
+            return store.compare(queries, others, chunks)
+        except VectorStoreError as error:
+            self._fail(error)
+        return None
+
     def close(self) -> None:
         if self.cache is not None:
             self.cache.close()

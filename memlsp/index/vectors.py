@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -224,6 +224,51 @@ class VectorStore:
         return [
             sorted(mine.values(), key=lambda hit: (-hit.similarity, hit.chunk_id))[:limit]
             for mine in best
+        ]
+
+    def compare(
+        self, vectors: np.ndarray, others: Mapping[str, np.ndarray], paths: Mapping[str, str]
+    ) -> list[list[VectorHit]]:
+        """`query_many`'s similarity of each row of `vectors` to each of `others` (whole stored
+        vectors by chunk id, as `vectors()` gives them), computed here rather than asked of the
+        store: for chunks known beforehand, which a nearest-neighbour search may not reach.
+        Nearest first; `paths` gives each chunk's note."""
+        rows = np.asarray(vectors, dtype=np.float32)
+        rows = rows.reshape(len(rows), -1)
+        ids = list(others)
+        if not ids or not len(rows):
+            return [[] for _ in range(len(rows))]
+        theirs = np.stack([np.asarray(others[i], dtype=np.float32) for i in ids])
+        norms = np.linalg.norm(rows, axis=1)
+        norms[norms == 0] = 1.0
+        best = np.full((len(rows), len(ids)), -np.inf, dtype=np.float32)
+        block = np.zeros((len(rows), len(ids)), dtype=np.int64)
+        for index, (start, end, _) in enumerate(self._blocks):
+            mine, other = rows[:, start:end], theirs[:, start:end]
+            mine_norm = np.linalg.norm(mine, axis=1)
+            other_norm = np.linalg.norm(other, axis=1)
+            kept = other_norm > 0  # a block holds only the vectors not zero there
+            cosine = (mine @ other.T) / np.outer(
+                np.where(mine_norm > 0, mine_norm, 1.0), np.where(kept, other_norm, 1.0)
+            )
+            # the query's share in the block, as query_many weights it
+            similarity = (mine_norm / norms)[:, None] * cosine
+            asked = (mine_norm > 0)[:, None] & kept[None, :]
+            better = asked & (similarity > best)
+            best = np.where(better, similarity, best)
+            block = np.where(better, index, block)
+        return [
+            sorted(
+                (
+                    VectorHit(
+                        chunk_id, paths.get(chunk_id, ""), float(best[row, i]), int(block[row, i])
+                    )
+                    for i, chunk_id in enumerate(ids)
+                    if np.isfinite(best[row, i])
+                ),
+                key=lambda hit: (-hit.similarity, hit.chunk_id),
+            )
+            for row in range(len(rows))
         ]
 
     def _call(self, what: str, function: Any, **arguments: Any) -> Any:
