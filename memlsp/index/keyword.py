@@ -20,7 +20,7 @@ import tantivy
 from memlsp.model import Chunk
 from memlsp.parse.prose import without_blobs
 from memlsp.parse.stopwords import COMMON_WORDS
-from memlsp.parse.tokens import segment, separate_cjk
+from memlsp.parse.tokens import has_cjk, segment, separate_cjk
 
 FORMAT_VERSION = 1
 _ANALYZER = "memlsp"
@@ -409,11 +409,16 @@ class KeywordReader:
         """Notes (at most `limit`, sorted) whose text has every term of any one of `names`: the
         notes that may mention one of them (navigation/mentions.py reads each to be sure). A
         term set, not a phrase: jieba's search mode cuts a name and the text around it apart
-        differently, which a phrase would not survive."""
+        differently, which a phrase would not survive; a name of Latin words only is a phrase."""
         groups = []
         for name in names:
             terms = self.terms(name)
-            if terms:
+            if len(terms) > 1 and not has_cjk(name):
+                # Latin words keep their order: a phrase, with room for the stop words the
+                # analyzer drops (`Theory of Mind`), reads far fewer notes than the words apart.
+                words: list[str | tuple[int, str]] = list(terms)
+                groups.append(tantivy.Query.phrase_query(self.schema, "text", words, slop=2))
+            elif terms:
                 groups.append(
                     tantivy.Query.boolean_query(
                         [

@@ -9,7 +9,7 @@ applies when the user picks it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memlsp.model import Span
@@ -18,14 +18,13 @@ from memlsp.navigation.diagnostics import Code, Problem, Severity
 from memlsp.navigation.edits import Edit
 from memlsp.parse.names_in_text import (
     NameMatcher,
-    ProseLine,
     find_names,
-    is_cjk,
     name_matcher,
     name_text,
     prose_lines,
 )
 from memlsp.parse.stopwords import COMMON_WORDS
+from memlsp.text import CJK_RUN
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.linktext import wikilink_target
 from memlsp.vault.names import file_name, name_key, strip_note_suffix
@@ -54,7 +53,8 @@ class MentionsAnswer:
 def name_weight(name: str) -> int:
     """How long a name counts as for `mention_min_length`: a CJK character counts as two (one
     carries about as much as a short Latin word), spaces not at all."""
-    return sum(2 if is_cjk(character) else 1 for character in name if not character.isspace())
+    cjk = sum(len(run) for run in CJK_RUN.findall(name))
+    return len(name) - sum(map(str.isspace, name)) + cjk
 
 
 def name_of(text: str) -> str:
@@ -136,14 +136,15 @@ def mentions_in(view: VaultView, path: str, names: NameIndex) -> tuple[Mention, 
 
 
 def mentions_in_text(
-    path: str, text: str, names: NameIndex, wanted: Callable[[ProseLine], bool] | None = None
+    path: str, text: str, names: NameIndex, near: Collection[str] = ()
 ) -> tuple[Mention, ...]:
-    """The mentions in `text`, the text of `path`; only on the lines `wanted` accepts."""
+    """The mentions in `text`, the text of `path`; with `near` (names as `name_of` gives them),
+    only those that touch where one of these is written."""
     found = []
-    for line in prose_lines(text):
-        if wanted is not None and not wanted(line):
+    for line in prose_lines(text, near):
+        if near and not any(key in line.folded for key in near):
             continue
-        for occurrence in find_names(names.matcher, line):
+        for occurrence in find_names(names.matcher, line, near):
             targets = names.targets[occurrence.name]
             if path in targets:
                 continue  # its own name: a note does not mention itself
@@ -161,7 +162,33 @@ def mentions_of(
     limit: int = MENTIONS_LIMIT,
 ) -> MentionsAnswer:
     """The unlinked mentions of the note `path`'s names in the other notes: the notes
-    `candidates(names)` gives, each read with the same matcher as `mentions_in`."""
+    `candidates(names)` gives, each read with the same matcher as `mentions_in`. The answers
+    for the last few notes asked are kept for that revision: a note's lens, its first line's
+    code actions and a picker ask the same question within moments."""
+    global _answered
+    if not view.graph.frozen:  # changed in place: nothing can be kept
+        return _mentions_of(view, path, candidates, min_length, limit)
+    asked = (path, min_length, limit)
+    for graph, key, answer in _answered:
+        if graph is view.graph and key == asked:
+            return answer
+    answer = _mentions_of(view, path, candidates, min_length, limit)
+    _answered = [(view.graph, asked, answer), *_answered[: KEPT_ANSWERS - 1]]
+    return answer
+
+
+KEPT_ANSWERS = 8
+# (graph of the revision, question, answer); replaced whole, as `_built`.
+_answered: list[tuple[LinkGraph, tuple[str, int, int], MentionsAnswer]] = []
+
+
+def _mentions_of(
+    view: VaultView,
+    path: str,
+    candidates: Callable[[Sequence[str]], Iterable[str]],
+    min_length: int,
+    limit: int,
+) -> MentionsAnswer:
     names = name_index(view.graph, min_length)
     own = names.names.get(path, ())
     warning = ""
@@ -172,9 +199,6 @@ def mentions_of(
         return MentionsAnswer(path, (), 0, why)
     keys = {name_of(name) for name in own}
 
-    def has_a_name(line: ProseLine) -> bool:
-        return any(key in line.folded for key in keys)
-
     found: list[Mention] = []
     for other in sorted(set(candidates(own))):
         if other == path or other not in view.graph.notes:
@@ -184,7 +208,7 @@ def mentions_of(
             continue
         found += (
             mention
-            for mention in mentions_in_text(other, text, names, has_a_name)
+            for mention in mentions_in_text(other, text, names, keys)
             if path in mention.targets
         )
     found.sort(key=lambda m: (m.path, m.span.line, m.span.start))

@@ -13,7 +13,7 @@ the names themselves added as words (parse/word_cuts.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
 
@@ -68,17 +68,28 @@ class ProseLine:
         return self.columns[start], self.columns[end - 1] + 1
 
 
-def prose_lines(text: str) -> Iterator[ProseLine]:
-    """The lines of a note's body that hold any plain text, in order."""
+def prose_lines(text: str, near: Collection[str] = ()) -> Iterator[ProseLine]:
+    """The lines of a note's body that hold any plain text, in order; with `near` (folded
+    names), only those where one of these is written."""
     lines = split_lines(text)
     body_start = split_frontmatter(lines).body_start
     for line_no, masked in enumerate(iter_masked(islice(lines, body_start, None)), body_start):
         if masked.in_block:
             continue
         original = lines[line_no]
+        if near and not _may_hold(original, near):
+            continue
         prose = _plain(masked.text, original, line_no)
         if prose.strip(f" \t{NOT_PROSE}"):
             yield _folded(line_no, original, prose)
+
+
+def _may_hold(original: str, near: Collection[str]) -> bool:
+    """Whether one of the folded names may be on the line, judged before its prose is read."""
+    folded = original.casefold()
+    if any(key in folded for key in near):
+        return True
+    return any(" " in key for key in near) and any(key in " ".join(folded.split()) for key in near)
 
 
 def _plain(masked: str, original: str, line_no: int) -> str:
@@ -151,6 +162,7 @@ class NameMatcher:
 
     by_start: Mapping[str, tuple[str, ...]]  # the first `_START` token -> names, longest first
     words: ExtraWords  # the names' CJK runs, as words for jieba's cut
+    longest: int = 0  # characters of the longest name
 
 
 def name_matcher(names: Iterable[str]) -> NameMatcher:
@@ -168,6 +180,7 @@ def name_matcher(names: Iterable[str]) -> NameMatcher:
             for start, found in by_start.items()
         },
         extra_words(sorted(cjk_words)),
+        max((len(name) for found in by_start.values() for name in found), default=0),
     )
 
 
@@ -178,21 +191,26 @@ class Found:
     end: int
 
 
-def find_names(matcher: NameMatcher, line: ProseLine) -> list[Found]:
-    """The names on one line, apart: of overlapping ones the leftmost, then the longest."""
+def find_names(matcher: NameMatcher, line: ProseLine, near: Collection[str] = ()) -> list[Found]:
+    """The names on one line, apart: of overlapping ones the leftmost, then the longest. With
+    `near` (folded names), only the names that can touch one of those where it is written: a
+    note's own mentions, found without trying every name at every character of a long note."""
     folded = line.folded
     by_start = matcher.by_start
     hits: list[tuple[int, int, str]] = []
     run_cuts: dict[int, frozenset[int]] = {}
-    for match in _START.finditer(folded):
-        names = by_start.get(match.group())
-        if not names:
-            continue
-        start = match.start()
-        for name in names:
-            end = start + len(name)
-            if folded.startswith(name, start) and _bounded(folded, start, end, matcher, run_cuts):
-                hits.append((start, end, name))
+    for low, high in _windows(folded, near, matcher.longest) if near else [(0, len(folded))]:
+        for match in _START.finditer(folded, low, high):
+            names = by_start.get(match.group())
+            if not names:
+                continue
+            start = match.start()
+            for name in names:
+                end = start + len(name)
+                if folded.startswith(name, start) and _bounded(
+                    folded, start, end, matcher, run_cuts
+                ):
+                    hits.append((start, end, name))
     hits.sort(key=lambda hit: (hit[0], hit[0] - hit[1]))
     found = []
     taken = 0
@@ -201,6 +219,30 @@ def find_names(matcher: NameMatcher, line: ProseLine) -> list[Found]:
             found.append(Found(name, *line.columns_of(start, end)))
             taken = end
     return found
+
+
+def _windows(folded: str, near: Collection[str], longest: int) -> list[tuple[int, int]]:
+    """The stretches of the line where a name touching one of `near` can start: from a name's
+    length before each place one is written to its end, each widened to whole Latin words."""
+    spans = []
+    for key in near:
+        at = folded.find(key)
+        while at != -1:
+            low = max(0, at - longest)
+            while low > 0 and is_latin_word_char(folded[low - 1]):
+                low -= 1
+            high = at + len(key)
+            while high < len(folded) and is_latin_word_char(folded[high]):
+                high += 1
+            spans.append((low, high))
+            at = folded.find(key, at + 1)
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(spans):
+        if merged and low <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return merged
 
 
 def _bounded(
