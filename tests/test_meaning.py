@@ -12,7 +12,7 @@ import pytest
 from memlsp.engine import Engine
 from memlsp.navigation.actions import REWRITE
 from memlsp.navigation.completion import Kind, complete, typed_note_name
-from memlsp.navigation.meaning import is_phrase, link_about, with_meaning
+from memlsp.navigation.meaning import NEEDS_VECTORS, is_phrase, link_about, with_meaning
 from tests.helpers.engine import embedded_vault, indexed_engine
 from tests.helpers.fake_embedder import FakeEmbedder
 
@@ -82,6 +82,11 @@ def test_without_vectors_only_names(tmp_path: Path) -> None:
     try:
         assert engine.read().notes_about("inverse ranks", 5) is None
         assert completions(engine, "inverse ranks") == []
+        snapshot = engine.read()
+        lines = ["# Writing", "", "inverse ranks"]
+        [greyed] = link_about(snapshot.view, "Writing.md", lines, 2, 0, 13, snapshot.notes_about)
+        assert greyed.title == "Link to a note about this…" and greyed.edits == ()
+        assert greyed.disabled == NEEDS_VECTORS
     finally:
         engine.close()
 

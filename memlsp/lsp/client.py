@@ -35,3 +35,10 @@ def takes_snippets(caps: types.ClientCapabilities) -> bool:
     completion = document.completion if document else None
     item = completion.completion_item if completion else None
     return bool(item and item.snippet_support)
+
+
+def shows_disabled_actions(caps: types.ClientCapabilities) -> bool:
+    """Whether a code action may come disabled, with the reason (VS Code shows it greyed)."""
+    document = caps.text_document
+    action = document.code_action if document else None
+    return bool(action and action.disabled_support)

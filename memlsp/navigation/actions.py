@@ -39,6 +39,7 @@ class Action:
     fixes: str = ""  # the diagnostic code it answers
     preferred: bool = False
     kind: str = QUICK_FIX
+    disabled: str = ""  # why it cannot be done now: shown greyed, with this reason, where it can be
 
     @property
     def change(self) -> Change:

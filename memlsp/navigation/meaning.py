@@ -32,6 +32,7 @@ NotesAbout = Callable[[str, int], Sequence[str] | None]
 PHRASE_WORDS = 2  # a Chinese character counts as a word (parse/tokens.py)
 FEW_NAMES = 3  # fewer names than this hold the phrase: it is about something, not a name
 MEANING_ITEMS = 5
+NEEDS_VECTORS = "links by meaning need vectors (embedder = none, or not ready yet)"
 LONGEST_PHRASE = 200  # characters: a selection longer than this is not a phrase to link
 # A wikilink, an embed or a Markdown link as written on one line.
 _LINK_WRITTEN = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)")
@@ -106,7 +107,9 @@ def link_about(
         or _in_link_or_code(lines, line, start, end)
     ):
         return []
-    found = about(phrase, MEANING_ITEMS + 1) or ()
+    found = about(phrase, MEANING_ITEMS + 1)
+    if found is None:
+        return [Action("Link to a note about this…", (), kind=REWRITE, disabled=NEEDS_VECTORS)]
     actions = []
     for path in found:
         if path == source or path not in view.graph.notes:

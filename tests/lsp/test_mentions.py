@@ -155,3 +155,18 @@ async def test_a_new_note_name_is_hinted_in_open_notes(own: Session) -> None:
     own.write("notes/Zettel Gardener.md", "# Zettel Gardener\n")  # another program
     await until_problems(own, "inbox/later.md", 2)
     own.close("inbox/later.md")
+
+
+async def test_links_by_meaning_say_they_need_vectors(own: Session) -> None:
+    """This server has no embedder: a client that shows disabled actions (VS Code) gets the
+    action greyed with the reason; one that does not (Neovim 0.11) gets none."""
+    own.open("inbox/phrase.md", "# Phrase\n\ninverse rank lists\n")
+    where = types.Range(types.Position(2, 0), types.Position(2, 17))
+    found = [a for a in await actions_at(own, "inbox/phrase.md", where) if "about" in a.title]
+    if own.name == "vscode":
+        [greyed] = found
+        assert greyed.title == "Link to a note about this…" and greyed.edit is None
+        assert greyed.disabled is not None and "need vectors" in greyed.disabled.reason
+    else:
+        assert found == []
+    own.close("inbox/phrase.md")

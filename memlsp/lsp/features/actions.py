@@ -39,11 +39,12 @@ def register(server: MemlspServer) -> None:
             start = convert.column_of(text, where.start.character, encoding)
             end = convert.column_of(text, where.end.character, encoding)
             found = _offered(note, lines, where.start.line, start, end)
-            creates = client.can_create_files(server.client_capabilities)
+            caps = server.client_capabilities
+            creates, greyed = client.can_create_files(caps), client.shows_disabled_actions(caps)
             return [
                 _code_action(server, note, action, params.context.diagnostics)
                 for action in found
-                if creates or action.creates is None
+                if (creates or action.creates is None) and (greyed or not action.disabled)
             ]
 
         return await server.in_note(uri, work, None)
@@ -66,6 +67,12 @@ def _code_action(
     server: MemlspServer, note: NoteRequest, action: Action, diagnostics: Sequence[types.Diagnostic]
 ) -> types.CodeAction:
     fixed = [_echo(d) for d in diagnostics if d.code == action.fixes and d.source == "memlsp"]
+    if action.disabled:
+        return types.CodeAction(
+            title=action.title,
+            kind=types.CodeActionKind(action.kind),
+            disabled=types.CodeActionDisabled(action.disabled),
+        )
     return types.CodeAction(
         title=action.title,
         kind=types.CodeActionKind(action.kind),
