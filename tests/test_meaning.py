@@ -11,7 +11,7 @@ import pytest
 
 from memlsp.engine import Engine
 from memlsp.navigation.actions import REWRITE
-from memlsp.navigation.completion import Kind, complete, typed_note_name
+from memlsp.navigation.completion import Kind, complete
 from memlsp.navigation.meaning import NEEDS_VECTORS, is_phrase, link_about, with_meaning
 from tests.helpers.engine import embedded_vault, indexed_engine
 from tests.helpers.fake_embedder import FakeEmbedder
@@ -37,11 +37,8 @@ def completions(engine: Engine, typed: str, after: str = "]]") -> list[tuple[str
     lines = ["# Writing", "", "Some text.", "[[" + typed + after]
     line, column = 3, 2 + len(typed)
     names = complete(snapshot.view, "Writing.md", lines, line, column)
-    typing = typed_note_name(lines, line, column)
-    assert typing is not None
-    found = with_meaning(
-        snapshot.view, "Writing.md", names, typing[0], column, typing[1], snapshot.notes_about
-    )
+    assert names.naming == (typed, "" if after else "]]")
+    found = with_meaning(snapshot.view, "Writing.md", names, column, snapshot.notes_about)
     return [(item.label, item.new_text, item.detail) for item in found.items]
 
 

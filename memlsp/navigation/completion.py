@@ -68,6 +68,8 @@ class Completions:
     # How many names hold what was typed as it was typed (not only its letters in order): few
     # means a phrase is about something rather than a name (navigation/meaning.py).
     close: int = 0
+    # After `[[` (no `#` or `|` yet): what was typed of the name, and the `]]` an item adds.
+    naming: tuple[str, str] | None = None
 
 
 NOTHING = Completions()
@@ -119,17 +121,6 @@ def _open_wikilink(text: str, column: int) -> tuple[str, str] | None:
     return before[opened + 2 :], "" if after.startswith("]]") else "]]"
 
 
-def typed_note_name(lines: Sequence[str], line: int, column: int) -> tuple[str, str] | None:
-    """The name being typed after `[[` (no `#` or `|` yet) and the closing an item adds; None
-    anywhere else, code included."""
-    if line >= len(lines) or column > len(lines[line]) or _in_code(lines, line, column):
-        return None
-    found = _open_wikilink(lines[line], column)
-    if found is None or "|" in found[0] or "#" in found[0]:
-        return None
-    return found
-
-
 def _in_wikilink(
     view: VaultView, path: str, lines: Sequence[str], inner: str, column: int, closing: str
 ) -> Completions:
@@ -161,7 +152,11 @@ def _notes(view: VaultView, source: str, typed: str, column: int, closing: str) 
     ranked: dict[tuple[str, str], tuple[int, int, int, int, str]] = {}
     # Many names start with one or two letters: the first tier alone then fills the list.
     found, cut = index.names.best(query, enough=4 * MAX_ITEMS)
-    close = len({index.entries[position].path for tier, position in found if tier < SCATTERED})
+    close = (
+        len(found)  # only names that start with it, more than enough of them
+        if cut
+        else len({index.entries[position].path for tier, position in found if tier < SCATTERED})
+    )
     for tier, position in found:
         entry = index.entries[position]
         key = (entry.path, entry.alias)
@@ -181,7 +176,8 @@ def _notes(view: VaultView, source: str, typed: str, column: int, closing: str) 
         items.append(
             Item(shown, kind, new_text + closing, start, column, target, filter_text=shown)
         )
-    return Completions(tuple(items), incomplete=cut or len(ranked) > MAX_ITEMS, close=close)
+    incomplete = cut or len(ranked) > MAX_ITEMS
+    return Completions(tuple(items), incomplete, close, naming=(typed, closing))
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,17 +43,14 @@ def is_phrase(text: str) -> bool:
 
 
 def with_meaning(
-    view: VaultView,
-    source: str,
-    names: Completions,
-    typed: str,
-    column: int,
-    closing: str,
-    about: NotesAbout,
+    view: VaultView, source: str, names: Completions, column: int, about: NotesAbout
 ) -> Completions:
-    """The name matches, then (for a phrase few names hold) the notes about it."""
+    """The name matches, then (after `[[` and a phrase few names hold) the notes about it."""
+    if names.naming is None:
+        return names
+    typed, closing = names.naming
     phrase = typed.strip()
-    if "\n" in typed or not is_phrase(phrase) or names.close >= FEW_NAMES:
+    if not is_phrase(phrase) or names.close >= FEW_NAMES:
         return names
     found = about(phrase, MEANING_ITEMS + len(names.items))
     if not found:

@@ -10,7 +10,7 @@ from lsprotocol import types
 from memlsp.lsp import client, convert
 from memlsp.lsp.context import NoteRequest
 from memlsp.lsp.server import MemlspServer
-from memlsp.navigation.completion import complete, typed_note_name
+from memlsp.navigation.completion import complete
 from memlsp.navigation.meaning import with_meaning
 
 # `[` for `[[`, `#` for headings and tags, `^` for blocks, `|` for labels, `(` and `/` for paths.
@@ -32,11 +32,8 @@ def register(server: MemlspServer) -> None:
             encoding = server.workspace.position_encoding
             column = convert.column_of(text, position.character, encoding)
             found = complete(note.view, note.path, lines, position.line, column)
-            typing = typed_note_name(lines, position.line, column)
-            if typing is not None:
-                typed, closing = typing
-                about = note.snapshot.notes_about
-                found = with_meaning(note.view, note.path, found, typed, column, closing, about)
+            about = note.snapshot.notes_about
+            found = with_meaning(note.view, note.path, found, column, about)
             snippets = client.takes_snippets(server.client_capabilities)
             return convert.completion_list(found, text, position.line, server.encoding, snippets)
 
