@@ -584,7 +584,8 @@ def meaning_session(vault: Path, cache: Path, args: argparse.Namespace) -> list[
             if not wait_vectors(server, lambda v: v.get("pending", 1) == 0, 60):
                 return [Row("meaning session", "the cache given is not fully embedded")]
             server.timed_request("workspace/symbol", {"query": WARM_QUERY})  # models loaded
-            rows: list[Row] = []
+            idle = wait_idle(server, 120)
+            rows: list[Row] = [Row("server idle (CPU) before the requests after", f"{idle:.1f} s")]
             related = [
                 server.timed_request("memlsp/related", {"uri": uri(vault, rel), "limit": 10})
                 for rel in rng.sample(notes, args.requests)
@@ -594,25 +595,7 @@ def meaning_session(vault: Path, cache: Path, args: argparse.Namespace) -> list[
             rows.append(Row("  of which answered with no note", str(empty)))
             rows += meaning_completion_rows(server, vault, args.requests, rng)
             rows += completion_rows(server, vault, args.requests, rng)
-            sampled = rng.sample(notes, min(len(notes), args.requests))
-            counted = [
-                (
-                    mention_count(
-                        server.timed_request("memlsp/mentions", {"uri": uri(vault, rel)})[0]
-                    ),
-                    rel,
-                )
-                for rel in sampled
-            ]
-            most, named = max(counted)
-            timings = [
-                server.timed_request("memlsp/mentions", {"uri": uri(vault, named)})[1]
-                for _ in range(30)
-            ]
-            rows += latency_rows(
-                f"memlsp/mentions of the most mentioned of {len(sampled)} notes", timings, bar=0.2
-            )
-            rows.append(Row("  that note, its unlinked mentions", f"{named}: {most}"))
+            rows += mention_rows(server, vault, notes)
             rows += diagnostics_rows(server, vault, args.edits, rng)
             peak = vm(server, "VmHWM")
             rows.append(Row("server peak RSS (VmHWM), this session", f"{peak:.0f} MiB"))
@@ -622,6 +605,47 @@ def meaning_session(vault: Path, cache: Path, args: argparse.Namespace) -> list[
                 server.process.kill()
                 server.process.wait()
     return rows
+
+
+def mention_rows(server: StdioClient, vault: Path, notes: Sequence[str]) -> list[Row]:
+    """`memlsp/mentions` of every note once, then of the most mentioned one again and again, each
+    time in a new revision of the vault (an edit of an open scratch note in between), so that no
+    answer is one the server kept."""
+    counted = []
+    for rel in notes:
+        answer, _ = server.timed_request("memlsp/mentions", {"uri": uri(vault, rel)})
+        counted.append((mention_count(answer), rel))
+    most, named = max(counted)
+    scratch = uri(vault, "Scratch revisions.md")
+    item = {"uri": scratch, "languageId": "markdown", "version": 1, "text": "# Scratch\n"}
+    server.notify("textDocument/didOpen", {"textDocument": item})
+    timings = []
+    for version in range(2, 32):
+        sent = insert_line(server, scratch, version, 1, f"revision {version}")
+        notification_after(server, "memlsp/changed", sent, lambda _: True, POLL_TIMEOUT)
+        timings.append(server.timed_request("memlsp/mentions", {"uri": uri(vault, named)})[1])
+    server.notify("textDocument/didClose", {"textDocument": {"uri": scratch}})
+    rows = latency_rows("memlsp/mentions of the most mentioned note", timings, bar=0.2)
+    rows.append(Row("  that note, its unlinked mentions", f"{named}: {most}"))
+    return rows
+
+
+def cpu_seconds(server: StdioClient) -> float:
+    """User and system CPU time the server has used so far."""
+    fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_idle(server: StdioClient, timeout: float) -> float:
+    """Wait until the server uses under 5% of a core over half a second (the work that follows
+    its catching up, such as pruning the vector cache, is done); seconds waited."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        before = cpu_seconds(server)
+        time.sleep(0.5)
+        if cpu_seconds(server) - before < 0.025:
+            break
+    return time.perf_counter() - started
 
 
 def meaning_completion_rows(
