@@ -18,7 +18,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ import pytest
 
 from memlsp import daemon
 from memlsp.config import Settings, cache_dir_for
-from tests.helpers.fake_embedder import embeddings_answer, send_json
+from tests.helpers.fake_embedder import embedding_endpoint
 from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import served
 
@@ -384,24 +383,8 @@ def test_asking_a_server_imports_no_index_and_no_model(vault: Vault) -> None:
 @pytest.fixture
 def endpoint() -> Iterator[str]:
     """An OpenAI-compatible embedding server with the deterministic test embedder behind it."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            send_json(self, embeddings_answer(body["model"], body["input"], 32))
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+    with embedding_endpoint(32) as url:
+        yield url
 
 
 def test_a_search_by_meaning_starts_a_server_that_the_next_ones_ask(

@@ -4,10 +4,8 @@ deterministic test embedder; the bilingual layout at the vector level with hand-
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +32,7 @@ from memlsp.search.related import (
     section_pairs,
 )
 from tests.helpers.engine import embedded_vault, indexed_engine
-from tests.helpers.fake_embedder import FakeEmbedder, embeddings_answer, send_json
+from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint
 from tests.helpers.vault import write, write_notes
 
 NOTES = {
@@ -345,24 +343,8 @@ def test_the_store_finds_across_languages_with_a_batched_query(tmp_path: Path) -
 @pytest.fixture
 def endpoint() -> Iterator[str]:
     """An OpenAI-compatible embedding server (a thread) with the test embedder behind it."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            send_json(self, embeddings_answer(body["model"], body["input"], 64))
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+    with embedding_endpoint(64) as url:
+        yield url
 
 
 def test_the_command_embeds_first_then_answers_in_text_and_json(

@@ -5,11 +5,13 @@ model. `fail` makes every call raise, to test degrading; `calls` counts embedded
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler
+import threading
+from collections.abc import Iterator, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
@@ -75,3 +77,27 @@ def send_json(handler: BaseHTTPRequestHandler, answer: bytes) -> None:
     handler.send_header("Content-Length", str(len(answer)))
     handler.end_headers()
     handler.wfile.write(answer)
+
+
+@contextlib.contextmanager
+def embedding_endpoint(dimension: int) -> Iterator[str]:
+    """An OpenAI-compatible embedding server (a thread) with the deterministic embedder of this
+    dimension behind it; its base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            send_json(self, embeddings_answer(body["model"], body["input"], dimension))
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
