@@ -31,7 +31,7 @@ from memlsp.vault.names import file_name, name_key, strip_note_suffix
 from memlsp.vault.view import VaultView
 
 NAMES_PER_NOTE = 64  # a note's file name and its first aliases; a longer alias list is cut
-MENTIONS_LIMIT = 1000  # mentions in one answer
+MENTIONS_LIMIT = 500  # mentions in one answer: beyond, no one links them one by one
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +46,9 @@ class Mention:
 class MentionsAnswer:
     note: str
     mentions: tuple[Mention, ...]  # sorted by (path, line, start)
-    left_out: int = 0  # beyond the cap
+    left_out: int = 0  # beyond the cap, in the notes read
     warning: str = ""
+    unread: int = 0  # candidate notes not read once the list was full
 
 
 def name_weight(name: str) -> int:
@@ -200,20 +201,26 @@ def _mentions_of(
     keys = {name_of(name) for name in own}
 
     found: list[Mention] = []
-    for other in sorted(set(candidates(own))):
-        if other == path or other not in view.graph.notes:
-            continue
+    others = [o for o in sorted(set(candidates(own))) if o != path and o in view.graph.notes]
+    read = 0
+    # In the order of their paths, until the list is full: a name that is a common word (因为,
+    # "because") is written in thousands of places, and reading them all would take seconds.
+    for other in others:
+        if len(found) > limit:
+            break
+        read += 1
         text = view.read(other)
-        if text is None:
-            continue
-        found += (
-            mention
-            for mention in mentions_in_text(other, text, names, keys)
-            if path in mention.targets
-        )
-    found.sort(key=lambda m: (m.path, m.span.line, m.span.start))
-    kept = tuple(found[:limit])
-    return MentionsAnswer(path, kept, len(found) - len(kept), warning)
+        if text is not None:
+            found += (
+                mention
+                for mention in mentions_in_text(other, text, names, keys)
+                if path in mention.targets
+            )
+    kept, unread = tuple(found[:limit]), len(others) - read
+    if unread:
+        more = f"{unread} more notes may name it too; they were not read"
+        warning = f"{warning}; {more}" if warning else more
+    return MentionsAnswer(path, kept, len(found) - len(kept), warning, unread)
 
 
 def link_edit(view: VaultView, mention: Mention, target: str) -> Edit:

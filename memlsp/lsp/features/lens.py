@@ -39,7 +39,8 @@ def register(server: MemlspServer) -> None:
             mentioned = unlinked(note)
             count = len(mentioned.mentions) + mentioned.left_out
             if count:
-                lenses.append((f"{count} unlinked", SHOW_UNLINKED))
+                more = "+" if mentioned.unread else ""
+                lenses.append((f"{count}{more} unlinked", SHOW_UNLINKED))
             return [
                 types.CodeLens(
                     range=convert.line_range(0),
