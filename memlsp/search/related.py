@@ -49,7 +49,7 @@ SAME_FOLDER = 0.2
 # A huge note asks with its 16 longest sections only: they carry most of what it is about, and
 # each section is one more query row (a note of 300 sections would take seconds).
 MOST_SECTIONS = 16
-NEIGHBOURS = 30  # nearest chunks asked for per section, besides the note's own
+NEIGHBOURS = 20  # nearest chunks asked for per section, besides the note's own
 # Linked and naming notes the nearest chunks missed are compared directly: at most this many
 # notes, by their longest sections among at most `COMPARED_CHUNKS` read. A hub's hundreds of
 # links, or a book's thousand highlights, would cost more than they add.
