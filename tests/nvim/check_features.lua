@@ -17,57 +17,10 @@ local NOTE = "inbox/emoji-links.md"
 local START_MS = 20000 -- server start and `initialize`
 local INDEX_MS = 60000 -- indexing the fixture vault
 local REQUEST_MS = 10000 -- one request
-local STOP_MS = 5000 -- the server exiting after `shutdown` / `exit`
 
-local failures = 0
+local harness = dofile(vim.fs.joinpath(vim.fs.dirname(arg[0]), "harness.lua"))
+local check, finish, fatal = harness.check, harness.finish, harness.fatal
 local client = nil
-
--- -- reporting -----------------------------------------------------------------------------------
-
-local function emit(record)
-  io.stdout:write(vim.json.encode(record), "\n")
-  io.stdout:flush()
-end
-
-local function check(name, ok, details)
-  local record = vim.tbl_extend("force", details or {}, { check = name, ok = ok and true or false })
-  emit(record)
-  if not ok then
-    failures = failures + 1
-  end
-  return ok
-end
-
-local function stop_client()
-  if client == nil or client:is_stopped() then
-    return true
-  end
-  client:stop()
-  local function stopped()
-    return client:is_stopped()
-  end
-  if vim.wait(STOP_MS, stopped, 50) then
-    return true
-  end
-  client:stop(true) -- kill
-  vim.wait(STOP_MS, stopped, 50)
-  return false
-end
-
-local function finish()
-  local stopped = stop_client()
-  check("client stopped", stopped, stopped and {} or { message = "memlsp did not exit on shutdown" })
-  emit({ check = "done", ok = failures == 0, failures = failures })
-  if failures == 0 then
-    vim.cmd("qa!")
-  end
-  os.exit(1)
-end
-
-local function fatal(message)
-  check("fatal", false, { message = message })
-  finish()
-end
 
 if not (VAULT and CACHE and PYTHON) then
   io.stderr:write("usage: nvim --headless -u NONE -i NONE -n -l check_features.lua VAULT CACHE PYTHON\n")
@@ -176,6 +129,7 @@ local function start()
     fatal("vim.lsp.start did not start a client")
   end
   client = vim.lsp.get_client_by_id(id)
+  harness.client = client
   vim.wait(START_MS, function()
     return client:is_stopped() or client.initialized
   end, 20)
