@@ -390,3 +390,12 @@ def test_the_command_without_vectors_says_why(
     assert main([*args, "--cache-dir", str(tmp_path / "cache"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data == {"note": "fusion.md", "results": [], "warning": NEEDS_VECTORS}
+
+
+def test_a_score_is_shown_over_the_most_a_note_can_score() -> None:
+    weights = Weights()
+    most = 1.0 + weights.linked + weights.mentions + weights.same_folder
+    assert weights.shown(most) == 1.0 and weights.shown(most / 2) == pytest.approx(0.5)
+    assert weights.shown(-0.3) == 0.0 and weights.shown(2 * most) == 1.0
+    # Two notes beyond the scale's top keep their order as shown.
+    assert weights.shown(1.4) > weights.shown(1.2)

@@ -148,6 +148,12 @@ class Weights:
     same_folder: float = SAME_FOLDER
     placed: bool = True  # pairs on the embedder's scale (else by raw cosine)
 
+    def shown(self, score: float) -> float:
+        """A score as shown, 0..1: over the most a note scores with a pair at the scale's
+        `high` and every tie, so the order stays and scores do not pile up at 1.0."""
+        most = 1.0 + self.linked + self.mentions + self.same_folder
+        return min(1.0, max(0.0, score / most))
+
 
 @dataclass(frozen=True, slots=True)
 class NoteScore:
@@ -344,7 +350,7 @@ def related(
         results.append(
             RelatedNote(
                 item.path,
-                round(min(1.0, max(0.0, item.score)), 4),
+                round(weights.shown(item.score), 4),
                 item.path in ties.linked,
                 pair,
                 shared_tags(note, other),
