@@ -22,6 +22,7 @@ unlinked mentions of the most mentioned note, an edit until its diagnostics, pea
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import re
@@ -29,7 +30,7 @@ import string
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -80,11 +81,19 @@ CAPABILITIES: dict[str, Any] = {
 # -- the server and the client end of its pipes --------------------------------------------------
 
 
-def start_server(stderr: IO[bytes]) -> StdioClient:
-    """`python -m memlsp --stdio` with the repository importable, its stderr into `stderr`."""
-    return StdioClient(
+@contextlib.contextmanager
+def running_server(stderr: IO[bytes]) -> Iterator[StdioClient]:
+    """`python -m memlsp --stdio` with the repository importable, its stderr into `stderr`;
+    killed on the way out unless it has exited by then."""
+    server = StdioClient(
         memlsp("--stdio"), stderr=stderr, env=child_env(), request_timeout=REQUEST_TIMEOUT
     )
+    try:
+        yield server
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.wait()
 
 
 def vm(server: StdioClient, field_name: str) -> float:
@@ -183,16 +192,10 @@ def initialize_params(vault: Path, cache: Path) -> dict[str, Any]:
 def initialize_when_started(vault: Path, cache: Path) -> Row:
     """`initialize` sent to a server that has had time to import everything: the handler's own
     time, without the interpreter start an editor also waits for."""
-    with tempfile.TemporaryFile() as stderr:
-        server = start_server(stderr)
-        try:
-            time.sleep(STARTED_AFTER)
-            _, answered = server.timed_request("initialize", initialize_params(vault, cache))
-            server.shutdown()
-        finally:
-            if server.process.poll() is None:
-                server.process.kill()
-                server.process.wait()
+    with tempfile.TemporaryFile() as stderr, running_server(stderr) as server:
+        time.sleep(STARTED_AFTER)
+        _, answered = server.timed_request("initialize", initialize_params(vault, cache))
+        server.shutdown()
     return bar_row(f"initialize: answer, sent {STARTED_AFTER:g} s after start", answered, 0.2)
 
 
@@ -442,8 +445,8 @@ def session(vault: Path, cache: Path, args: argparse.Namespace, log: Path | None
     """The whole stdio session; the server's stderr goes to `log` (kept) or a temporary file."""
     rng = random.Random(args.seed)
     handler_only = initialize_when_started(vault, cache)
-    with open(log, "w+b") if log else tempfile.TemporaryFile() as stderr:
-        server = start_server(stderr)
+    log_file = open(log, "w+b") if log else tempfile.TemporaryFile()  # noqa: SIM115
+    with log_file as stderr, running_server(stderr) as server:
         try:
             with TreeSampler(server.pid) as sampler:
                 first, *rest = start_session(server, vault, cache)
@@ -462,10 +465,6 @@ def session(vault: Path, cache: Path, args: argparse.Namespace, log: Path | None
             stderr.seek(0)
             tail = stderr.read().decode("utf-8", "replace")[-3000:]
             sys.exit(f"the session failed: {error}\nserver stderr (end):\n{tail}")
-        finally:
-            if server.process.poll() is None:
-                server.process.kill()
-                server.process.wait()
     return rows
 
 
@@ -503,58 +502,52 @@ def semantic_session(vault: Path, cache: Path, args: argparse.Namespace) -> list
     rng = random.Random(args.seed + 1)
     params = initialize_params(vault, cache)
     params["initializationOptions"] = {"cache_dir": str(cache)}  # the default embedder
-    with tempfile.TemporaryFile() as stderr:
-        server = start_server(stderr)
-        try:
-            with TreeSampler(server.pid) as sampler:
-                server.timed_request("initialize", params)
-                server.notify("initialized", {})
-                if not wait_vectors(server, lambda v: v.get("pending", 0) > 0, 300):
-                    return [Row("semantic session", "the backfill never started")]
-                first = vector_status(server)
-                begun = time.perf_counter()
-                rows = symbol_rows(server, "while embedding: workspace/symbol", 100, rng)
+    with tempfile.TemporaryFile() as stderr, running_server(stderr) as server:
+        with TreeSampler(server.pid) as sampler:
+            server.timed_request("initialize", params)
+            server.notify("initialized", {})
+            if not wait_vectors(server, lambda v: v.get("pending", 0) > 0, 300):
+                return [Row("semantic session", "the backfill never started")]
+            first = vector_status(server)
+            begun = time.perf_counter()
+            rows = symbol_rows(server, "while embedding: workspace/symbol", 100, rng)
+            rows += [
+                replace(row, name="while embedding: " + row.name.strip())
+                for row in live_edits(server, vault, args.edits, rng)
+            ]
+            now = vector_status(server)
+            rate = (now["embedded"] - first["embedded"]) / (time.perf_counter() - begun)
+            rows.append(Row("while embedding: chunks embedded per second", f"{rate:.1f}"))
+            rows.append(Row("while embedding: server peak RSS so far",
+                            f"{vm(server, 'VmHWM'):.0f} MiB", "≤ 600 MB",
+                            judge(vm(server, "VmHWM"), 600)))  # fmt: skip
+            started, embedded = time.perf_counter(), now["embedded"]
+            done = wait_vectors(server, lambda v: v.get("pending", 1) == 0, args.embed_timeout)
+            final = vector_status(server)
+            seconds = time.perf_counter() - started
+            rows.append(Row(
+                "backfill after the requests: chunks per second",
+                f"{(final['embedded'] - embedded) / seconds:.1f} ({final['embedded']} of "
+                f"{final['embedded'] + final['pending']} in all)",
+            ))  # fmt: skip
+            if done:
+                time.sleep(2.0)  # the last notifications and the cache pruning settle
+                rows += symbol_rows(server, "embedded: workspace/symbol", 100, rng)
                 rows += [
-                    replace(row, name="while embedding: " + row.name.strip())
+                    replace(row, name="embedded: " + row.name.strip())
                     for row in live_edits(server, vault, args.edits, rng)
                 ]
-                now = vector_status(server)
-                rate = (now["embedded"] - first["embedded"]) / (time.perf_counter() - begun)
-                rows.append(Row("while embedding: chunks embedded per second", f"{rate:.1f}"))
-                rows.append(Row("while embedding: server peak RSS so far",
-                                f"{vm(server, 'VmHWM'):.0f} MiB", "≤ 600 MB",
-                                judge(vm(server, "VmHWM"), 600)))  # fmt: skip
-                started, embedded = time.perf_counter(), now["embedded"]
-                done = wait_vectors(server, lambda v: v.get("pending", 1) == 0, args.embed_timeout)
-                final = vector_status(server)
-                seconds = time.perf_counter() - started
-                rows.append(Row(
-                    "backfill after the requests: chunks per second",
-                    f"{(final['embedded'] - embedded) / seconds:.1f} ({final['embedded']} of "
-                    f"{final['embedded'] + final['pending']} in all)",
-                ))  # fmt: skip
-                if done:
-                    time.sleep(2.0)  # the last notifications and the cache pruning settle
-                    rows += symbol_rows(server, "embedded: workspace/symbol", 100, rng)
-                    rows += [
-                        replace(row, name="embedded: " + row.name.strip())
-                        for row in live_edits(server, vault, args.edits, rng)
-                    ]
-                    rss = vm(server, "VmRSS")
-                    rows.append(Row("embedded: server RSS", f"{rss:.0f} MiB", "≤ 450 MB",
-                                    judge(rss, 450)))  # fmt: skip
-                else:
-                    rows.append(Row("embedded", f"not within {args.embed_timeout:.0f} s"))
-                rows.append(Row("server peak RSS (VmHWM), whole session",
-                                f"{vm(server, 'VmHWM'):.0f} MiB", "≤ 600 MB",
-                                judge(vm(server, "VmHWM"), 600)))  # fmt: skip
-                rows.append(Row("  peak summed PSS of its process tree",
-                                f"{sampler.peak_kib / 1024:.0f} MiB"))  # fmt: skip
-            server.shutdown()
-        finally:
-            if server.process.poll() is None:
-                server.process.kill()
-                server.process.wait()
+                rss = vm(server, "VmRSS")
+                rows.append(Row("embedded: server RSS", f"{rss:.0f} MiB", "≤ 450 MB",
+                                judge(rss, 450)))  # fmt: skip
+            else:
+                rows.append(Row("embedded", f"not within {args.embed_timeout:.0f} s"))
+            rows.append(Row("server peak RSS (VmHWM), whole session",
+                            f"{vm(server, 'VmHWM'):.0f} MiB", "≤ 600 MB",
+                            judge(vm(server, "VmHWM"), 600)))  # fmt: skip
+            rows.append(Row("  peak summed PSS of its process tree",
+                            f"{sampler.peak_kib / 1024:.0f} MiB"))  # fmt: skip
+        server.shutdown()
     return rows
 
 
@@ -574,36 +567,30 @@ def meaning_session(vault: Path, cache: Path, args: argparse.Namespace) -> list[
     params = initialize_params(vault, cache)
     params["initializationOptions"] = {"cache_dir": str(cache)}  # the default embedder
     notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
-    with tempfile.TemporaryFile() as stderr:
-        server = start_server(stderr)
-        try:
-            server.timed_request("initialize", params)
-            server.notify("initialized", {})
-            if not wait_vectors(server, lambda v: v.get("state") == "ready", 300):
-                return [Row("meaning session", "the vectors never became ready")]
-            if not wait_vectors(server, lambda v: v.get("pending", 1) == 0, 60):
-                return [Row("meaning session", "the cache given is not fully embedded")]
-            server.timed_request("workspace/symbol", {"query": WARM_QUERY})  # models loaded
-            idle = wait_idle(server, 120)
-            rows: list[Row] = [Row("server idle (CPU) before the requests after", f"{idle:.1f} s")]
-            related = [
-                server.timed_request("memlsp/related", {"uri": uri(vault, rel), "limit": 10})
-                for rel in rng.sample(notes, args.requests)
-            ]
-            rows += latency_rows("memlsp/related", [s for _, s in related], bar=0.05)
-            empty = sum(not (answer or {}).get("results") for answer, _ in related)
-            rows.append(Row("  of which answered with no note", str(empty)))
-            rows += meaning_completion_rows(server, vault, args.requests, rng)
-            rows += completion_rows(server, vault, args.requests, rng)
-            rows += mention_rows(server, vault, notes)
-            rows += diagnostics_rows(server, vault, args.edits, rng)
-            peak = vm(server, "VmHWM")
-            rows.append(Row("server peak RSS (VmHWM), this session", f"{peak:.0f} MiB"))
-            server.shutdown()
-        finally:
-            if server.process.poll() is None:
-                server.process.kill()
-                server.process.wait()
+    with tempfile.TemporaryFile() as stderr, running_server(stderr) as server:
+        server.timed_request("initialize", params)
+        server.notify("initialized", {})
+        if not wait_vectors(server, lambda v: v.get("state") == "ready", 300):
+            return [Row("meaning session", "the vectors never became ready")]
+        if not wait_vectors(server, lambda v: v.get("pending", 1) == 0, 60):
+            return [Row("meaning session", "the cache given is not fully embedded")]
+        server.timed_request("workspace/symbol", {"query": WARM_QUERY})  # models loaded
+        idle = wait_idle(server, 120)
+        rows: list[Row] = [Row("server idle (CPU) before the requests after", f"{idle:.1f} s")]
+        related = [
+            server.timed_request("memlsp/related", {"uri": uri(vault, rel), "limit": 10})
+            for rel in rng.sample(notes, args.requests)
+        ]
+        rows += latency_rows("memlsp/related", [s for _, s in related], bar=0.05)
+        empty = sum(not (answer or {}).get("results") for answer, _ in related)
+        rows.append(Row("  of which answered with no note", str(empty)))
+        rows += meaning_completion_rows(server, vault, args.requests, rng)
+        rows += completion_rows(server, vault, args.requests, rng)
+        rows += mention_rows(server, vault, notes)
+        rows += diagnostics_rows(server, vault, args.edits, rng)
+        peak = vm(server, "VmHWM")
+        rows.append(Row("server peak RSS (VmHWM), this session", f"{peak:.0f} MiB"))
+        server.shutdown()
     return rows
 
 
