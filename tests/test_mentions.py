@@ -302,17 +302,21 @@ def test_thousands_of_mentions_are_capped_with_a_count_of_the_rest() -> None:
     started = time.perf_counter()
     answer = mentions_of(view, "bm25.md", _every_note(view), 3)  # type: ignore[arg-type]
     assert time.perf_counter() - started < 20  # measured in benchmarks; this only catches a hang
-    assert len(answer.mentions) == MENTIONS_LIMIT and answer.left_out == 3500 - MENTIONS_LIMIT
+    # m.md comes first and fills the list: its other mentions are counted, n.md is not read.
+    assert len(answer.mentions) == MENTIONS_LIMIT and answer.left_out == 500 - MENTIONS_LIMIT
+    assert answer.unread == 1
 
 
 def test_a_name_written_everywhere_stops_the_reading_once_the_list_is_full() -> None:
     files = {"因为.md": "", **{f"n{i:03}.md": "因为下雨，我们没去。" for i in range(700)}}
     view = memory_view(files)
     answer = mentions_of(view, "因为.md", _every_note(view), 3)  # type: ignore[arg-type]
-    assert len(answer.mentions) == MENTIONS_LIMIT and answer.mentions[-1].path == "n499.md"
+    assert len(answer.mentions) == MENTIONS_LIMIT
+    assert answer.mentions[-1].path == f"n{MENTIONS_LIMIT - 1:03}.md"
     # One note past the full list is read (its mention is counted), the others are not.
-    assert (answer.left_out, answer.unread) == (1, 700 - MENTIONS_LIMIT - 1)
-    assert answer.warning == "199 more notes may name it too; they were not read"
+    unread = 700 - MENTIONS_LIMIT - 1
+    assert (answer.left_out, answer.unread) == (1, unread)
+    assert answer.warning == f"{unread} more notes may name it too; they were not read"
 
 
 def test_one_letter_and_common_word_names_are_not_looked_for() -> None:

@@ -31,7 +31,7 @@ from memlsp.vault.names import file_name, name_key, strip_note_suffix
 from memlsp.vault.view import VaultView
 
 NAMES_PER_NOTE = 64  # a note's file name and its first aliases; a longer alias list is cut
-MENTIONS_LIMIT = 500  # mentions in one answer: beyond, no one links them one by one
+MENTIONS_LIMIT = 200  # mentions in one answer: beyond, no one links them one by one
 
 
 @dataclass(frozen=True, slots=True)
