@@ -118,5 +118,6 @@ async def test_a_selected_phrase_can_be_linked_to_the_note_about_it(semantic: Se
     assert isinstance(change, types.TextDocumentEdit)
     assert change.text_document.version == 1
     [text_edit] = change.edits
+    assert isinstance(text_edit, types.TextEdit)
     assert text_edit.new_text == f"[[kyoto-2023|{MEANING_ONLY}]]" and text_edit.range == where
     semantic.close("inbox/trip.md")

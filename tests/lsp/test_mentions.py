@@ -59,6 +59,7 @@ def edits_of(action: types.CodeAction) -> dict[str, list[tuple[Any, str]]]:
     for change in action.edit.document_changes or []:
         assert isinstance(change, types.TextDocumentEdit)
         for edit in change.edits:
+            assert isinstance(edit, types.TextEdit)
             found.setdefault(change.text_document.uri, []).append(
                 (change.text_document.version, edit.new_text)
             )
