@@ -34,6 +34,7 @@ EMPTY: Mapping[str, str] = MappingProxyType({})
 _LATIN_WORD = re.compile("[A-Za-z]+")
 # The most notes read for one note's unlinked mentions (each read and matched exactly).
 MENTION_CANDIDATES = 5000
+ABOUT_CHUNKS = 4  # nearest chunks asked per note wanted: a note's sections come together
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,12 +151,23 @@ class Snapshot:
         )
 
     def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:
-        """The notes closest in meaning to `text`, closest first; None without vectors to ask."""
+        """The notes closest in meaning to `text`, closest first, by their nearest section and
+        above the floor of the embedder's scale (as the vector side of a search keeps them);
+        None without vectors to ask. A search's note ranking is not needed where a link is
+        being typed, and would read every candidate's chunk from the keyword index."""
         side = self.vectors.side
         if side is None or not side.ready:
             return None
-        request = SearchRequest(text, limit=limit, mode="vector", expand=False)
-        return tuple(hit.chunk.path for hit in self.search(request).hits)
+        hits = side.query(text, ABOUT_CHUNKS * limit)
+        if hits is None:
+            return None
+        scales = side.scales(text)
+        notes = dict.fromkeys(
+            hit.path
+            for hit in hits
+            if hit.similarity >= hybrid.scale_of(hit, scales).floor and hit.path in self.graph.notes
+        )
+        return tuple(notes)[:limit]
 
     def related(self, path: str, limit: int = 10) -> RelatedAnswer:
         """The notes closest in meaning to the note at `path` (search/related.py); no results and
