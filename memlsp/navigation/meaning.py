@@ -12,7 +12,7 @@ search); here is only when to ask and what to offer.
 
 from __future__ import annotations
 
-import re
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -20,6 +20,7 @@ from memlsp.model import Span
 from memlsp.navigation.actions import REWRITE, Action
 from memlsp.navigation.completion import Completions, Item, Kind
 from memlsp.navigation.edits import Edit
+from memlsp.parse.links import find_links
 from memlsp.parse.mask import iter_masked
 from memlsp.parse.tokens import count_words
 from memlsp.vault.linktext import wikilink_target
@@ -34,8 +35,6 @@ FEW_NAMES = 3  # fewer names than this hold the phrase: it is about something, n
 MEANING_ITEMS = 5
 NEEDS_VECTORS = "links by meaning need vectors (embedder = none, or not ready yet)"
 LONGEST_PHRASE = 200  # characters: a selection longer than this is not a phrase to link
-# A wikilink, an embed or a Markdown link as written on one line.
-_LINK_WRITTEN = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)")
 
 
 def is_phrase(text: str) -> bool:
@@ -129,7 +128,8 @@ def _in_link_or_code(lines: Sequence[str], line: int, start: int, end: int) -> b
     """Whether the columns touch a link, code or math of the line as it is now (the buffer may
     be ahead of the index)."""
     text = lines[line]
-    if any(m.start() < end and start < m.end() for m in _LINK_WRITTEN.finditer(text)):
+    masked = deque(iter_masked(lines[: line + 1]), maxlen=1)[0]  # a fence opened above counts
+    if masked.in_block or masked.text[start:end] != text[start:end]:
         return True
-    masked = list(iter_masked(lines[: line + 1]))[-1]
-    return masked.in_block or masked.text[start:end] != text[start:end]
+    links, _ = find_links(masked.text, line, text)
+    return any(link.span.start < end and start < link.span.end for link in links)
