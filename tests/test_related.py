@@ -128,32 +128,6 @@ def test_a_note_not_embedded_yet_says_how_many_chunks_wait(tmp_path: Path) -> No
         engine.close()
 
 
-def test_preferred_notes_are_embedded_first_and_stay_first(tmp_path: Path) -> None:
-    engine, embedder = _planned(tmp_path)
-    try:
-        side = engine.read().vectors.side
-        assert side is not None
-        assert side.pending_for(["rrf.md", "cooking.md"]) == 3
-        side.prefer(["rrf.md", "cooking.md"])
-        assert Backfill(engine, batch=2).step().embedded == 2
-        assert side.pending_for(["rrf.md"]) == 0 and side.pending_for(["cooking.md"]) == 1
-        # A later plan keeps them first: the one left of cooking.md comes before the others.
-        write(tmp_path / "vault", "bm25.md", NOTES["bm25.md"] + "\nMore about rankings.\n")
-        engine.refresh()
-        Backfill(engine).plan()
-        assert Backfill(engine, batch=1).step().embedded == 1
-        assert side.pending_for(["cooking.md"]) == 0 and side.pending_for(["bm25.md"]) == 1
-        assert embedder.calls == 3
-        # rrf.md has its vectors now: its related notes are the ones embedded so far.
-        answer = engine.read().related("rrf.md")
-        assert [note.path for note in answer.results] == ["cooking.md"]
-    finally:
-        engine.close()
-
-
-# -- the combination, on plain numbers ----------------------------------------------------------
-
-
 def _pair(path: str, chunk: str, placed: float, similarity: float = 0.5) -> PairScore:
     return PairScore(0, chunk, path, similarity, placed)
 

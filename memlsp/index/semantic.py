@@ -79,7 +79,6 @@ class VectorSide:
         self._retry_at = 0.0
         self._stored: set[str] = set()
         self._pending: dict[str, set[str]] = {}  # path -> chunk ids without a vector, by recency
-        self._preferred: tuple[str, ...] = ()  # embedded before the rest (see `prefer`)
         self._lock = threading.Lock()  # guards the bookkeeping; never held while embedding
         self._connecting = threading.Lock()
         self.needs_plan = True  # set on (re)connect: the store's contents must be compared again
@@ -160,9 +159,7 @@ class VectorSide:
         with self._lock:
             live: set[str] = set()
             pending: dict[str, set[str]] = {}
-            first = {path: index for index, path in enumerate(self._preferred)}
-            order = sorted(wanted, key=lambda p: (first.get(p, len(first)), -recency.get(p, 0), p))
-            for path in order:
+            for path in sorted(wanted, key=lambda p: (-recency.get(p, 0), p)):
                 # A chunk that is not prose (its id says so) has no vector to keep or to make.
                 ids = [chunk_id for chunk_id in wanted[path] if embeds(chunk_id)]
                 live.update(ids)
@@ -180,17 +177,6 @@ class VectorSide:
             return
         with self._lock:
             self._stored.difference_update(stale)
-
-    def prefer(self, paths: Iterable[str]) -> None:
-        """Embed these notes' pending chunks before any other, in this order (the notes open in
-        the editor and their neighbours: related notes of the note in front of the user work
-        within seconds). Remembered until the next call, so a later `reconcile` keeps them first."""
-        chosen = tuple(dict.fromkeys(paths))
-        with self._lock:
-            self._preferred = chosen
-            front = {path: self._pending[path] for path in chosen if path in self._pending}
-            rest = {p: ids for p, ids in self._pending.items() if p not in front}
-            self._pending = front | rest
 
     def pending_for(self, paths: Iterable[str]) -> int:
         """How many chunks of these notes still wait for a vector."""
