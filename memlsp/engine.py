@@ -21,6 +21,7 @@ from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.index.store import Wait, open_store
 from memlsp.model import IndexSummary
+from memlsp.search.related import linked_notes
 from memlsp.settings import index_fingerprint
 from memlsp.snapshot import Snapshot, Vectors
 from memlsp.writer import Progress, VaultWriter
@@ -241,12 +242,7 @@ OPEN_NEIGHBOURS = 200  # of an open hub's thousands of neighbours, the ones embe
 
 
 def _neighbours(snapshot: Snapshot, path: str) -> list[str]:
-    graph = snapshot.graph
-    found = dict.fromkeys(
-        target for item in graph.outlinks(path) for target in item.resolution.targets
-    )
-    found.update(dict.fromkeys(graph.inlink_sources(path)))
-    return list(found)[:OPEN_NEIGHBOURS]
+    return sorted(linked_notes(snapshot.graph, path))[:OPEN_NEIGHBOURS]
 
 
 def _sleep(seconds: float) -> bool:
