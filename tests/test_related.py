@@ -22,7 +22,6 @@ from memlsp.search.related import (
     LINKED,
     NEEDS_VECTORS,
     SAME_FOLDER,
-    Pairs,
     PairScore,
     Ties,
     Weights,
@@ -217,8 +216,8 @@ def test_ties_and_the_pairs_of_notes_the_nearest_chunks_missed(tmp_path: Path) -
         assert ties.candidates() == ["topic/epoc.md", "elsewhere/plan.md"]
         found = section_pairs("topic/hiit.md", graph, keyword, side, 10)
         # As if the store's nearest had missed them: computed directly, the same pairs.
-        missed = Pairs(
-            found.sections, tuple(p for p in found.pairs if p.path not in ties.candidates())
+        missed = replace(
+            found, pairs=tuple(p for p in found.pairs if p.path not in ties.candidates())
         )
         more = compared_pairs("topic/hiit.md", missed, ties.candidates(), graph, keyword, side)
         nearest = {(p.mine, p.theirs): p for p in found.pairs if p.path in ties.candidates()}

@@ -259,13 +259,7 @@ def compared_pairs(
         for other, its in chunks.items()
         for chunk in asking_sections(its, COMPARED_SECTIONS)
     }
-    vectors = found.vectors
-    if len(vectors) != len(found.sections):  # not kept by whoever made `found`: asked again
-        stored = side.vectors([chunk.id for chunk in found.sections]) or {}
-        vectors = tuple(stored[chunk.id] for chunk in found.sections if chunk.id in stored)
-        if len(vectors) != len(found.sections):
-            return ()
-    compared = side.compare_to(vectors, theirs) if theirs else None
+    compared = side.compare_to(found.vectors, theirs) if theirs else None
     if compared is None:
         return ()
     return _placed(path, graph, side, found.sections, compared)
