@@ -1,6 +1,6 @@
 """textDocument/codeLens on a note's first line: `N inlinks · M outlinks` (navigation/counts.py),
-`N related` (the related notes that are closer than an unrelated note would be, search/related.py)
-when the vault has vectors, and `N unlinked` (navigation/mentions.py) when other notes name it.
+`N related` (the related notes with a score above 0, search/related.py) when the vault has
+vectors, and `N unlinked` (navigation/mentions.py) when other notes name it.
 
 Their commands, `memlsp.showLinks`, `memlsp.showRelated` and `memlsp.showUnlinked` with the note's
 URI, are the client's: the VS Code extension opens a picker; other editors bind them themselves
