@@ -19,7 +19,13 @@ from memlsp import wire
 from memlsp.config import Settings
 from memlsp.live.vault import LiveVault
 from memlsp.navigation.diagnostics import SEVERITIES, Levels, Problem, note_problems
-from memlsp.navigation.mentions import NameIndex, mention_problems, mentions_in_text, name_index
+from memlsp.navigation.mentions import (
+    Mention,
+    NameIndex,
+    mention_problems,
+    mentions_in_text,
+    name_index,
+)
 from memlsp.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -56,7 +62,7 @@ class Publisher:
         self._server = server
         self._sent: dict[str, list[dict[str, Any]]] = {}  # document URI -> what the client has
         # document URI -> the text and names its mentions were found with, and those mentions
-        self._mentions: dict[str, tuple[str, NameIndex, list[Problem]]] = {}
+        self._mentions: dict[str, tuple[str, NameIndex, tuple[Mention, ...]]] = {}
 
     def vault_changed(self, vault: LiveVault) -> None:
         """Every open note of `vault`, again (call on the event loop)."""
@@ -101,9 +107,9 @@ class Publisher:
         if known is not None and known[1] is names and known[0] == text:
             found = known[2]
         else:
-            found = mention_problems(mentions_in_text(path, text, names), severity)
+            found = mentions_in_text(path, text, names)
             self._mentions[uri] = (text, names, found)
-        return [problem for problem in found if problem.severity == severity]
+        return mention_problems(found, severity)
 
     def _send(self, uri: str, diagnostics: list[dict[str, Any]]) -> None:
         document = self._server.document(uri)

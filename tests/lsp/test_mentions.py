@@ -171,3 +171,22 @@ async def test_links_by_meaning_say_they_need_vectors(own: Session) -> None:
     else:
         assert found == []
     own.close("inbox/phrase.md")
+
+
+async def test_a_new_level_for_the_hints_applies_at_once(own: Session) -> None:
+    own.open("inbox/level.md", "# Level\n\nTantivy indexes.\n")
+    [hint] = await until_problems(own, "inbox/level.md", 1)
+    assert hint.severity == types.DiagnosticSeverity.Hint
+    own.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"memlsp": {"unlinked_mentions": "warning"}})
+    )
+
+    async def warned() -> bool:
+        found = own.client.diagnostics.get(own.uri("inbox/level.md"), ())
+        return [d.severity for d in found] == [types.DiagnosticSeverity.Warning]
+
+    await own.until(warned)
+    own.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"memlsp": {"unlinked_mentions": "hint"}})
+    )
+    own.close("inbox/level.md")
