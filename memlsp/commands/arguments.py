@@ -119,6 +119,32 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
             help="run here, not in a `memlsp serve` or language server that has the vault open",
         )
 
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the vault to agents over the Model Context Protocol (stdio, or --http)",
+        add_help=not for_socket,
+    )
+    mcp.add_argument(
+        "vault",
+        type=Path,
+        nargs="?",
+        help="the vault folder (default: the vault the current folder belongs to)",
+    )
+    mcp.add_argument("--cache-dir", type=Path, help="where indexes live, one folder per vault")
+    mcp.add_argument("--embedder", choices=EMBEDDERS, help="semantic search model")
+    mcp.add_argument("--chroma-url", help="a Chroma server instead of the embedded store")
+    mcp.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="streamable HTTP instead of stdio, e.g. 127.0.0.1:8765; another address than "
+        "loopback needs MEMLSP_MCP_TOKEN set (clients send it as a bearer token)",
+    )
+    mcp.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="offer the write tool: agents may create notes, append to them, replace sections",
+    )
+
     serve = vault_command("serve", "keep the vault open and answer searches on a local socket")
     serve.add_argument(
         "--idle",

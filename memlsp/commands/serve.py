@@ -34,46 +34,61 @@ def serve(
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     sys.setswitchinterval(0.001)  # as the language server: requests win the interpreter quickly
-    served: list[VaultSocket] = []
-
-    class Opened(Listener):
-        def indexing_started(self, vault: LiveVault) -> None:
-            engine = vault.engine
-            if served or engine is None:
-                return
-            path = socket_path(engine.cache_dir)
-            where = (
-                None if path is None else VaultSocket(path, lambda r: answer_on_socket(vault, r))
-            )
-            try:
-                if where is not None and where.open():
-                    served.append(where)
-                    return
-            except OSError:
-                log.exception("cannot answer on %s", path)
-            stop.set()  # another process answers for this vault, or none can
-
     log.info("serving %s (pid %d, idle %.0f s)", root, os.getpid(), idle)
-    vault = LiveVault(root, settings, Opened(), watch=settings.watch)
+    answers = AnswersOnSocket()
+    vault = LiveVault(root, settings, answers, watch=settings.watch)
     vault.start()
     started = time.monotonic()
     try:
         while not stop.wait(0.2):
+            if answers.elsewhere.is_set():
+                break  # another process answers for this vault, or none can
             if vault.state == "failed":
                 log.error("%s: %s; exiting", root, vault.status().message)
                 break
-            quiet = served[0].idle() if served else time.monotonic() - started
-            if quiet >= idle:
+            quiet = answers.idle()
+            if (time.monotonic() - started if quiet is None else quiet) >= idle:
                 log.info("no request for %.0f s; exiting", idle)
                 break
     except KeyboardInterrupt:
         pass
     finally:
-        for where in served:
-            where.close()
+        answers.close()
         vault.stop()
         log.info("stopped")
     return 0
+
+
+class AnswersOnSocket(Listener):
+    """Answers the command line on the vault's socket from this process's live vault, from the
+    moment its index is open. `elsewhere` is set when another process already answers there (or
+    no socket can be made): then this one does not."""
+
+    def __init__(self) -> None:
+        self.elsewhere = threading.Event()
+        self._served: list[VaultSocket] = []
+
+    def indexing_started(self, vault: LiveVault) -> None:
+        engine = vault.engine
+        if self._served or engine is None:
+            return
+        path = socket_path(engine.cache_dir)
+        where = None if path is None else VaultSocket(path, lambda r: answer_on_socket(vault, r))
+        try:
+            if where is not None and where.open():
+                self._served.append(where)
+                return
+        except OSError:
+            log.exception("cannot answer on %s", path)
+        self.elsewhere.set()
+
+    def idle(self) -> float | None:
+        """Seconds since the socket's last request; None while no socket is open."""
+        return self._served[0].idle() if self._served else None
+
+    def close(self) -> None:
+        for where in self._served:
+            where.close()
 
 
 def _log_to(path: Path) -> None:

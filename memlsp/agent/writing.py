@@ -1,0 +1,140 @@
+"""What the `write` tool does to the vault's files: names Obsidian accepts, inside the vault only,
+each write whole or not at all.
+
+Writing is off unless the server was started with `--allow-writes`. Even then a note's text never
+decides where anything is written: the path is the agent's argument, checked here against the
+vault's real folder (symlinks included) before a byte is written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from memlsp.vault.rules import VaultRules
+
+MODES = ("create", "append", "replace_section")
+# Obsidian refuses these in a file name (`* " \ / < > : | ?` break on some file system, `# ^ [ ] |`
+# break links to the note).
+_FORBIDDEN = re.compile(r'[*"\\<>:|?#^\[\]\x00-\x1f\x7f]')
+_MAX_NAME_BYTES = 255
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+
+
+class WriteRefused(Exception):
+    """A write that would not be safe or would not do what was asked; one sentence says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A heading's section in a note: its heading line and the lines after it (1-based)."""
+
+    heading: str
+    start_line: int
+    end_line: int
+
+
+def note_path(name: str, rules: VaultRules) -> str:
+    """The vault-relative path a note named `name` is written at: `.md` added when the name has
+    no note suffix. Raises WriteRefused for a name outside the vault, one Obsidian would not
+    accept, or one the vault never indexes."""
+    if not name or not name.strip():
+        raise WriteRefused("give the note's path, e.g. 'inbox/idea.md'")
+    if "\\" in name:
+        raise WriteRefused(f"{name!r}: separate folders with '/', not '\\'")
+    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+        raise WriteRefused(f"{name!r} is outside the vault: give a vault-relative path")
+    parts = name.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise WriteRefused(
+            f"{name!r} is outside the vault or not a plain path: no '.', '..' or empty parts"
+        )
+    for part in parts:
+        bad = _FORBIDDEN.search(part)
+        if bad:
+            raise WriteRefused(f"{name!r}: Obsidian does not accept {bad.group()!r} in a name")
+        if part != part.rstrip(" .") or part != part.lstrip(" "):
+            raise WriteRefused(f"{name!r}: a name may not begin with a space or end in '.' or ' '")
+        if len(part.encode("utf-8")) > _MAX_NAME_BYTES:
+            raise WriteRefused(f"{name!r}: a name is limited to {_MAX_NAME_BYTES} bytes")
+    path = name if rules.is_note(name) else name + ".md"
+    if rules.ignored(path):
+        raise WriteRefused(
+            f"{path!r} would not be indexed (a hidden or excluded folder): choose another path"
+        )
+    return path
+
+
+def target_file(root: Path, path: str) -> Path:
+    """Where `path` is on disk, checked to stay inside the vault's real folder: a folder on the
+    way or the file itself that is a symlink out of the vault is refused."""
+    real_root = root.resolve()
+    target = real_root / path
+    folder = target.parent
+    existing = folder
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.resolve().is_relative_to(real_root):
+        raise WriteRefused(f"{path!r} leads outside the vault (through a symlink)")
+    if target.is_symlink():
+        raise WriteRefused(f"{path!r} is a symlink: memlsp writes only plain files")
+    if target.exists() and not target.is_file():
+        raise WriteRefused(f"{path!r} exists and is not a file")
+    return target
+
+
+def appended(old: str, content: str) -> str:
+    """`content` after the note's text, on a line of its own."""
+    if old and not old.endswith("\n"):
+        old += "\n"
+    return old + content
+
+
+def replaced(old: str, section: Section, content: str) -> str:
+    """The note with `section`'s lines after its heading replaced by `content`. When `content`
+    starts with that same heading, it replaces the heading line too (agents often repeat it)."""
+    lines = old.splitlines(keepends=True)
+    first = (
+        section.start_line
+        if _starts_with_heading(content, lines[section.start_line - 1])
+        else (section.start_line + 1)
+    )
+    body = content
+    after = lines[section.end_line :]
+    if body and not body.endswith("\n") and after:
+        body += "\n"
+    if lines[: first - 1] and not lines[first - 2].endswith("\n"):
+        body = "\n" + body
+    return "".join(lines[: first - 1]) + body + "".join(after)
+
+
+def _starts_with_heading(content: str, heading_line: str) -> bool:
+    mine, theirs = _HEADING.match(content.split("\n", 1)[0]), _HEADING.match(heading_line.rstrip())
+    return bool(mine and theirs and mine.groups() == theirs.groups())
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    """The file holds `data` whole, or is as it was: written beside it, flushed, then renamed
+    over it (keeping an existing file's permissions)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".memlsp-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, mode)  # a temporary file is made private
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
