@@ -1,13 +1,15 @@
 """A search kept to part of the vault: `paths` (folders, notes, globs) and `tags`, on both sides,
-with dates."""
+with dates, from a request and from the command line."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from memlsp.cli import main
 from memlsp.engine import Engine
 from memlsp.model import SearchRequest, SearchResponse
 from memlsp.parse.markdown import parse_markdown
@@ -15,7 +17,7 @@ from memlsp.search.request import build_request
 from memlsp.search.scope import NoteScope, allowed_notes, scope_path, scope_tag
 from tests.helpers.engine import ask, embedded_vault, indexed_engine, open_indexed
 from tests.helpers.fake_embedder import FakeEmbedder
-from tests.helpers.vault import graph_of, write_notes
+from tests.helpers.vault import graph_of, write, write_notes
 
 # Every note has "lantern", so a search for it lists the notes in scope.
 NOTES = {
@@ -254,3 +256,73 @@ def test_no_note_in_scope_gives_one_warning_with_vectors_too(with_vectors: Engin
     response = ask(with_vectors, "lantern", tags=("nothing-tagged",))
     assert response.hits == ()
     assert response.warnings == ("no note matches the paths and tags asked for: nothing found",)
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(arg) for arg in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.e2e
+def test_the_command_line_takes_path_and_tag_repeated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = write_notes(tmp_path / "vault", NOTES)
+    write(vault, ".memlsp.toml", 'embedder = "none"\n')
+    args = ("search", vault, "lantern", "--json", "--no-expand", "--cache-dir", tmp_path / "c")
+
+    def paths(*more: str) -> set[str]:
+        code, out, err = run(capsys, *args, *more)
+        assert code == 0, err
+        return {result["path"] for result in json.loads(out)["results"]}
+
+    assert paths("--path", "projects/garden", "--path", "root.md") == {
+        "projects/garden/plan.md",
+        "root.md",
+    }
+    assert paths("--path", "**/*.md", "--tag", "#garden", "--tag", "Archive") == {
+        "projects/garden/plan.md",
+        "archive/old.md",
+    }
+    assert paths("--path", "journal", "--start-date", "2024-06-01") == {"journal/2024-06-01.md"}
+    code, _, err = run(capsys, *args, "--path", "../x")
+    assert code == 2
+    assert err.strip() == "memlsp: --path entries are vault-relative: '../x' leaves the vault"
+    code, _, err = run(capsys, *args, "--tag", "#")
+    assert code == 2 and "--tag entries name a tag" in err
+    with pytest.raises(SystemExit):
+        run(capsys, "search", vault, "--help")
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--path PATH search only notes under this vault-relative folder" in help_text
+    assert "--tag TAG search only notes with this tag" in help_text
+
+
+@pytest.mark.e2e
+def test_a_queries_line_carries_paths_and_tags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = write_notes(tmp_path / "vault", NOTES)
+    write(vault, ".memlsp.toml", 'embedder = "none"\n')
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        '{"id": 1, "query": "lantern", "paths": "archive"}\n'
+        '{"id": 2, "query": "lantern", "tags": ["garden"]}\n'
+        '{"id": 3, "query": "lantern"}\n'
+        '{"id": 4, "query": "lantern", "paths": ["/abs"]}\n'
+    )
+    code, out, _ = run(
+        capsys, "search", vault, "--queries", queries, "--json", "--no-expand",
+        "--cache-dir", tmp_path / "c", "--path", "root.md",
+    )  # fmt: skip
+    assert code == 0
+    first, second, third, fourth = (json.loads(line) for line in out.splitlines())
+    assert [r["path"] for r in first["results"]] == ["archive/old.md"]  # the line's own wins
+    assert second["results"] == []  # the flag's path and the line's tag: no note has both
+    assert [r["path"] for r in third["results"]] == ["root.md"]
+    assert (
+        fourth["error"] == "line 4: --path entries are vault-relative: '/abs' is an absolute path"
+    )
