@@ -1,5 +1,5 @@
 """A search kept to part of the vault: `paths` (folders, notes, globs) and `tags`, on both sides,
-with dates, from a request and from the command line."""
+with dates; and the warning when the token budget leaves results out."""
 
 from __future__ import annotations
 
@@ -258,6 +258,21 @@ def test_no_note_in_scope_gives_one_warning_with_vectors_too(with_vectors: Engin
     assert response.warnings == ("no note matches the paths and tags asked for: nothing found",)
 
 
+# -- the budget ------------------------------------------------------------------------------------
+
+
+def test_the_budget_says_how_many_results_it_left_out(engine: Engine) -> None:
+    everything = ask(engine, "lantern", mode="keyword", limit=50)
+    assert len(everything.hits) == 7 and everything.warnings == ()
+    one = ask(engine, "lantern", mode="keyword", limit=50, budget_tokens=1)
+    assert len(one.hits) == 1
+    assert one.warnings == ("6 more results left out to stay within 1 token (budget_tokens)",)
+    roomy = ask(engine, "lantern", mode="keyword", limit=50, budget_tokens=2000)
+    assert len(roomy.hits) == 7 and roomy.warnings == ()
+    two = ask(engine, "lantern", mode="keyword", limit=2, budget_tokens=1)
+    assert two.warnings == ("1 more result left out to stay within 1 token (budget_tokens)",)
+
+
 # -- the command line ------------------------------------------------------------------------------
 
 
@@ -289,6 +304,11 @@ def test_the_command_line_takes_path_and_tag_repeated(
         "archive/old.md",
     }
     assert paths("--path", "journal", "--start-date", "2024-06-01") == {"journal/2024-06-01.md"}
+    code, out, _ = run(capsys, *args, "--budget-tokens", "1")
+    assert code == 0
+    assert json.loads(out)["warnings"] == [
+        "6 more results left out to stay within 1 token (budget_tokens)"
+    ]
     code, _, err = run(capsys, *args, "--path", "../x")
     assert code == 2
     assert err.strip() == "memlsp: --path entries are vault-relative: '../x' leaves the vault"

@@ -159,7 +159,12 @@ def search(
         )
     if request.expand:
         hits = expand_hits(graph, hits, settings.expand_limit)
-    hits = within_budget(hits, request.budget_tokens)
+    kept = within_budget(hits, request.budget_tokens)
+    if len(kept) < len(hits):
+        left = _count(len(hits) - len(kept), "more result")
+        budget = _count(request.budget_tokens or 0, "token")
+        warnings = [*warnings, f"{left} left out to stay within {budget} (budget_tokens)"]
+    hits = kept
     counts = SearchCounts(
         keyword=len(keyword_scores), vector=len(similarities), hybrid=len(sides) > 1
     )
@@ -223,6 +228,10 @@ def _shown(fused: list[Fused], strength: float) -> Callable[[float], float]:
         return round(strength * min(1.0, max(0.0, (score - floor) / spread)), 12)
 
     return shown
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def _in_dates(graph: LinkGraph, path: str, request: SearchRequest) -> bool:
