@@ -225,6 +225,10 @@ class SearchRequest:
     sections: bool = False  # list each matching section; by default a note once, at its best
     min_strength: float | None = None  # None: the `min_strength` setting
     fusion: str | None = None  # one of settings.FUSION_RULES; None: the `fusion` setting
+    # Which notes may answer (search/scope.py): vault-relative folders, note paths or globs, and
+    # tags; a note must match one of each that is given. Empty: every note.
+    paths: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")

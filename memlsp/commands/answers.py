@@ -71,6 +71,10 @@ def needs_vectors(args: argparse.Namespace) -> bool:
     return args.command == "related" or (args.command == "search" and bool(args.mode != "keyword"))
 
 
+# Fields whose flag is not their name: one --path or --tag at a time, repeated.
+_FLAGS = {"paths": "--path", "tags": "--tag"}
+
+
 def _search_request(
     args: argparse.Namespace, query: str, overrides: dict[str, Any]
 ) -> SearchRequest:
@@ -87,6 +91,8 @@ def _search_request(
         "mode": args.mode,
         "sections": args.sections,
         "fusion": args.fusion,
+        "paths": args.paths,
+        "tags": args.tags,
     }
 
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
@@ -95,7 +101,7 @@ def _search_request(
     except ValueError as error:
         message = str(error)
         for key in FIELDS:  # name the flag the user typed: 'start_date' -> --start-date
-            message = message.replace(f"'{key}'", "--" + key.replace("_", "-"))
+            message = message.replace(f"'{key}'", _FLAGS.get(key, "--" + key.replace("_", "-")))
         raise UsageError(message) from error
 
 

@@ -89,6 +89,22 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     )
     search.add_argument("--start-date", help="YYYY-MM-DD, inclusive")
     search.add_argument("--end-date", help="YYYY-MM-DD, inclusive")
+    search.add_argument(
+        "--path",
+        action="append",
+        dest="paths",
+        metavar="PATH",
+        help="search only notes under this vault-relative folder, this note, or matching this glob "
+        "(* and ? within a name, ** across folders); repeat for any of several",
+    )
+    search.add_argument(
+        "--tag",
+        action="append",
+        dest="tags",
+        metavar="TAG",
+        help="search only notes with this tag (# optional, any case; a nested tag counts for its "
+        "parent: project finds project/memlsp); repeat for any of several",
+    )
     search.add_argument("--no-expand", action="store_true", help="leave out linked notes")
     search.add_argument("--budget-tokens", type=int, help="keep results while they fit this budget")
     search.add_argument(

@@ -11,7 +11,7 @@ import functools
 import json
 import math
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -312,9 +312,12 @@ class KeywordReader:
         *,
         start_date: str | None = None,
         end_date: str | None = None,
+        paths: Collection[str] | None = None,
     ) -> list[KeywordHit]:
-        """Chunks matching any of `terms` (a query's are `query_terms`)."""
-        if not terms or limit <= 0:
+        """Chunks matching any of `terms` (a query's are `query_terms`), dated within the dates
+        given, of the notes in `paths` when given (the best `limit` among those notes, not the
+        best overall filtered afterwards)."""
+        if not terms or limit <= 0 or (paths is not None and not paths):
             return []
         clauses = [
             (
@@ -337,6 +340,15 @@ class KeywordReader:
             )
             query = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Must, query), (tantivy.Occur.Must, dates)]
+            )
+        if paths is not None:
+            # A term set scores 1 for each document: scoring nothing keeps BM25's scores as they
+            # are (a date range scores nothing already).
+            within = tantivy.Query.const_score_query(
+                tantivy.Query.term_set_query(self.schema, "path", sorted(paths)), 0.0
+            )
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)]
             )
         searcher = self._searcher
         found = searcher.search(query, limit, count=False).hits

@@ -2,10 +2,11 @@
 filters, expansion, budget.
 
 The vector side's candidates come in already found (the engine embeds the query outside its lock);
-here they are held to the same date filter as keywords, joined to their chunks through the keyword
-index (a vector whose chunk is gone is dropped), and placed on the embedder's scale. Each side's
-candidates carry their evidence (search/evidence.py), the sides are fused by the request's rule
-(search/fusion.py), and notes, not sections, are ranked (search/notes.py).
+here they are held to the same date filter and scope (search/scope.py) as keywords, joined to
+their chunks through the keyword index (a vector whose chunk is gone is dropped), and placed on
+the embedder's scale. Each side's candidates carry their evidence (search/evidence.py), the sides
+are fused by the request's rule (search/fusion.py), and notes, not sections, are ranked
+(search/notes.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, s
 from memlsp.search.expand import expand_hits, within_budget
 from memlsp.search.fusion import Fused, fused_order
 from memlsp.search.notes import best_notes, named_notes
+from memlsp.search.scope import allowed_notes
 from memlsp.vault.graph import LinkGraph
 
 
@@ -30,8 +32,9 @@ def candidate_count(request: SearchRequest, settings: Settings) -> int:
 
 
 def vector_candidates(request: SearchRequest, settings: Settings) -> int:
-    """How many nearest chunks to ask the store for: a date filter drops some of them."""
-    if request.start_date or request.end_date:
+    """How many nearest chunks to ask the store for: a date filter or a scope (paths, tags)
+    drops some of them."""
+    if request.start_date or request.end_date or request.paths or request.tags:
         return candidate_count(request, settings) * 4
     return candidate_count(request, settings)
 
@@ -58,10 +61,19 @@ def search(
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
     terms = keyword.query_terms(request.query)  # common words do not decide the candidates
+    allowed = allowed_notes(graph, request)
+    if allowed is not None and not allowed:
+        warnings = [*warnings, "no note matches the paths and tags asked for: nothing found"]
+        if vector_hits is not None:  # none of them is in scope: no other warning about them
+            vector_hits = []
     keyword_hits = []
     if use_keyword:
         keyword_hits = keyword.search(
-            terms, count, start_date=request.start_date, end_date=request.end_date
+            terms,
+            count,
+            start_date=request.start_date,
+            end_date=request.end_date,
+            paths=allowed,
         )
     stats = keyword.term_stats(terms)
     if vector_hits and meaningless and not keyword_hits and stats.known_share == 0:
@@ -85,7 +97,7 @@ def search(
     similarities: dict[str, float] = {}
     if vector_hits is not None and use_vector:
         placed, similarities = _vector_side(
-            request, vector_hits, graph, keyword, chunks, scales, count
+            request, vector_hits, graph, keyword, chunks, scales, count, allowed
         )
         sides["vector"] = (placed, settings.vector_weight)
     if len(sides) == 1:  # a side alone has weight 1
@@ -147,7 +159,12 @@ def search(
         )
     if request.expand:
         hits = expand_hits(graph, hits, settings.expand_limit)
-    hits = within_budget(hits, request.budget_tokens)
+    kept = within_budget(hits, request.budget_tokens)
+    if len(kept) < len(hits):
+        left = _count(len(hits) - len(kept), "more result")
+        budget = _count(request.budget_tokens or 0, "token")
+        warnings = [*warnings, f"{left} left out to stay within {budget} (budget_tokens)"]
+    hits = kept
     counts = SearchCounts(
         keyword=len(keyword_scores), vector=len(similarities), hybrid=len(sides) > 1
     )
@@ -164,10 +181,16 @@ def _vector_side(
     chunks: dict[str, Chunk],
     scales: Sequence[SimilarityScale],
     count: int,
+    allowed: frozenset[str] | None,
 ) -> tuple[list[tuple[Hashable, float]], dict[str, float]]:
-    """The vector side's candidates with their evidence, best first, and their similarities.
-    Adds the chunks only the vector side found to `chunks`."""
-    dated = [hit for hit in vector_hits if _in_dates(graph, hit.path, request)][:count]
+    """The vector side's candidates with their evidence, best first, and their similarities:
+    those of notes in the dates and scope asked for (`allowed`, None for every note). Adds the
+    chunks only the vector side found to `chunks`."""
+    dated = [
+        hit
+        for hit in vector_hits
+        if (allowed is None or hit.path in allowed) and _in_dates(graph, hit.path, request)
+    ][:count]
     # Below the floor, only a keyword match makes a chunk a candidate.
     dated = [
         hit
@@ -205,6 +228,10 @@ def _shown(fused: list[Fused], strength: float) -> Callable[[float], float]:
         return round(strength * min(1.0, max(0.0, (score - floor) / spread)), 12)
 
     return shown
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def _in_dates(graph: LinkGraph, path: str, request: SearchRequest) -> bool:

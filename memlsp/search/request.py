@@ -7,6 +7,7 @@ from typing import Any
 
 from memlsp.model import SEARCH_MODES, SearchRequest
 from memlsp.parse.frontmatter import parse_iso_date
+from memlsp.search.scope import NoteScope
 from memlsp.settings import FUSION_RULES
 
 FIELDS = (
@@ -21,6 +22,8 @@ FIELDS = (
     "sections",
     "min_strength",
     "fusion",
+    "paths",
+    "tags",
 )
 
 
@@ -52,6 +55,7 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     fusion = values.get("fusion")  # None: the vault's `fusion` setting
     if fusion is not None and fusion not in FUSION_RULES:
         raise ValueError(f"'fusion' must be one of {', '.join(FUSION_RULES)}, not {fusion!r}")
+    scope = NoteScope.from_entries(_strings(values, "paths"), _strings(values, "tags"))
     return SearchRequest(
         query=query,
         limit=limit,
@@ -64,6 +68,8 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         sections=sections,
         min_strength=min_strength,
         fusion=fusion,
+        paths=scope.paths,
+        tags=scope.tags,
     )
 
 
@@ -76,6 +82,18 @@ def _number(values: Mapping[str, Any], key: str, kind: type, default: Any) -> An
     if kind is int and value != int(value):
         raise ValueError(f"'{key}' must be a whole number, not {value!r}")
     return kind(value)
+
+
+def _strings(values: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    """A list of strings, or one string alone; none given is none."""
+    value = values.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise ValueError(f"'{key}' must be a string or a list of strings, not {value!r}")
 
 
 def _date(values: Mapping[str, Any], key: str) -> str | None:

@@ -149,6 +149,26 @@ async def test_search_budget_tokens(shared: Session) -> None:
     assert [r["chunk_id"] for r in some] == [r["chunk_id"] for r in full[: len(some)]]
 
 
+async def test_search_keeps_to_the_paths_and_tags_asked_for(shared: Session) -> None:
+    everywhere = {r["path"] for r in (await shared.search(query="search", limit=50))["results"]}
+    assert any(not path.startswith("search/") for path in everywhere)
+    folder = await shared.search(query="search", limit=50, paths=["search/"])
+    assert folder["results"] and all(r["path"].startswith("search/") for r in folder["results"])
+    tagged = await shared.search(query="search", limit=50, tags="#Search", paths="**/*.md")
+    # each has #search or a tag under it, in the frontmatter or inline (#search/chinese)
+    assert {r["path"] for r in tagged["results"]} == {
+        "search/bm25.md",
+        "search/tantivy.md",
+        "search/hybrid-search.md",
+        "search/query understanding.md",
+        "inbox/broken-config.md",
+    }
+    with pytest.raises(JsonRpcException) as raised:
+        await shared.request("memlsp/search", {"query": "x", "paths": ["/etc"]})
+    assert raised.value.code == INVALID_PARAMS
+    assert "'paths' entries are vault-relative: '/etc' is an absolute path" in str(raised.value)
+
+
 @pytest.mark.parametrize(
     "params",
     [
@@ -164,6 +184,9 @@ async def test_search_budget_tokens(shared: Session) -> None:
         {"query": "x", "budget_tokens": True},
         {"query": "x", "fusion": "borda"},
         {"query": "x", "fusion": ["rrf"]},
+        {"query": "x", "paths": ["../outside"]},
+        {"query": "x", "paths": [3]},
+        {"query": "x", "tags": "#"},
     ],
     ids=str,
 )

@@ -657,6 +657,8 @@ def well_typed(vault: Vault) -> dict[str, st.SearchStrategy[Any]]:
             "budget_tokens": st.integers(-5, 10**9),
             "start_date": date,
             "end_date": date,
+            "paths": st.text(max_size=8) | st.lists(st.text(max_size=8), max_size=3),
+            "tags": st.text(max_size=8) | st.lists(st.text(max_size=8), max_size=3),
         },
     )
     anything = st.dictionaries(st.text(max_size=8), JSON, max_size=3)

@@ -1,0 +1,125 @@
+"""Which notes a search may answer with: its `paths` (folders, note paths, globs) and its `tags`.
+
+Pure: a scope is read from a request and tested against notes. Both sides of a search take their
+candidates among the notes in scope (the keyword side inside tantivy, the vector side by filtering
+its nearest chunks); the notes linked to a result are context and stay whatever their place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from memlsp.model import Note, SearchRequest
+from memlsp.vault.graph import LinkGraph
+
+_GLOB_CHARACTERS = frozenset("*?")
+_DRIVE = re.compile(r"[A-Za-z]:/")
+WHOLE_VAULT = "."
+
+
+def scope_path(entry: str) -> str:
+    """A `paths` entry as a vault-relative path: forward slashes, no `./` before it, no `/` after
+    it, empty and `.` parts dropped ("." and "./" are the whole vault, "."). Raises ValueError for an
+    absolute path, one with a `..` part, or an empty entry."""
+    if not entry.strip():
+        raise ValueError("'paths' has an empty entry: give a folder, a note path or a glob")
+    path = entry.replace("\\", "/")
+    if path.startswith("/") or _DRIVE.match(path):
+        raise ValueError(f"'paths' entries are vault-relative: {entry!r} is an absolute path")
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise ValueError(f"'paths' entries are vault-relative: {entry!r} leaves the vault")
+    return "/".join(parts) or WHOLE_VAULT
+
+
+def scope_tag(entry: str) -> str:
+    """A `tags` entry as it is compared: no `#` before it, no `/` around it, lower case. Raises
+    ValueError for an entry with no tag in it."""
+    tag = entry.strip().lstrip("#").strip("/").lower()
+    if not tag:
+        raise ValueError(f"'tags' entries name a tag, like 'project' or '#project', not {entry!r}")
+    return tag
+
+
+def _glob_pattern(glob: str) -> re.Pattern[str]:
+    """`*` and `?` within one name, `**` across folders (`a/**/b.md` takes `a/b.md` too)."""
+    pieces = []
+    at = 0
+    while at < len(glob):
+        if glob.startswith("**/", at):
+            pieces.append("(?:.*/)?")
+            at += 3
+        elif glob.startswith("**", at):
+            pieces.append(".*")
+            at += 2
+        elif glob[at] == "*":
+            pieces.append("[^/]*")
+            at += 1
+        elif glob[at] == "?":
+            pieces.append("[^/]")
+            at += 1
+        else:
+            pieces.append(re.escape(glob[at]))
+            at += 1
+    return re.compile("".join(pieces), re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteScope:
+    """A request's `paths` and `tags`, normalised. A note is in scope when it passes every part
+    that is given: any of the paths, and any of the tags."""
+
+    paths: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    # The paths holding `*` or `?`, compiled once (`from_entries` makes them).
+    globs: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
+
+    @classmethod
+    def of(cls, request: SearchRequest) -> NoteScope:
+        return cls.from_entries(request.paths, request.tags)
+
+    @classmethod
+    def from_entries(cls, paths: Iterable[str], tags: Iterable[str]) -> NoteScope:
+        """Raises ValueError for an entry that is not vault-relative or names no tag."""
+        normal = tuple(dict.fromkeys(scope_path(entry) for entry in paths))
+        globs = tuple(_glob_pattern(path) for path in normal if _GLOB_CHARACTERS.intersection(path))
+        return cls(normal, tuple(dict.fromkeys(scope_tag(entry) for entry in tags)), globs)
+
+    @property
+    def everything(self) -> bool:
+        """No paths and no tags: every note is in scope."""
+        return not self.paths and not self.tags
+
+    def admits(self, note: Note) -> bool:
+        return self.admits_path(note.path) and self.admits_tags(note)
+
+    def admits_path(self, path: str) -> bool:
+        if not self.paths:
+            return True
+        for entry in self.paths:
+            # a name with a literal `*` or `?` in it still equals itself
+            if entry == WHOLE_VAULT or path == entry or path.startswith(entry + "/"):
+                return True
+        return any(glob.fullmatch(path) for glob in self.globs)
+
+    def admits_tags(self, note: Note) -> bool:
+        """A note's tag counts for its parents too (`project/memlsp` is a `project`), as
+        Obsidian's tag search has it; case does not matter."""
+        if not self.tags:
+            return True
+        for tag in note.tags:
+            name = tag.name.lstrip("#").lower()
+            for wanted in self.tags:
+                if name == wanted or name.startswith(wanted + "/"):
+                    return True
+        return False
+
+
+def allowed_notes(graph: LinkGraph, request: SearchRequest) -> frozenset[str] | None:
+    """The notes a search may answer with; None when its scope is the whole vault."""
+    scope = NoteScope.of(request)
+    if scope.everything:
+        return None
+    return frozenset(path for path, note in graph.notes.items() if scope.admits(note))
