@@ -1,4 +1,4 @@
-"""The command line: `memlsp index | search | links | related | mentions`, each a thin
+"""The command line: `memlsp index | search | links | related | mentions | graph`, each a thin
 adapter over the engine."""
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
         return _serve_vault(args, settings)
     if args.command == "mcp":
         return _serve_agents(args, settings)
-    if args.command in ("search", "links", "related", "mentions"):
+    if args.command in ("search", "links", "related", "mentions", "graph"):
         reply = _ask_server(args, arguments, settings)
         if reply is not None:
             sys.stdout.write(reply.stdout)

@@ -1,11 +1,11 @@
 """A local socket per live vault, so that `memlsp search` asks a process that has the models loaded.
 
 A process that keeps a vault live (the language server, `memlsp serve`) answers the command line's
-`search`, `links`, `related` and `mentions` on a Unix socket in the vault's cache folder: a command
-then costs a connection instead of opening the index and loading two models. One process answers
-per socket, the one that holds an exclusive lock on the file beside it; the system releases that
-lock when its process dies, so a socket file left behind is removed and bound again, and a socket
-that answers is never taken.
+`search`, `links`, `related`, `mentions` and `graph` on a Unix socket in the vault's cache folder: a
+command then costs a connection instead of opening the index and loading two models. One process
+answers per socket, the one that holds an exclusive lock on the file beside it; the system releases
+that lock when its process dies, so a socket file left behind is removed and bound again, and a
+socket that answers is never taken.
 
 One JSON object per line each way, in UTF-8 (ASCII in fact: JSON escapes keep even the lone
 surrogate of a file name that is not UTF-8 as it was). A request carries the command's arguments,

@@ -29,6 +29,7 @@ from memlsp.model import (
 )
 from memlsp.navigation.diagnostics import ProblemCounts
 from memlsp.navigation.mentions import Mention, MentionsAnswer
+from memlsp.navigation.neighbourhood import Neighbourhood
 from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from memlsp.snapshot import NoteLinks
 
@@ -567,6 +568,77 @@ def mentions_answer_json(
     return data
 
 
+# -- the link graph around a note ---------------------------------------------------------------
+
+GraphDirection = Literal["both", "out", "in"]
+GraphNodeKind = Literal["note", "unresolved"]
+GraphEdgeKind = Literal["link"]  # links as written; edges of other kinds may come
+
+
+class GraphNodeJson(TypedDict):
+    id: str  # a vault file's path, or an unresolved link's target as written
+    kind: GraphNodeKind
+    title: str  # a note's title, another file's name, an unresolved target's text
+    distance: int  # links from the note asked about
+    inlinks: int  # notes in the whole vault that link to it
+
+
+class GraphEdgeJson(TypedDict):
+    source: str  # node ids; always as the link is written, source -> target
+    target: str
+    kind: GraphEdgeKind
+    count: int  # links written in source that lead to target
+    line: int  # 1-based line of the first of them in source
+
+
+class GraphLeftOutJson(TypedDict):
+    nodes: int  # what the caps left out of the answer
+    edges: int
+
+
+class GraphJson(TypedDict):
+    """`memlsp graph --json`: the notes within `depth` links of a note, and the links between
+    them (memlsp/navigation/neighbourhood.py says which)."""
+
+    note: str
+    depth: int
+    direction: GraphDirection
+    nodes: list[GraphNodeJson]  # by distance, then id
+    edges: list[GraphEdgeJson]  # by source, then target
+    left_out: GraphLeftOutJson
+    cut: str | None  # what the caps left out and how to see more; None when nothing
+
+
+def graph_json(answer: Neighbourhood) -> GraphJson:
+    return {
+        "note": answer.note,
+        "depth": answer.depth,
+        "direction": answer.direction,
+        "nodes": [
+            {
+                "id": node.id,
+                "kind": node.kind,
+                "title": node.title,
+                "distance": node.distance,
+                "inlinks": node.inlinks,
+            }
+            for node in answer.nodes
+        ],
+        "edges": [
+            {
+                "source": edge.source,
+                "target": edge.target,
+                "kind": edge.kind,
+                "count": edge.count,
+                "line": edge.line,
+            }
+            for edge in answer.edges
+        ],
+        "left_out": {"nodes": answer.left_out.nodes, "edges": answer.left_out.edges},
+        "cut": answer.cut,
+    }
+
+
 # -- status and notifications ------------------------------------------------------------------
 
 
@@ -806,4 +878,5 @@ COMMAND_LINE: dict[str, object] = {
     "links": LinksJson,
     "related": RelatedJson,
     "mentions": MentionsJson,
+    "graph": GraphJson,
 }

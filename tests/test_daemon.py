@@ -110,6 +110,9 @@ class Vault:
     def links(self, *args: str | Path, **options: Any) -> subprocess.CompletedProcess[str]:
         return memlsp("links", self.root, *args, "--cache-dir", self.cache, **options)
 
+    def graph(self, *args: str | Path, **options: Any) -> subprocess.CompletedProcess[str]:
+        return memlsp("graph", self.root, *args, "--cache-dir", self.cache, **options)
+
     @property
     def log(self) -> str:
         path = self.folder / daemon.LOG_FILE
@@ -183,6 +186,8 @@ def test_the_cli_prints_what_the_server_answers_as_it_would_itself(vault: Vault)
         (vault.search, ("nothingmatches", *KEYWORD)),
         (vault.links, ("a", *KEYWORD)),
         (vault.links, ("a.md", "--json", *KEYWORD)),
+        (vault.graph, ("a", "--depth", "2", *KEYWORD)),
+        (vault.graph, ("c.md", "--json", "--direction", "out", *KEYWORD)),
     ]:
         before = vault.answered()
         asked, alone = command(*args), command(*args, "--no-daemon")

@@ -21,6 +21,7 @@ from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
 from memlsp.navigation.mentions import MentionsAnswer, mentions_of
+from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
 from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import open_engine
 from tests.helpers.vault import FIXTURE_VAULT
@@ -277,6 +278,12 @@ def _mentions(engine: Engine, path: str) -> MentionsAnswer:
     return mentions_of(snapshot.view, path, snapshot.candidates_for_names, 3)
 
 
+def _graphs(engine: Engine) -> list[Neighbourhood]:
+    """Around the fixture's home note: as it is, and with a cap that leaves neighbours out."""
+    graph = engine.read().graph
+    return [neighbourhood(graph, "index.md", 2), neighbourhood(graph, "index.md", 2, "in", 3)]
+
+
 # Each builder of a whole message or output, with what it is given: real answers of the engine
 # over the fixture vault where there are some.
 CASES: dict[str, Callable[[Engine], list[Any]]] = {
@@ -302,6 +309,7 @@ CASES: dict[str, Callable[[Engine], list[Any]]] = {
         for path in e.read().graph.notes
         for code in ("utf-8", "utf-16")
     ],
+    "graph_json": lambda e: [wire.graph_json(answer) for answer in _graphs(e)],
     "indexed_json": lambda e: [wire.indexed_json("file:///vault", e.refresh())],
     "vectors_notice_json": lambda e: [
         wire.vectors_notice_json("file:///vault", s) for s in (*VECTORS, e.read().vectors.status)
@@ -358,6 +366,9 @@ def test_the_nested_shapes_were_there_to_check(engine: Engine) -> None:
     assert links.outlinks and links.inlinks and links.unresolved and links.ambiguous
     summary = engine.refresh()
     assert summary.problems  # inbox/broken-config.md
+    whole, capped = _graphs(engine)
+    assert {node.kind for node in whole.nodes} == {"note", "unresolved"} and whole.cut is None
+    assert capped.cut is not None and capped.left_out.nodes
 
 
 def test_search_merges_vaults(engine: Engine) -> None:

@@ -1,6 +1,6 @@
-"""The printed answers to `memlsp search`, `links`, `related` and `mentions`, from one snapshot of
-the vault: the same text whether the command runs in a process of its own or a process that has
-the vault open answers it on the vault's socket (`answer_on_socket`)."""
+"""The printed answers to `memlsp search`, `links`, `related`, `mentions` and `graph`, from one
+snapshot of the vault: the same text whether the command runs in a process of its own or a process
+that has the vault open answers it on the vault's socket (`answer_on_socket`)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from memlsp import daemon, wire
-from memlsp.commands.arguments import UsageError, command_parser
+from memlsp.commands.arguments import DEPTHS, UsageError, command_parser
 from memlsp.live.vault import LiveVault
 from memlsp.model import ResolvedLink, SearchRequest, printable
 from memlsp.navigation.mentions import mentions_of
+from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
 from memlsp.search.render import response_text
 from memlsp.search.request import FIELDS, build_request
 from memlsp.snapshot import Snapshot
@@ -30,8 +31,8 @@ VECTORS_WAIT = 60.0
 
 
 def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
-    """A `search`, `links`, `related` or `mentions` asked on the vault's socket, answered as this
-    command line would answer it in a process of its own, from what is on disk now;
+    """A `search`, `links`, `related`, `mentions` or `graph` asked on the vault's socket, answered
+    as this command line would answer it in a process of its own, from what is on disk now;
     `daemon.Refused` when not."""
     args = command_parser(for_socket=True).parse_args(request.argv)
     if args.command not in ANSWERED:
@@ -214,11 +215,46 @@ def mentions(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
     print(total, file=out)
 
 
+def graph(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
+    """One line per edge, `source -> target`, then what the answer holds and what it left out."""
+    if args.depth not in DEPTHS:
+        raise UsageError(f"--depth must be from {DEPTHS[0]} to {DEPTHS[-1]}, not {args.depth}")
+    if args.max_per_node < 1:
+        raise UsageError(f"--max-per-node must be at least 1, not {args.max_per_node}")
+    path = snapshot.find_note(args.note)
+    if path is None:
+        raise UsageError(f"no note {args.note!r} in {args.vault}")
+    answer = neighbourhood(
+        snapshot.graph, path, args.depth, args.direction, max_per_node=args.max_per_node
+    )
+    if args.json:
+        print(json.dumps(wire.graph_json(answer), ensure_ascii=False, indent=2), file=out)
+        return
+    unresolved = {node.id for node in answer.nodes if node.kind == "unresolved"}
+    for edge in answer.edges:
+        mark = " (unresolved)" if edge.target in unresolved else ""
+        print(printable(f"{edge.source} -> {edge.target}{mark}"), file=out)
+    print(printable(graph_summary(answer)), file=out)
+
+
+def graph_summary(answer: Neighbourhood) -> str:
+    """`5 nodes and 6 edges within 2 links of a.md (both ways)`, and what was left out."""
+    ways = {"both": "both ways", "out": "outlinks", "in": "inlinks"}[answer.direction]
+    nodes, edges = len(answer.nodes), len(answer.edges)
+    line = (
+        f"{nodes} node{'' if nodes == 1 else 's'} and {edges} edge{'' if edges == 1 else 's'} "
+        f"within {answer.depth} link{'' if answer.depth == 1 else 's'} of {answer.note} "
+        f"({ways})"
+    )
+    return f"{line}. {answer.cut}" if answer.cut else line
+
+
 ANSWERED: dict[str, Callable[[Snapshot, argparse.Namespace, TextIO], None]] = {
     "search": search,
     "links": links,
     "related": related,
     "mentions": mentions,
+    "graph": graph,
 }
 
 

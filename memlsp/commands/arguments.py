@@ -10,7 +10,11 @@ from typing import NoReturn
 from memlsp import __version__, daemon
 from memlsp.config import EMBEDDERS
 from memlsp.model import SEARCH_MODES
+from memlsp.navigation.neighbourhood import DIRECTIONS, MAX_PER_NODE
 from memlsp.settings import FUSION_RULES
+
+# `memlsp graph --depth`: five links around a note already reach most of a vault.
+DEPTHS = range(1, 6)
 
 
 class UsageError(Exception):
@@ -128,7 +132,29 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     )
     mentions.add_argument("note", help="vault-relative path or note name")
     mentions.add_argument("--json", action="store_true")
-    for command in (search, links, related, mentions):
+    graph = vault_command("graph", "the link graph around a note: its nodes and edges")
+    graph.add_argument("note", help="vault-relative path or note name")
+    graph.add_argument(
+        "--depth",
+        type=int,
+        default=1,
+        help=f"links from the note, {DEPTHS[0]} to {DEPTHS[-1]} (default 1)",
+    )
+    graph.add_argument(
+        "--direction",
+        choices=DIRECTIONS,
+        default="both",
+        help="follow outlinks, inlinks or both (default both)",
+    )
+    graph.add_argument(
+        "--max-per-node",
+        type=int,
+        default=MAX_PER_NODE,
+        metavar="N",
+        help=f"neighbours one note brings in per direction, in path order (default {MAX_PER_NODE})",
+    )
+    graph.add_argument("--json", action="store_true", help="nodes and edges as JSON")
+    for command in (search, links, related, mentions, graph):
         command.add_argument(
             "--no-daemon",
             action="store_true",

@@ -28,6 +28,11 @@ def lookup_keys(link: Link) -> frozenset[str]:
     return _target_keys(link.target)
 
 
+def target_lookup_keys(written: str) -> frozenset[str]:
+    """`lookup_keys` of any link whose target is written so."""
+    return _target_keys(written)
+
+
 @lru_cache(maxsize=65536)
 def _target_keys(written: str) -> frozenset[str]:
     if not written:

@@ -4,6 +4,9 @@
 
 export type VaultState = "opening" | "indexing" | "ready" | "failed" | "stopped";
 export type VectorState = "off" | "connecting" | "ready" | "unavailable";
+export type GraphDirection = "both" | "out" | "in";
+export type GraphNodeKind = "note" | "unresolved";
+export type GraphEdgeKind = "link"; // links as written; edges of other kinds may come
 
 /** The result (or params, for a notification) of each custom message. */
 export interface Messages {
@@ -169,6 +172,40 @@ export interface MentionsAnswerJson {
   mentions: MentionAnswerJson[];
   left_out: number; // mentions beyond the ones listed
   warning?: string; // e.g. the note has no name long enough to look for
+}
+
+// -- memlsp graph --json ------------------------------------------------------------------------
+
+export interface GraphNodeJson {
+  id: string; // a vault file's path, or an unresolved link's target as written
+  kind: GraphNodeKind;
+  title: string; // a note's title, another file's name, an unresolved target's text
+  distance: number; // links from the note asked about
+  inlinks: number; // notes in the whole vault that link to it
+}
+
+export interface GraphEdgeJson {
+  source: string; // node ids; always as the link is written, source -> target
+  target: string;
+  kind: GraphEdgeKind;
+  count: number; // links written in source that lead to target
+  line: number; // 1-based line of the first of them in source
+}
+
+export interface GraphLeftOutJson {
+  nodes: number; // what the caps left out of the answer
+  edges: number;
+}
+
+/** The notes within `depth` links of a note, and the links between them. */
+export interface GraphJson {
+  note: string;
+  depth: number;
+  direction: GraphDirection;
+  nodes: GraphNodeJson[]; // by distance, then id
+  edges: GraphEdgeJson[]; // by source, then target
+  left_out: GraphLeftOutJson;
+  cut: string | null; // what the caps left out and how to see more; null when nothing
 }
 
 // -- memlsp/status, memlsp/reindex and the notifications -----------------------------------------
