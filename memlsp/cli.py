@@ -1,10 +1,9 @@
-"""The command line: `memlsp index | search | links | related | mentions | graph`, each a thin
-adapter over the engine."""
+"""The command line: `memlsp index | search | links | related | mentions | graph | read | recent`,
+each a thin adapter over the engine; `serve` and `mcp` keep a vault open."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -24,7 +23,7 @@ from memlsp.config import (
     user_settings,
 )
 from memlsp.heap import limit_arenas
-from memlsp.model import UNPRINTABLE, IndexSummary, printable
+from memlsp.model import IndexSummary, printable
 
 # The index, the models and what renders answers are imported where they are used: a command
 # that a running server answers must not pay for them (see `_ask_server`).
@@ -70,6 +69,10 @@ def _serve(arguments: list[str]) -> int:
     return serve(tcp=args.tcp, verbose=args.verbose)
 
 
+# The commands a process that has the vault open answers on its socket (commands/answers.py).
+ASKED = ("search", "links", "related", "mentions", "graph", "read", "recent")
+
+
 def _run(args: argparse.Namespace, arguments: list[str]) -> int:
     started = time.perf_counter()
     if args.command == "mcp" and args.vault is None:
@@ -82,7 +85,7 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
         return _serve_vault(args, settings)
     if args.command == "mcp":
         return _serve_agents(args, settings)
-    if args.command in ("search", "links", "related", "mentions", "graph"):
+    if args.command in ASKED:
         reply = _ask_server(args, arguments, settings)
         if reply is not None:
             sys.stdout.write(reply.stdout)
@@ -298,7 +301,7 @@ def _print_summary(
             embedding_seconds=embedded.seconds,
             seconds=wall,
         )
-        print(_json_text(data))
+        print(wire.json_text(data))
         return
     print(
         f"{printable(str(vault))}: {summary.notes} notes, {summary.chunks} chunks, "
@@ -324,12 +327,3 @@ def _print_summary(
             print(f"{label} ({len(items)}):")
             for item in items:
                 print(f"  {printable(item.path)}: {printable(item.reason)}")
-
-
-def _json_text(data: object) -> str:
-    """JSON keeping names as they are, with what `printable` escapes escaped the JSON way: json
-    escapes C0 controls itself but leaves DEL, C1, bidi controls and lone surrogates (a name that
-    is not UTF-8) raw, and a lone surrogate cannot be written as UTF-8 at all. Outside strings
-    the only such character is the newline of the indentation."""
-    text = json.dumps(data, ensure_ascii=False, indent=2)
-    return UNPRINTABLE.sub(lambda m: m[0] if m[0] == "\n" else f"\\u{ord(m[0]):04x}", text)

@@ -91,6 +91,20 @@ class Snapshot:
         record = self.records.get(path)
         return record.mtime_ns if record is not None else 0
 
+    def last_saved(self, path: str) -> int | None:
+        """When the text this snapshot reads of `path` was saved (ns): its file's mtime, from its
+        record; None while an open buffer holds text its file does not (or it has no file). An
+        open buffer's record has no time of its own: the file is asked whether it reads the same
+        (a few notes are open at once)."""
+        buffered = self.buffers.get(path)
+        if buffered is None:
+            record = self.records.get(path)
+            return record.mtime_ns if record is not None else 0
+        stat = stat_path(self.root, path, self.settings)
+        if stat is None or read_text(self.root, stat, self.settings).text != buffered:
+            return None
+        return stat.mtime_ns
+
     def read(self, path: str) -> str | None:
         """The text of a vault file: its open buffer, else the file on disk now."""
         buffered = self.buffers.get(path)

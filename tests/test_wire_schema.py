@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import time
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +23,8 @@ from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
 from memlsp.navigation.mentions import MentionsAnswer, mentions_of
 from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
+from memlsp.navigation.reading import Passage, ReadRequest, read_passage
+from memlsp.navigation.recent import recent_changes
 from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import open_engine
 from tests.helpers.vault import FIXTURE_VAULT
@@ -94,6 +97,8 @@ SHAPES = {name: value for name, value in vars(wire).items() if is_typeddict(valu
 
 def _ts(hint: Any) -> str:
     """A Python annotation of wire.py as TypeScript writes it."""
+    if hint is object:
+        return "unknown"
     if hint in LITERALS:
         return LITERALS[hint]
     if is_typeddict(hint):
@@ -104,6 +109,9 @@ def _ts(hint: Any) -> str:
     origin = get_origin(hint)
     if origin is list:
         return _ts(get_args(hint)[0]) + "[]"
+    if origin is dict:
+        key, value = get_args(hint)
+        return f"Record<{_ts(key)}, {_ts(value)}>"
     if origin in (Union, types.UnionType):
         return " | ".join(_ts(arg) for arg in get_args(hint))
     if origin is Literal:
@@ -197,6 +205,13 @@ def _conforms(value: Any, hint: Any, where: str) -> None:
         for number, item in enumerate(value):
             _conforms(item, get_args(hint)[0], f"{where}[{number}]")
         return
+    if origin is dict:
+        assert isinstance(value, dict), where
+        key_hint, value_hint = get_args(hint)
+        for key, item in value.items():
+            _conforms(key, key_hint, f"{where} key")
+            _conforms(item, value_hint, f"{where}.{key}")
+        return
     if origin in (Union, types.UnionType):
         problems = []
         for arg in get_args(hint):
@@ -284,6 +299,27 @@ def _graphs(engine: Engine) -> list[Neighbourhood]:
     return [neighbourhood(graph, "index.md", 2), neighbourhood(graph, "index.md", 2, "in", 3)]
 
 
+def _reads(engine: Engine) -> list[Passage]:
+    """Every note whole (frontmatter with dates, and invalid); a section; a budget that cuts."""
+    view = engine.read().view
+    whole = [read_passage(view, path, ReadRequest()) for path in sorted(view.graph.notes)]
+    return [
+        *whole,
+        read_passage(view, "index.md", ReadRequest(heading="This week")),
+        read_passage(view, "index.md", ReadRequest(budget_tokens=20)),
+    ]
+
+
+def _recent(engine: Engine) -> list[wire.RecentJson]:
+    snapshot = engine.read()
+    notes = snapshot.graph.notes
+    changed = [(path, snapshot.last_saved(path)) for path in notes] + [("index.md", None)]
+    return [
+        wire.recent_json(recent_changes(changed, now_ns=now, days=days, limit=5), notes)
+        for now, days in ((time.time_ns(), 3650.0), (time.time_ns(), 1e-9))
+    ]
+
+
 # Each builder of a whole message or output, with what it is given: real answers of the engine
 # over the fixture vault where there are some.
 CASES: dict[str, Callable[[Engine], list[Any]]] = {
@@ -310,6 +346,8 @@ CASES: dict[str, Callable[[Engine], list[Any]]] = {
         for code in ("utf-8", "utf-16")
     ],
     "graph_json": lambda e: [wire.graph_json(answer) for answer in _graphs(e)],
+    "read_json": lambda e: [wire.read_json(passage) for passage in _reads(e)],
+    "recent_json": _recent,
     "indexed_json": lambda e: [wire.indexed_json("file:///vault", e.refresh())],
     "vectors_notice_json": lambda e: [
         wire.vectors_notice_json("file:///vault", s) for s in (*VECTORS, e.read().vectors.status)
@@ -369,6 +407,10 @@ def test_the_nested_shapes_were_there_to_check(engine: Engine) -> None:
     whole, capped = _graphs(engine)
     assert {node.kind for node in whole.nodes} == {"note", "unresolved"} and whole.cut is None
     assert capped.cut is not None and capped.left_out.nodes
+    reads = [wire.read_json(passage) for passage in _reads(engine)]
+    assert all(any(read[key] for read in reads) for key in ("links", "headings", "cut"))
+    assert any(read["frontmatter"].get("date") == "2024-03-15" for read in reads)
+    assert all(any(note["unsaved"] for note in recent["notes"]) for recent in _recent(engine))
 
 
 def test_search_merges_vaults(engine: Engine) -> None:

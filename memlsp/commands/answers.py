@@ -1,6 +1,7 @@
-"""The printed answers to `memlsp search`, `links`, `related`, `mentions` and `graph`, from one
-snapshot of the vault: the same text whether the command runs in a process of its own or a process
-that has the vault open answers it on the vault's socket (`answer_on_socket`)."""
+"""The printed answers to `memlsp search`, `links`, `related`, `mentions`, `graph`, `read` and
+`recent` (those two in commands/reading.py), from one snapshot of the vault: the same text whether the
+command runs in a process of its own or a process that has the vault open answers it on the
+vault's socket (`answer_on_socket`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any, TextIO
 
 from memlsp import daemon, wire
 from memlsp.commands.arguments import DEPTHS, UsageError, command_parser
+from memlsp.commands.reading import read, recent
 from memlsp.live.vault import LiveVault
 from memlsp.model import ResolvedLink, SearchRequest, printable
 from memlsp.navigation.mentions import mentions_of
@@ -31,9 +33,8 @@ VECTORS_WAIT = 60.0
 
 
 def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
-    """A `search`, `links`, `related`, `mentions` or `graph` asked on the vault's socket, answered
-    as this command line would answer it in a process of its own, from what is on disk now;
-    `daemon.Refused` when not."""
+    """A command of `ANSWERED` asked on the vault's socket, answered as this command line would
+    answer it in a process of its own, from what is on disk now; `daemon.Refused` when not."""
     args = command_parser(for_socket=True).parse_args(request.argv)
     if args.command not in ANSWERED:
         raise daemon.Refused(f"{args.command!r} is not answered over the socket")
@@ -255,6 +256,8 @@ ANSWERED: dict[str, Callable[[Snapshot, argparse.Namespace, TextIO], None]] = {
     "related": related,
     "mentions": mentions,
     "graph": graph,
+    "read": read,
+    "recent": recent,
 }
 
 

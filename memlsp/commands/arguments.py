@@ -154,7 +154,28 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
         help=f"neighbours one note brings in per direction, in path order (default {MAX_PER_NODE})",
     )
     graph.add_argument("--json", action="store_true", help="nodes and edges as JSON")
-    for command in (search, links, related, mentions, graph):
+    read = vault_command("read", "a note, one section of it or some of its lines, as it is now")
+    read.add_argument("note", help="vault-relative path or note name")
+    read.add_argument(
+        "--heading", help="the section under this heading; A#B: heading B inside A, as in a link"
+    )
+    read.add_argument(
+        "--start-line", type=int, help="first line, 1-based (a line of the file, also in a section)"
+    )
+    read.add_argument("--end-line", type=int, help="last line, inclusive")
+    read.add_argument(
+        "--budget-tokens", type=int, help="keep whole lines while they fit; says how to read on"
+    )
+    read.add_argument(
+        "--json", action="store_true", help="with the frontmatter, headings and links"
+    )
+    recent = vault_command("recent", "the notes changed lately, newest first")
+    recent.add_argument(
+        "--days", type=float, default=7.0, help="how far back to look (default 7; 0.5 is 12 h)"
+    )
+    recent.add_argument("--limit", type=int, default=20)
+    recent.add_argument("--json", action="store_true")
+    for command in (search, links, related, mentions, graph, read, recent):
         command.add_argument(
             "--no-daemon",
             action="store_true",

@@ -1,6 +1,6 @@
 """`memlsp serve`: keep a vault live in a process of its own and answer the command line's
-`search`, `links`, `related`, `mentions` and `graph` on the vault's socket (daemon.py) until it has
-been idle a while."""
+commands (`search`, `links`, `related`, `mentions`, `graph`, `read`, `recent`) on the vault's
+socket (daemon.py) until it has been idle a while."""
 
 from __future__ import annotations
 

@@ -33,7 +33,14 @@ def find_heading(note: Note, path: tuple[str, ...]) -> Heading | None:
 
 def heading_path(note: Note, path: tuple[str, ...]) -> tuple[Heading, ...] | None:
     """The heading each part of an anchor path names, or None if one names nothing."""
-    candidates = list(note.headings)
+    return heading_path_in(note.headings, path)
+
+
+def heading_path_in(
+    headings: tuple[Heading, ...], path: tuple[str, ...]
+) -> tuple[Heading, ...] | None:
+    """`heading_path` among a note's headings, in their order."""
+    candidates = list(headings)
     found: list[Heading] = []
     for wanted in path:
         match = next((h for h in candidates if heading_matches(h, wanted)), None)

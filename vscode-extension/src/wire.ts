@@ -7,6 +7,7 @@ export type VectorState = "off" | "connecting" | "ready" | "unavailable";
 export type GraphDirection = "both" | "out" | "in";
 export type GraphNodeKind = "note" | "unresolved";
 export type GraphEdgeKind = "link"; // links as written; edges of other kinds may come
+export type LinkState = "resolved" | "ambiguous" | "unresolved" | "outside";
 
 /** The result (or params, for a notification) of each custom message. */
 export interface Messages {
@@ -206,6 +207,52 @@ export interface GraphJson {
   edges: GraphEdgeJson[]; // by source, then target
   left_out: GraphLeftOutJson;
   cut: string | null; // what the caps left out and how to see more; null when nothing
+// -- `memlsp read --json` and `memlsp recent --json`, read by other programs ---------------------
+
+/** A link written in the lines read, and where it goes. */
+export interface ReadLinkJson {
+  line: number; // 1-based
+  target: string; // as written ("" for a link inside the note)
+  anchor: string | null; // heading path (A#B) or ^block
+  status: LinkState;
+  paths: string[]; // where it goes; [] when nowhere
+}
+
+export interface ReadHeadingJson {
+  level: number;
+  text: string; // as written
+  line: number; // 1-based
+}
+
+/** A note, one section of it or a range of its lines, as it is now. */
+export interface ReadJson {
+  path: string;
+  title: string;
+  heading: string | null; // the section's heading as written, when one was asked for
+  start_line: number; // 1-based, inclusive: the lines in `text`
+  end_line: number;
+  line_count: number; // the whole note's
+  frontmatter: Record<string, unknown>; // parsed YAML, dates as ISO strings; {} when none
+  text: string; // exactly the lines, joined by "\n"
+  links: ReadLinkJson[]; // written in these lines, in order
+  headings: ReadHeadingJson[]; // all of the note's
+  cut: string | null; // which lines the token budget left out, and how to read on
+}
+
+export interface RecentNoteJson {
+  path: string;
+  title: string;
+  modified: string; // ISO-8601 UTC with "Z"
+  unsaved: boolean; // an editor's buffer holds text its file does not
+  description: string;
+}
+
+/** The notes changed lately, newest first. */
+export interface RecentJson {
+  days: number;
+  since: string; // ISO-8601 UTC with "Z"
+  notes: RecentNoteJson[];
+  more: number; // changed in the window, beyond the limit
 }
 
 // -- memlsp/status, memlsp/reindex and the notifications -----------------------------------------
