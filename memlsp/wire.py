@@ -581,7 +581,7 @@ def mentions_answer_json(
 # -- the link graph around a note ---------------------------------------------------------------
 
 GraphDirection = Literal["both", "out", "in"]
-GraphNodeKind = Literal["note", "unresolved"]
+GraphNodeKind = Literal["note", "file", "unresolved"]
 GraphEdgeKind = Literal["link"]  # links as written; edges of other kinds may come
 
 

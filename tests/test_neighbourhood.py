@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 import pytest
@@ -51,20 +51,25 @@ def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Snapshot]:
     engine.close()
 
 
-def _ends(item: ResolvedLink) -> list[Key]:
+def _ends(item: ResolvedLink, notes: Collection[str]) -> list[Key]:
     """Where a link leads as `memlsp links` reports it; nothing for a link outside the vault."""
     status = item.resolution.status
     if status is LinkStatus.OUTSIDE:
         return []
     if status is LinkStatus.UNRESOLVED:
         return [(item.link.target, "unresolved")]
-    return [(target, "note") for target in item.resolution.targets]
+    return [(t, "note" if t in notes else "file") for t in item.resolution.targets]
 
 
 def hop_by_hop(
-    links: Links, start: str, depth: int, direction: Direction = "both"
+    links: Links,
+    notes: Collection[str],
+    start: str,
+    depth: int,
+    direction: Direction = "both",
 ) -> tuple[dict[Key, int], dict[tuple[Key, Key], tuple[int, int]]]:
-    """The reference: each reached note's `links` read in turn, level by level, no caps. Nodes
+    """The reference: each reached note's `links` read in turn, level by level, no caps (an
+    attachment is a "file", which `memlsp links` does not answer for, so never read). Nodes
     with their distances, and the links read between two of them: (count, first line) per
     (source, target), the same whichever end it was read from."""
     distance: dict[Key, int] = {(start, "note"): 0}
@@ -78,7 +83,7 @@ def hop_by_hop(
             answer = links(path)
             pairs = []
             if direction in ("both", "out"):
-                pairs += [(here, e, "out", i) for i in answer.outlinks for e in _ends(i)]
+                pairs += [(here, e, "out", i) for i in answer.outlinks for e in _ends(i, notes)]
             if direction in ("both", "in"):
                 pairs += [((i.source, "note"), here, "in", i) for i in answer.inlinks]
             for source, target, way, item in pairs:
@@ -125,7 +130,7 @@ def test_depth_one_is_what_memlsp_links_lists(snapshot: Snapshot) -> None:
         wanted = {(path, "note")}
         for item in links.outlinks:
             if item.resolution.status in (LinkStatus.RESOLVED, LinkStatus.AMBIGUOUS):
-                wanted |= {(target, "note") for target in item.resolution.targets}
+                wanted |= set(_ends(item, snapshot.graph.notes))
         wanted |= {(item.source, "note") for item in links.inlinks}
         for item in links.unresolved:  # and outside the vault, which the graph leaves out
             if item.resolution.status is LinkStatus.UNRESOLVED:
@@ -142,7 +147,7 @@ def test_depth_one_of_a_note_every_case_meets(snapshot: Snapshot) -> None:
         ("b.md", "note", "Bananas", 1, 1),
         ("c.md", "note", "Cherries", 1, 2),
         ("missing", "unresolved", "missing", 1, 3),  # a.md, c.md and lone.md write it
-        ("pic.png", "note", "pic.png", 1, 2),  # an embed counts, as in `memlsp links`
+        ("pic.png", "file", "pic.png", 1, 2),  # an embed counts, as in `memlsp links`
     ]
     assert [(e.source, e.target, e.count, e.line, e.kind) for e in answer.edges] == [
         ("a.md", "a.md", 2, 5, "link"),  # [[#Apples]] and [[a]]
@@ -159,7 +164,7 @@ def test_every_depth_and_direction_is_the_hop_by_hop_walk(
     snapshot: Snapshot, depth: int, direction: Direction
 ) -> None:
     for path in snapshot.graph.notes:
-        distance, edges = hop_by_hop(snapshot.links, path, depth, direction)
+        distance, edges = hop_by_hop(snapshot.links, snapshot.graph.notes, path, depth, direction)
         answer = _walk(snapshot, path, depth, direction)
         assert _nodes(answer) == distance, (path, depth, direction)
         assert _edges(answer) == _ids(edges), (path, depth, direction)
@@ -337,7 +342,7 @@ def test_memlsp_graph_json(vault: Path, tmp_path: Path, capsys: pytest.CaptureFi
         "nodes": [
             {"id": "d.md", "kind": "note", "title": "Dates", "distance": 0, "inlinks": 0},
             {"id": "c.md", "kind": "note", "title": "Cherries", "distance": 1, "inlinks": 2},
-            {"id": "pic.png", "kind": "note", "title": "pic.png", "distance": 1, "inlinks": 2},
+            {"id": "pic.png", "kind": "file", "title": "pic.png", "distance": 1, "inlinks": 2},
         ],
         "edges": [
             {"source": "d.md", "target": "c.md", "kind": "link", "count": 1, "line": 3},
@@ -402,7 +407,7 @@ def test_real_vaults_walk_as_memlsp_links_does_hop_by_hop(name: str) -> None:
     chosen += sorted(paths, key=lambda p: (-graph.inlink_count(p), p))[:2]
     for path in chosen:
         for depth in (1, 2):
-            distance, edges = hop_by_hop(links, path, depth)
+            distance, edges = hop_by_hop(links, graph.notes, path, depth)
             answer = neighbourhood(graph, path, depth, "both", UNCAPPED, UNCAPPED)
             assert _nodes(answer) == distance, (path, depth)
             assert _edges(answer) == _ids(edges), (path, depth)

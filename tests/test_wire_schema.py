@@ -405,7 +405,8 @@ def test_the_nested_shapes_were_there_to_check(engine: Engine) -> None:
     summary = engine.refresh()
     assert summary.problems  # inbox/broken-config.md
     whole, capped = _graphs(engine)
-    assert {node.kind for node in whole.nodes} == {"note", "unresolved"} and whole.cut is None
+    assert {node.kind for node in whole.nodes} == {"note", "file", "unresolved"}
+    assert whole.cut is None
     assert capped.cut is not None and capped.left_out.nodes
     reads = [wire.read_json(passage) for passage in _reads(engine)]
     assert all(any(read[key] for read in reads) for key in ("links", "headings", "cut"))

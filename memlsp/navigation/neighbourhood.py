@@ -5,9 +5,9 @@ The walk is breadth-first from the note, `depth` links deep, following outlinks 
 ("in") or both. It reads the links that `memlsp links` lists: every link and embed but those
 pointing outside the vault; an ambiguous link leads to the note it resolves to, an alias shared by
 several notes to each of them. A link to an attachment (a file that is not a note) leads to a
-node of kind "note" all the same, named by its path and titled by its file name; it has no links
-of its own to follow, only the notes that link to it. A link nothing in the vault answers makes a
-node of its own kind, "unresolved", named by its target as written, which the walk never follows.
+node of kind "file", named by its path and titled by its file name, and a link nothing in the
+vault answers to one of kind "unresolved", named by its target as written: the walk follows
+neither (`memlsp links` answers for notes only), so they are always leaves.
 
 Which nodes: those at distance 0..depth. Each followed node (one at distance < depth, never an
 unresolved one) takes at most `max_per_node` of its neighbours in each direction, in path order;
@@ -37,7 +37,7 @@ from memlsp.vault.resolve import target_lookup_keys
 
 Direction = Literal["both", "out", "in"]
 DIRECTIONS: tuple[Direction, ...] = ("both", "out", "in")
-NodeKind = Literal["note", "unresolved"]
+NodeKind = Literal["note", "file", "unresolved"]
 EdgeKind = Literal["link"]
 
 MAX_PER_NODE = 200  # neighbours one note brings in per direction: a hub brings its first ones
@@ -126,7 +126,8 @@ def neighbourhood(
                 level.append(key)
             else:
                 no_room.add(key)
-        level = [key for key in level if key[1] == "note"]  # an unresolved target goes nowhere
+        # Only notes have links to follow: an attachment or an unresolved target goes nowhere.
+        level = [key for key in level if key[1] == "note" and key[0] in graph.notes]
         if not level:
             break
     # The node set is settled: now which links read join two of its nodes. A link read whose
@@ -196,8 +197,10 @@ def _nodes(graph: LinkGraph, distance: dict[_Key, int]) -> Iterator[GraphNode]:
             yield GraphNode(name, kind, name, distance[key], unresolved[name])
             continue
         note = graph.notes.get(name)
-        title = note.title if note is not None else file_name(name)
-        yield GraphNode(name, kind, title, distance[key], graph.inlink_count(name))
+        if note is None:  # an attachment
+            yield GraphNode(name, "file", file_name(name), distance[key], graph.inlink_count(name))
+            continue
+        yield GraphNode(name, kind, note.title, distance[key], graph.inlink_count(name))
 
 
 def _unresolved_sources(graph: LinkGraph, targets: set[str]) -> dict[str, int]:

@@ -5,7 +5,7 @@
 export type VaultState = "opening" | "indexing" | "ready" | "failed" | "stopped";
 export type VectorState = "off" | "connecting" | "ready" | "unavailable";
 export type GraphDirection = "both" | "out" | "in";
-export type GraphNodeKind = "note" | "unresolved";
+export type GraphNodeKind = "note" | "file" | "unresolved";
 export type GraphEdgeKind = "link"; // links as written; edges of other kinds may come
 export type LinkState = "resolved" | "ambiguous" | "unresolved" | "outside";
 
@@ -207,6 +207,8 @@ export interface GraphJson {
   edges: GraphEdgeJson[]; // by source, then target
   left_out: GraphLeftOutJson;
   cut: string | null; // what the caps left out and how to see more; null when nothing
+}
+
 // -- `memlsp read --json` and `memlsp recent --json`, read by other programs ---------------------
 
 /** A link written in the lines read, and where it goes. */
