@@ -19,8 +19,9 @@ from mcp import Client
 
 from memlsp.agent.server import INSTRUCTIONS, MemoryServer
 from memlsp.agent.source import VaultSource
-from memlsp.agent.tools import DEFAULT_BUDGET, Memory
+from memlsp.agent.tools import DEFAULT_BUDGET, Memory, json_text, list_within_budget, within_budget
 from memlsp.config import Settings, settings_from
+from memlsp.parse.tokens import estimate_tokens
 from tests.helpers.fake_embedder import embedding_endpoint
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vault"
@@ -398,3 +399,41 @@ async def test_writes_stay_inside_the_vault_with_names_obsidian_accepts(
         why = await refused(client, "write", path=path, content="x")
     assert words in why
     assert not (tmp_path / "outside.md").exists()
+
+
+# -- the default budget over answers the commands do not cap by tokens -------------------------
+
+
+def test_a_graph_over_budget_keeps_its_nearest_nodes_and_says_so() -> None:
+    nodes = [{"id": "hub.md", "kind": "note", "title": "Hub", "distance": 0, "inlinks": 900}]
+    nodes += [
+        {"id": f"n/{i:04}.md", "kind": "note", "title": f"note {i}", "distance": 1 + i // 300,
+         "inlinks": 1}
+        for i in range(900)
+    ]  # fmt: skip
+    edges = [
+        {"source": node["id"], "target": "hub.md", "kind": "link", "count": 1, "line": 3}
+        for node in nodes[1:]
+    ]
+    graph = {"note": "hub.md", "depth": 3, "direction": "both", "nodes": nodes, "edges": edges,
+             "left_out": {"nodes": 0, "edges": 0}, "cut": None}  # fmt: skip
+    cut = within_budget(graph, 2000)
+    assert estimate_tokens(json_text(cut)) <= 2000
+    kept = {node["id"] for node in cut["nodes"]}
+    assert "hub.md" in kept and len(kept) < len(nodes)
+    assert max(n["distance"] for n in cut["nodes"]) <= 1  # the farthest went first
+    assert all(e["source"] in kept and e["target"] in kept for e in cut["edges"])
+    assert cut["cut"].startswith(f"{len(nodes) - len(kept)} of {len(nodes)} nodes")
+    assert within_budget(cut, 2000) is cut  # within budget: as it was
+
+
+def test_a_list_over_budget_is_cut_from_its_end() -> None:
+    answer = {
+        "days": 7.0,
+        "notes": [{"path": f"n{i}.md", "title": "word " * 30} for i in range(50)],
+    }
+    cut = list_within_budget(answer, "notes", 500)
+    assert estimate_tokens(json_text(cut)) <= 500
+    assert cut["notes"] == answer["notes"][: len(cut["notes"])]
+    assert cut["cut"].startswith(f"the last {50 - len(cut['notes'])} of 50 notes left out")
+    assert list_within_budget(answer, "notes", 100_000) is answer

@@ -93,10 +93,12 @@ class Memory:
         return within_budget(answer, DEFAULT_BUDGET)
 
     def related(self, path: str, limit: int) -> dict[str, Any]:
-        return self._ask("related", ["--limit", str(limit)], path)
+        answer = self._ask("related", ["--limit", str(limit)], path)
+        return list_within_budget(answer, "results", DEFAULT_BUDGET)
 
     def recent(self, days: float, limit: int) -> dict[str, Any]:
-        return self._ask("recent", ["--days", str(days), "--limit", str(limit)])
+        answer = self._ask("recent", ["--days", str(days), "--limit", str(limit)])
+        return list_within_budget(answer, "notes", DEFAULT_BUDGET)
 
     def write(self, path: str, content: str, mode: str, heading: str | None) -> dict[str, Any]:
         if not self.allow_writes:
@@ -188,6 +190,22 @@ def within_budget(graph: dict[str, Any], budget: int) -> dict[str, Any]:
         "ask with a smaller depth or direction 'out' or 'in'"
     )
     return smaller
+
+
+def list_within_budget(answer: dict[str, Any], key: str, budget: int) -> dict[str, Any]:
+    """An answer whose list under `key` is cut from its end to fit `budget` tokens."""
+    items = answer[key]
+    kept = len(items)
+    while kept > 1 and estimate_tokens(json_text({**answer, key: items[:kept]})) > budget:
+        kept -= 1
+    if kept == len(items):
+        return answer
+    return {
+        **answer,
+        key: items[:kept],
+        "cut": f"the last {len(items) - kept} of {len(items)} {key} left out to stay within "
+        f"{budget:,} tokens; ask with a smaller limit",
+    }
 
 
 def json_text(answer: object) -> str:
