@@ -428,7 +428,7 @@ def test_a_graph_over_budget_keeps_its_nearest_nodes_and_says_so() -> None:
 
 
 def test_a_list_over_budget_is_cut_from_its_end() -> None:
-    answer = {
+    answer: dict[str, Any] = {
         "days": 7.0,
         "notes": [{"path": f"n{i}.md", "title": "word " * 30} for i in range(50)],
     }
