@@ -4,9 +4,9 @@ filters, expansion, budget.
 The vector side's candidates come in already found (the engine embeds the query outside its lock,
 and the store searches within a small scope itself: `vector_ask`); here they are held to the same
 date filter and scope (search/scope.py) as keywords, joined to their chunks through the keyword
-index (a vector whose chunk is gone is dropped), and placed on the embedder's scale. Each side's candidates carry their evidence (search/evidence.py), the sides
-are fused by the request's rule (search/fusion.py), and notes, not sections, are ranked
-(search/notes.py).
+index (a vector whose chunk is gone is dropped), and placed on the embedder's scale. Each side's
+candidates carry their evidence (search/evidence.py), the sides are fused by the request's rule
+(search/fusion.py), and notes, not sections, are ranked (search/notes.py).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from memlsp.vault.graph import LinkGraph
 
 # The most notes of a scope the vector store is asked to search among (a Chroma `where` on path
 # with `$in`, which takes every path in the request). Embedded Chroma holding 60,000 chunks took
-# about 55 ms a query with up to 2,000 paths (5 ms without), then about 15 ms more per 1,000: a
-# larger scope is left to filtering the nearest chunks of the whole vault, where it also loses
-# the least (the more notes in scope, the more of them are among those nearest).
+# about 55 ms a query with up to 2,000 paths (5 ms without), then about 15 ms more per 1,000. A
+# larger scope is left to filtering the nearest chunks of the whole vault, which misses less the
+# more of the vault a scope holds (the more of those nearest chunks are in it).
 STORE_SCOPE_NOTES = 2000
 
 
