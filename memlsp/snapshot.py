@@ -25,6 +25,7 @@ from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse
 from memlsp.search import hybrid
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
+from memlsp.search.scope import allowed_notes
 from memlsp.sync.scan import read_text, stat_path
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import name_key
@@ -130,12 +131,12 @@ class Snapshot:
         side = self.vectors.side
         vector_hits = None
         warnings: list[str] = []
+        allowed = allowed_notes(self.graph, request)
         if request.mode != "keyword" and side is not None and side.enabled:
             if self.vectors.connect:
                 side.connect()
-            vector_hits = side.query(
-                request.query, hybrid.vector_candidates(request, self.settings)
-            )
+            ask = hybrid.vector_ask(request, self.settings, allowed)
+            vector_hits = side.query(request.query, ask.limit, ask.paths)
             status = side.status()
             if vector_hits is None and status.state == "connecting":
                 warnings.append("semantic search is starting; keyword results only")
@@ -162,6 +163,7 @@ class Snapshot:
             warnings,
             meaningless,
             side.scales(request.query) if side is not None else (),
+            allowed=allowed,
         )
 
     def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:

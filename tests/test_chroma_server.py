@@ -137,6 +137,12 @@ def test_remote_store_degrades_when_the_server_stops_and_recovers(
         first = response.hits[0]
         assert first.chunk.path == "garden.md"
         assert first.keyword_rank == 1 and first.vector_rank == 1
+        # A scope goes to the server as a `where` on path: the nearest among those notes alone.
+        store = engine._vectors.store
+        nearest = store.query(embedder.embed_query("tomatoes garden")[0], 1, {"music.md"})
+        assert [hit.path for hit in nearest] == ["music.md"]
+        scoped = ask(engine, "garden violin", mode="vector", paths=("music.md",))
+        assert [hit.chunk.path for hit in scoped.hits] == ["music.md"] and not scoped.warnings
 
         server.stop()
         response = ask(engine, "tomatoes garden", limit=20)  # no exception

@@ -4,15 +4,18 @@ with dates; and the warning when the token budget leaves results out."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memlsp.cli import main
 from memlsp.engine import Engine
+from memlsp.index.vectors import VectorHit
 from memlsp.model import SearchRequest, SearchResponse
 from memlsp.parse.markdown import parse_markdown
+from memlsp.search import hybrid
 from memlsp.search.request import build_request
 from memlsp.search.scope import NoteScope, allowed_notes, scope_path, scope_tag
 from tests.helpers.engine import ask, embedded_vault, indexed_engine, open_indexed
@@ -346,3 +349,74 @@ def test_a_queries_line_carries_paths_and_tags(
     assert (
         fourth["error"] == "line 4: --path entries are vault-relative: '/abs' is an absolute path"
     )
+
+
+# -- the vector side within the store --------------------------------------------------------------
+
+# Three hundred and twenty notes say the query's words and little else; the one note in `narrow/`
+# says them among many others, so each of the others is nearer the query than it.
+CROWD = {f"loud/{n:03}.md": f"# Loud\n\nlantern glow lantern glow {n}\n" for n in range(320)}
+CROWD["narrow/quiet.md"] = (
+    "# Quiet\n\nA lantern glow among paper, glue, string, wire, candles, matches, boxes, "
+    "ribbons, tape, scissors and tables.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    root = tmp_path_factory.mktemp("scope-crowded")
+    opened = embedded_vault(root, CROWD, FakeEmbedder(), max_candidates=5)
+    yield opened
+    opened.close()
+
+
+def store_paths(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> list[set[str] | None]:
+    """Records the notes each query asks the real store to search among (None: every note)."""
+    store = engine._vectors.store
+    assert store is not None
+    asked: list[set[str] | None] = []
+    query = store.query
+
+    def recorded(
+        vector: np.ndarray, limit: int, paths: Collection[str] | None = None
+    ) -> list[VectorHit]:
+        asked.append(None if paths is None else set(paths))
+        return query(vector, limit, paths)
+
+    monkeypatch.setattr(store, "query", recorded)
+    return asked
+
+
+def test_a_narrow_scope_is_searched_inside_the_store(
+    crowded: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ranked among the whole vault, the quiet note is far below the 4 x 5 nearest chunks that a
+    scope filtered after would look at; the store finds it among the notes in scope."""
+    asked = store_paths(crowded, monkeypatch)
+    everywhere = ask(crowded, "lantern glow", mode="vector", limit=5)
+    assert "narrow/quiet.md" not in found(everywhere) and len(everywhere.hits) == 5
+    scoped = ask(crowded, "lantern glow", mode="vector", limit=5, paths=("narrow",))
+    assert found(scoped) == {"narrow/quiet.md"}
+    assert scoped.counts.vector == 1 and scoped.warnings == ()
+    assert asked == [None, {"narrow/quiet.md"}]
+    picked = ask(
+        crowded, "lantern glow", mode="vector", limit=5, paths=("narrow/*.md", "loud/007.md")
+    )
+    assert [hit.chunk.path for hit in picked.hits] == ["loud/007.md", "narrow/quiet.md"]
+
+
+def test_a_scope_above_the_bound_filters_the_nearest_of_the_whole_vault(
+    crowded: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hybrid, "STORE_SCOPE_NOTES", 10)
+    asked = store_paths(crowded, monkeypatch)
+    broad = ask(crowded, "lantern glow", mode="vector", limit=5, paths=("loud", "narrow"))
+    assert asked == [None]  # 321 notes: the store is not asked to search among them
+    assert len(broad.hits) == 5 and found(broad) <= set(CROWD) - {"narrow/quiet.md"}
+    teens = {f"loud/01{n}.md" for n in range(10)}
+    within = ask(crowded, "lantern glow", mode="vector", limit=5, paths=("loud/01?.md",))
+    assert asked == [None, teens]  # ten notes: within the bound
+    assert len(within.hits) == 5 and found(within) <= teens
+    narrow = ask(crowded, "lantern glow", mode="vector", limit=5, paths=("narrow", "loud/00?.md"))
+    assert asked[-1] is None  # eleven notes: filtered after, and the quiet note is crowded out
+    assert "narrow/quiet.md" not in found(narrow)

@@ -57,3 +57,19 @@ def test_blocks_have_collections_of_their_own_and_replace_the_whole_one(tmp_path
     assert split.count() == 5
     again = VectorStore(tmp_path / "v", "vault", "test", (3, 2))
     assert again.dropped == [] and again.ids() == set(IDS)
+
+
+@pytest.mark.parametrize("parts", [(), (3, 2)])
+def test_query_among_some_notes_searches_their_chunks_alone(
+    tmp_path: Path, parts: tuple[int, ...]
+) -> None:
+    store = VectorStore(tmp_path / "v", "vault", "test", parts)
+    store.upsert(IDS, DOCS, [f"{i}.md" for i in IDS])
+    query = unit([[0.9, 0.1, 0, 0.4, 0.1]])[0]  # "a" and "c" are nearest, "e" is the farthest
+    assert [hit.chunk_id for hit in store.query(query, 2)] == ["a", "c"]
+    among = store.query(query, 2, {"e.md", "d.md"})
+    assert [(hit.chunk_id, hit.path) for hit in among] == [("d", "d.md"), ("e", "e.md")]
+    each = store.query_many(np.stack([query, DOCS[3]]), 1, ["b.md"])
+    # Kept in blocks, "d" has no vector in the block "b" is kept in: not asked there.
+    assert [[hit.path for hit in hits] for hits in each] == [["b.md"], [] if parts else ["b.md"]]
+    assert store.query(query, 5, set()) == []  # no note: nothing asked of Chroma

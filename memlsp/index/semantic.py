@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -324,8 +324,11 @@ class VectorSide:
         except Exception:  # a model that fails to load answers nothing here; the query says why
             return False
 
-    def query(self, text: str, limit: int) -> list[VectorHit] | None:
-        """The nearest chunks to `text`, or None while the side cannot answer."""
+    def query(
+        self, text: str, limit: int, paths: Collection[str] | None = None
+    ) -> list[VectorHit] | None:
+        """The nearest chunks to `text`, among those of the notes at `paths` when given (None:
+        every note); None while the side cannot answer."""
         embedder, store = self.embedder, self.store
         if not self.ready or embedder is None or store is None:
             return None
@@ -335,7 +338,7 @@ class VectorSide:
             return []
         try:
             vector = embedder.embed_query(text)
-            return store.query(vector[0], limit)
+            return store.query(vector[0], limit, paths)
         except (EmbedderError, VectorStoreError) as error:
             self._fail(error)
         except Exception as error:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -188,14 +188,23 @@ class VectorStore:
             whole[chunk_id] = vector
         return whole
 
-    def query(self, vector: np.ndarray, limit: int) -> list[VectorHit]:
-        """The `limit` nearest chunks, nearest first, by cosine similarity to `vector`."""
-        return self.query_many(np.asarray(vector).reshape(1, -1), limit)[0]
+    def query(
+        self, vector: np.ndarray, limit: int, paths: Collection[str] | None = None
+    ) -> list[VectorHit]:
+        """The `limit` nearest chunks, nearest first, by cosine similarity to `vector`; with
+        `paths`, the nearest among those notes' chunks alone (None: every note)."""
+        return self.query_many(np.asarray(vector).reshape(1, -1), limit, paths)[0]
 
-    def query_many(self, vectors: np.ndarray, limit: int) -> list[list[VectorHit]]:
+    def query_many(
+        self, vectors: np.ndarray, limit: int, paths: Collection[str] | None = None
+    ) -> list[list[VectorHit]]:
         """`query` for each row of `vectors`, in one call per block."""
         rows = np.asarray(vectors, dtype=np.float32)
         rows = rows.reshape(len(rows), -1)
+        if paths is not None and not paths:
+            return [[] for _ in range(len(rows))]
+        # Chroma searches among those notes' chunks itself: each chunk is stored with its path.
+        where = {"where": {"path": {"$in": sorted(paths)}}} if paths is not None else {}
         scales = np.linalg.norm(rows, axis=1)
         scales[scales == 0] = 1.0
         best: list[dict[str, VectorHit]] = [{} for _ in range(len(rows))]
@@ -212,6 +221,7 @@ class VectorStore:
                 query_embeddings=blocks[asking],
                 n_results=limit,
                 include=["distances", "metadatas"],
+                **where,
             )
             answers = zip(found["ids"], found["distances"], found["metadatas"], strict=True)
             for row, (ids, distances, metas) in zip(asking, answers, strict=True):

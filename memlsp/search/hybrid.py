@@ -1,17 +1,18 @@
 """One search request end to end: candidates per side with their evidence, fusion, notes,
 filters, expansion, budget.
 
-The vector side's candidates come in already found (the engine embeds the query outside its lock);
-here they are held to the same date filter and scope (search/scope.py) as keywords, joined to
-their chunks through the keyword index (a vector whose chunk is gone is dropped), and placed on
-the embedder's scale. Each side's candidates carry their evidence (search/evidence.py), the sides
-are fused by the request's rule (search/fusion.py), and notes, not sections, are ranked
-(search/notes.py).
+The vector side's candidates come in already found (the engine embeds the query outside its lock,
+and the store searches within a small scope itself: `vector_ask`); here they are held to the same
+date filter and scope (search/scope.py) as keywords, joined to their chunks through the keyword
+index (a vector whose chunk is gone is dropped), and placed on the embedder's scale. Each side's
+candidates carry their evidence (search/evidence.py), the sides are fused by the request's rule
+(search/fusion.py), and notes, not sections, are ranked (search/notes.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
 
 from memlsp.config import Settings
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
@@ -22,8 +23,14 @@ from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, s
 from memlsp.search.expand import expand_hits, within_budget
 from memlsp.search.fusion import Fused, fused_order
 from memlsp.search.notes import best_notes, named_notes
-from memlsp.search.scope import allowed_notes
 from memlsp.vault.graph import LinkGraph
+
+# The most notes of a scope the vector store is asked to search among (a Chroma `where` on path
+# with `$in`, which takes every path in the request). Embedded Chroma holding 60,000 chunks took
+# about 55 ms a query with up to 2,000 paths (5 ms without), then about 15 ms more per 1,000. A
+# larger scope is left to filtering the nearest chunks of the whole vault, which misses less the
+# more of the vault a scope holds (the more of those nearest chunks are in it).
+STORE_SCOPE_NOTES = 2000
 
 
 def candidate_count(request: SearchRequest, settings: Settings) -> int:
@@ -31,12 +38,27 @@ def candidate_count(request: SearchRequest, settings: Settings) -> int:
     return max(settings.max_candidates, request.limit)
 
 
-def vector_candidates(request: SearchRequest, settings: Settings) -> int:
-    """How many nearest chunks to ask the store for: a date filter or a scope (paths, tags)
-    drops some of them."""
-    if request.start_date or request.end_date or request.paths or request.tags:
-        return candidate_count(request, settings) * 4
-    return candidate_count(request, settings)
+@dataclass(frozen=True, slots=True)
+class VectorAsk:
+    """What a search asks the vector store for: how many nearest chunks, and among the chunks of
+    which notes (None: every note's)."""
+
+    limit: int
+    paths: frozenset[str] | None
+
+
+def vector_ask(
+    request: SearchRequest, settings: Settings, allowed: frozenset[str] | None
+) -> VectorAsk:
+    """A scope (`allowed`, search/scope.py) of at most `STORE_SCOPE_NOTES` notes goes to the store,
+    which then finds the nearest chunks among them however many closer ones lie outside. A larger
+    scope or a date filter is applied to the nearest chunks of the whole vault, so more of them
+    are asked for: the filter drops some."""
+    count = candidate_count(request, settings)
+    in_store = allowed is not None and len(allowed) <= STORE_SCOPE_NOTES
+    dated = bool(request.start_date or request.end_date)
+    filtered = dated or (allowed is not None and not in_store)
+    return VectorAsk(count * 4 if filtered else count, allowed if in_store else None)
 
 
 def scale_of(hit: VectorHit, scales: Sequence[SimilarityScale]) -> SimilarityScale:
@@ -53,15 +75,17 @@ def search(
     warnings: Sequence[str] = (),
     meaningless: bool = False,
     scales: Sequence[SimilarityScale] = (),
+    *,
+    allowed: frozenset[str] | None,
 ) -> SearchResponse:
     """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode).
     `meaningless`: the embedding model reads none of the query's words as words of its own.
-    `scales`: what the embedder's similarities mean, per block (search/evidence.py)."""
+    `scales`: what the embedder's similarities mean, per block (search/evidence.py).
+    `allowed`: the notes in the request's scope (`scope.allowed_notes`), None for every note."""
     count = candidate_count(request, settings)
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
     terms = keyword.query_terms(request.query)  # common words do not decide the candidates
-    allowed = allowed_notes(graph, request)
     if allowed is not None and not allowed:
         warnings = [*warnings, "no note matches the paths and tags asked for: nothing found"]
         if vector_hits is not None:  # none of them is in scope: no other warning about them

@@ -1,8 +1,9 @@
 """Which notes a search may answer with: its `paths` (folders, note paths, globs) and its `tags`.
 
 Pure: a scope is read from a request and tested against notes. Both sides of a search take their
-candidates among the notes in scope (the keyword side inside tantivy, the vector side by filtering
-its nearest chunks); the notes linked to a result are context and stay whatever their place.
+candidates among the notes in scope (the keyword side inside tantivy, the vector side inside Chroma
+for a small scope, else by filtering its nearest chunks: search/hybrid.py `vector_ask`); the notes
+linked to a result are context and stay whatever their place.
 """
 
 from __future__ import annotations
