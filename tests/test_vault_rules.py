@@ -46,6 +46,9 @@ RULES = VaultRules.of(Settings(exclude=("Templates", "archive")))
 )
 def test_ignored_looks_at_every_part_of_the_relative_path(path: str, ignored: bool) -> None:
     assert RULES.ignored(path) is ignored
+    # The scan asks each entry by its name alone, as a path of one part.
+    name = path.rsplit("/", 1)[-1]
+    assert RULES.ignored_name(name) is RULES.ignored(name)
 
 
 @pytest.mark.parametrize(

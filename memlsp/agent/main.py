@@ -62,6 +62,9 @@ def serve(root: Path, settings: Settings, *, http: str | None, allow_writes: boo
         )
     if token is not None and len(token) < MIN_TOKEN_LENGTH:
         raise CannotServe(f"{TOKEN_VARIABLE} is too short: use {MIN_TOKEN_LENGTH}+ characters")
+    # As the language server: a request thread gets the interpreter back from a busy embedding
+    # thread within 1 ms, not 5, when this process has the vault open itself.
+    sys.setswitchinterval(0.001)
     source = VaultSource(root, settings)
     source.start()
     server = MemoryServer(Memory(source, allow_writes=allow_writes))

@@ -124,7 +124,7 @@ def scan_vault(root: Path, settings: Settings, avoid: tuple[Path, ...] = ()) -> 
             continue
         for entry in entries:
             rel = f"{prefix}{entry.name}"
-            if rules.ignored(entry.name):
+            if rules.ignored_name(entry.name):
                 continue
             problem = name_problem(entry.name)
             if problem is not None:
@@ -151,7 +151,8 @@ def _visit(
                 scan.skipped.append(Skipped(rel, refused))
                 return
         if entry.is_dir():
-            if Path(entry.path).resolve() not in avoided:
+            # Resolving costs a quarter of a rescan; only a folder to avoid needs it.
+            if not avoided or Path(entry.path).resolve() not in avoided:
                 stack.append((Path(entry.path), rel + "/"))
             return
         if not entry.is_file():

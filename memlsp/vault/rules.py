@@ -33,6 +33,10 @@ class VaultRules:
         `.trash/`, `.git/`) or under an excluded name. A single name is a path of one part."""
         return any(part.startswith(".") or part in self.exclude for part in path.split("/"))
 
+    def ignored_name(self, name: str) -> bool:
+        """`ignored` for one file or folder name (a scan asks it of every entry)."""
+        return name.startswith(".") or name in self.exclude
+
     def indexable(self, path: str) -> bool:
         """A note or a records file by its suffix (whether it is also ignored is `ignored`)."""
         return path.lower().endswith(self.note_suffixes + self.record_suffixes)
