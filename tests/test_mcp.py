@@ -19,9 +19,14 @@ from mcp import Client
 
 from memlsp.agent.server import INSTRUCTIONS, MemoryServer
 from memlsp.agent.source import VaultSource
-from memlsp.agent.tools import DEFAULT_BUDGET, Memory, json_text, list_within_budget, within_budget
+from memlsp.agent.tools import (
+    DEFAULT_BUDGET,
+    Memory,
+    answer_tokens,
+    list_within_budget,
+    within_budget,
+)
 from memlsp.config import Settings, settings_from
-from memlsp.parse.tokens import estimate_tokens
 from tests.helpers.fake_embedder import embedding_endpoint
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vault"
@@ -418,7 +423,7 @@ def test_a_graph_over_budget_keeps_its_nearest_nodes_and_says_so() -> None:
     graph = {"note": "hub.md", "depth": 3, "direction": "both", "nodes": nodes, "edges": edges,
              "left_out": {"nodes": 0, "edges": 0}, "cut": None}  # fmt: skip
     cut = within_budget(graph, 2000)
-    assert estimate_tokens(json_text(cut)) <= 2000
+    assert answer_tokens(cut) <= 2000
     kept = {node["id"] for node in cut["nodes"]}
     assert "hub.md" in kept and len(kept) < len(nodes)
     assert max(n["distance"] for n in cut["nodes"]) <= 1  # the farthest went first
@@ -433,7 +438,7 @@ def test_a_list_over_budget_is_cut_from_its_end() -> None:
         "notes": [{"path": f"n{i}.md", "title": "word " * 30} for i in range(50)],
     }
     cut = list_within_budget(answer, "notes", 500)
-    assert estimate_tokens(json_text(cut)) <= 500
+    assert answer_tokens(cut) <= 500
     assert cut["notes"] == answer["notes"][: len(cut["notes"])]
     assert cut["cut"].startswith(f"the last {50 - len(cut['notes'])} of 50 notes left out")
     assert list_within_budget(answer, "notes", 100_000) is answer

@@ -67,7 +67,7 @@ async def every_tool(client: Client, vault: Path, tmp_path: Path) -> None:
     assert names == ["search", "read", "links", "related", "recent", "write"]
     found = await call("search", query="tantivy bm25", limit=5)
     assert found == cli(vault, tmp_path, "search", "tantivy bm25", "--limit", "5",
-                        "--budget-tokens", "8000")  # fmt: skip
+                        "--budget-tokens", "20000")  # fmt: skip
     read = await call("read", path="search/tantivy.md")
     assert read["text"] == (vault / "search" / "tantivy.md").read_text().rstrip("\n")
     graph = await call("links", path="search/tantivy.md")

@@ -160,6 +160,26 @@ def test_a_section_is_exactly_its_lines(
     assert data["line_count"] == 30 and len(data["headings"]) == 7  # the whole note's
 
 
+def test_a_heading_is_found_as_the_answer_lists_it_markup_and_hashes_too(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reader passes back a heading's text from `headings`; one holding a link with a `#` in
+    its URL (as web clippers write them) or a `#` of its own is still found by it."""
+    text = (
+        "# Clip\n\n## [#](https://example.org/page#why) Why keep notes\n\nbecause\n\n"
+        "## C# notes\n\nlanguage\n"
+    )
+    (vault / "clip.md").write_text(text, encoding="utf-8")
+    listed = read(capsys, vault, "clip.md")["headings"]
+    for heading in listed[1:]:
+        data = read(capsys, vault, "clip.md", "--heading", heading["text"])
+        assert data["start_line"] == heading["line"]
+        assert data["text"].splitlines()[0] == "## " + heading["text"]
+    assert (
+        read(capsys, vault, "clip.md", "--heading", "C# notes")["text"] == "## C# notes\n\nlanguage"
+    )
+
+
 def test_lines_alone_and_inside_a_section(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for args, (start, end) in [
         (("--start-line", "10", "--end-line", "14"), (10, 14)),

@@ -121,9 +121,13 @@ def section_lines(
 
 
 def _heading(path: str, headings: tuple[Heading, ...], wanted: str) -> Heading:
-    """The heading `wanted` names as a link's anchor would (`A#B` nested); failing that, one whose
-    own text holds a `#` (`C# notes`), which no link can name."""
+    """The heading written exactly as `wanted` (as `headings` in the answer lists it: its text may
+    hold markup and `#`, as `[#](https://…#x) Title` does); else the one `wanted` names as a link's
+    anchor would (`A#B` nested); failing that, one whose own text holds a `#` (`C# notes`)."""
     written = wanted.strip()
+    exact = next((heading for heading in headings if heading.text.strip() == written), None)
+    if exact is not None:
+        return exact
     parts = tuple(part.strip() for part in written.lstrip("#").split("#"))
     found = heading_path_in(headings, parts) if all(parts) else None
     if found is None and "#" in written:
