@@ -33,11 +33,6 @@ class VaultSource:
         self._answers: AnswersOnSocket | None = None
         self._opening = threading.Lock()
 
-    @property
-    def answered_here(self) -> bool:
-        """Whether this process has opened the vault itself."""
-        return self._own is not None
-
     def start(self) -> None:
         """Open the vault here at once unless another process answers for it, so that a first
         question does not wait for the index to open."""
