@@ -212,7 +212,8 @@ def _nodes(graph: LinkGraph, distance: dict[_Key, int]) -> Iterator[GraphNode]:
 def note_node(graph: LinkGraph, path: str, distance: int | None) -> GraphNode:
     """The node of a note of the graph, with what a view shows of it besides its title."""
     note = graph.notes[path]
-    tags = tuple(dict.fromkeys(tag.name.removeprefix("#") for tag in note.tags))
+    # A tag's name is written without its '#'; the frontmatter and the text may both have it.
+    tags = tuple(dict.fromkeys([tag.name for tag in note.tags])) if note.tags else ()
     return GraphNode(
         path, "note", note.title, distance, graph.inlink_count(path), note.description, tags
     )
