@@ -84,6 +84,10 @@ async def test_direction_caps_and_no_meaning(keyword: Session) -> None:
     capped = neighbourhood(graph_of(notes, files), NOTE, 1, "in", 1)
     assert _links(answer) == _links(dict(wire.graph_json(capped)))
     assert answer["warning"] is None and answer["cut"] == capped.cut
+    # A view's answer holds at most `max_nodes` (600 unless asked), the nearest first.
+    small = await keyword.request("memlsp/graph", {"uri": keyword.uri(NOTE), "max_nodes": 2})
+    assert [node["distance"] for node in small["nodes"]] == [0, 1]
+    assert small["left_out"]["nodes"] > 0 and small["cut"]
 
 
 @pytest.mark.parametrize(
@@ -98,6 +102,7 @@ async def test_direction_caps_and_no_meaning(keyword: Session) -> None:
         ({"meaning": -1}, "'meaning' must be a whole number 0-100"),
         ({"meaning": 1.5}, "'meaning'"),
         ({"max_per_node": 0}, "'max_per_node' must be a whole number 1-2000"),
+        ({"max_nodes": 2001}, "'max_nodes' must be a whole number 1-2000"),
         ({"direction": "up"}, "'direction' must be one of both, out, in, not 'up'"),
         ({"direction": 3}, "'direction'"),
     ],

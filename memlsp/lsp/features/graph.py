@@ -19,6 +19,9 @@ from memlsp.navigation.neighbourhood import DIRECTIONS, MAX_NODES, MAX_PER_NODE,
 
 METHOD = "memlsp/graph"
 DEEPEST = 3  # a view of more than three links around a note is most of the vault
+# Nodes in a view's answer unless it asks for more: a drawing of more is a hairball nobody reads,
+# and the hub of 10,000 notes at depth 2 (1,800 nodes, 1.2 MB of JSON) took 120 ms instead of 50.
+VIEW_NODES = 600
 
 
 def register(server: MemlspServer) -> None:
@@ -31,6 +34,7 @@ def register(server: MemlspServer) -> None:
         depth = _whole(values, "depth", 1, 1, DEEPEST)
         meaning = _whole(values, "meaning", MEANING, 0, MOST_MEANING)
         per_node = _whole(values, "max_per_node", MAX_PER_NODE, 1, MAX_NODES)
+        most = _whole(values, "max_nodes", VIEW_NODES, 1, MAX_NODES)
         direction = _direction(values)
 
         def work(note: NoteRequest) -> wire.GraphJson | None:
@@ -38,7 +42,14 @@ def register(server: MemlspServer) -> None:
             if note.path not in snapshot.graph.notes:
                 return None  # a file that is not a note: no links are read from it
             answer = graph_around(
-                snapshot.graph, note.path, snapshot.related, depth, direction, meaning, per_node
+                snapshot.graph,
+                note.path,
+                snapshot.related,
+                depth,
+                direction,
+                meaning,
+                per_node,
+                most,
             )
             return wire.graph_json(answer, partial(convert.note_uri, note.root))
 
