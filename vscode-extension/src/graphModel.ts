@@ -44,8 +44,8 @@ export interface GraphViewModel {
 /** The radius of a node with no inlinks, in the drawing's units. */
 export const NODE_RADIUS_UNIT = 4;
 /** The largest node value: a hub linked from thousands of notes must not cover the others
- * (its radius stays within sqrt(64) = 8 times the smallest). */
-export const MAX_NODE_SIZE = 64;
+ * (its radius stays within sqrt(36) = 6 times the smallest). */
+export const MAX_NODE_SIZE = 36;
 
 /** A node's value for its size: area grows with inlinks (radius ∝ sqrt(1 + inlinks)), capped. */
 export function nodeSize(inlinks: number): number {

@@ -31,6 +31,7 @@ export class GraphPanel implements vscode.Disposable {
   private last: HostMessage | undefined; // sent again when the page (re)loads
   private ready = false;
   private pending: vscode.CancellationTokenSource | undefined;
+  private askedAt = 0; // when the graph shown was asked for (Date.now())
   private answeredIn = 0;
 
   constructor(
@@ -156,6 +157,7 @@ export class GraphPanel implements vscode.Disposable {
     this.post({ type: "loading", depth: this.depth });
     const params: GraphParams = { uri: note.toString(), depth: this.depth, direction: "both", meaning: MEANING_NEIGHBOURS };
     const started = Date.now();
+    this.askedAt = started;
     let answer: GraphAnswer;
     try {
       answer = await lsp.sendRequest<GraphAnswer>("memlsp/graph", params, source.token);
@@ -208,7 +210,8 @@ export class GraphPanel implements vscode.Disposable {
       case "frame":
         this.log(
           `graph of ${this.graph?.note ?? "?"} at depth ${this.depth}: ${message.nodes} nodes, ${message.edges} edges; ` +
-            `answered in ${this.answeredIn} ms, first frame drawn ${message.ms.toFixed(0)} ms after the answer arrived`,
+            `answered in ${this.answeredIn} ms, first frame drawn ${message.ms.toFixed(0)} ms after the answer reached the page ` +
+            `(${Date.now() - this.askedAt} ms after the question)`,
         );
         break;
       case "settled":

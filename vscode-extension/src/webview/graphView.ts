@@ -31,9 +31,12 @@ interface DrawLink {
 
 // The simulation stops after this many ticks or this long, whichever comes first: a big graph is
 // laid out well enough by then, and the page stops using the CPU (force-graph then stops redrawing
-// until something moves).
+// until something moves). A big graph cools faster, to settle within those ticks.
 const COOLDOWN_TICKS = 300;
 const COOLDOWN_MS = 4000;
+const BIG_GRAPH = 500;
+const ALPHA_DECAY = 0.0228; // d3-force's own: 300 ticks to settle
+const BIG_ALPHA_DECAY = 0.05; // about 140 ticks
 // Labels on every node only while few show; with more, only when zoomed in far enough to read them.
 // The centre's and the hovered node's label always show.
 const ALL_LABELS_UP_TO = 150;
@@ -41,8 +44,11 @@ const LABEL_ZOOM = 2.5;
 const LABEL_PX = 11;
 const LABEL_CHARS = 32;
 const ARROW_LENGTH = 4;
+const ARROW_MIN_PX = 2; // an arrow smaller than this on screen is not drawn: it could not be seen
 const MEANING_DASH = [2, 2];
 const FIT_PADDING = 30;
+const MAX_FIT_ZOOM = 2; // a graph of a few notes is not blown up to fill the view
+const LINK_GAP = 30; // d3-force's link distance, kept between the nodes' rims
 
 const vscode = acquireVsCodeApi();
 const container = element("graph");
@@ -68,6 +74,7 @@ interface Palette {
   ring: string;
   unresolvedEdge: string;
   link: string;
+  arrow: string;
   meaning: string;
 }
 
@@ -113,6 +120,7 @@ function readPalette(): Palette {
     ring: themeColour("--vscode-focusBorder", foreground),
     unresolvedEdge: withAlpha(foreground, 0.5),
     link: withAlpha(foreground, 0.35),
+    arrow: withAlpha(foreground, 0.6),
     meaning: withAlpha(meaning, 0.75),
   };
 }
@@ -126,6 +134,9 @@ interface SavedState {
 }
 
 let model: GraphViewModel | undefined;
+// What is drawn, as the drawing library holds it (it adds positions to these very objects).
+let drawNodes: DrawNode[] = [];
+let drawLinks: DrawLink[] = [];
 let shown = new Set<string>();
 let hovered: DrawNode | undefined;
 let userMoved = false;
@@ -138,6 +149,11 @@ let lastFrameAt = 0;
 let slowestFrame = 0;
 // Per frame, not per node: whether labels show and the font they use.
 let labelsOn = false;
+// The part of the drawing on screen, in its own units: labels outside it are not drawn.
+let viewLeft = 0;
+let viewTop = 0;
+let viewRight = 0;
+let viewBottom = 0;
 let labelFont = "";
 let labelScale = 0;
 
@@ -147,18 +163,20 @@ const graph = new ForceGraph<DrawNode, DrawLink>(container)
   .nodeVal((node) => node.size)
   .nodeVisibility((node) => shown.has(node.id))
   .nodeLabel((node) => tooltip(nodeTooltip(node)))
+  // Nodes, arrows and labels are drawn after the links in a few batched paths (afterFrame), not one
+  // path per node: with two thousand nodes that is most of a frame's time.
   .nodeCanvasObjectMode(() => "replace")
-  .nodeCanvasObject(drawNode)
+  .nodeCanvasObject(() => undefined)
   .linkVisibility((link) => shown.has(endId(link.source)) && shown.has(endId(link.target)))
   .linkColor(linkColour)
   .linkLineDash((link) => (link.edge.kind === "meaning" ? MEANING_DASH : null))
   .linkWidth((link) => (link.edge.count > 1 ? 1.5 : 1))
-  .linkDirectionalArrowLength((link) => (link.edge.kind === "link" ? ARROW_LENGTH : 0))
-  .linkDirectionalArrowRelPos(1)
-  .linkDirectionalArrowColor(linkColour)
   .linkLabel((link) => (link.edge.hint ? tooltip([link.edge.hint]) : ""))
+  // Only edges with something to say on hover are found under the pointer.
+  .linkPointerAreaPaint(paintLinkArea)
   .showPointerCursor((target) => Boolean(target && "openable" in target && target.openable))
   .warmupTicks(0)
+  .d3AlphaDecay(ALPHA_DECAY)
   .cooldownTicks(COOLDOWN_TICKS)
   .cooldownTime(COOLDOWN_MS)
   .onNodeHover((node) => {
@@ -175,6 +193,12 @@ const graph = new ForceGraph<DrawNode, DrawLink>(container)
   .onEngineStop(onSettled)
   .onRenderFramePre(beforeFrame)
   .onRenderFramePost(afterFrame);
+
+// Links keep their nodes' rims apart, not their centres: big nodes do not cover their neighbours.
+graph.d3Force("link")?.distance((link: DrawLink) => {
+  const { source, target } = link;
+  return LINK_GAP + (typeof source === "string" ? 0 : radiusOf(source)) + (typeof target === "string" ? 0 : radiusOf(target));
+});
 
 function endId(end: string | DrawNode): string {
   return typeof end === "string" ? end : end.id;
@@ -200,45 +224,147 @@ function tooltip(lines: readonly string[]): HTMLElement {
   return box;
 }
 
-function drawNode(node: DrawNode, ctx: CanvasRenderingContext2D, scale: number): void {
-  const x = node.x ?? 0;
-  const y = node.y ?? 0;
-  const radius = NODE_RADIUS_UNIT * Math.sqrt(node.size);
-  ctx.fillStyle = palette.looks[node.look];
-  ctx.beginPath();
-  if (node.look === "file") {
-    ctx.rect(x - radius, y - radius, radius * 2, radius * 2);
-  } else {
-    ctx.arc(x, y, radius, 0, 2 * Math.PI);
+function paintLinkArea(link: DrawLink, colour: string, ctx: CanvasRenderingContext2D, scale: number): void {
+  if (!link.edge.hint || typeof link.source === "string" || typeof link.target === "string") {
+    return;
   }
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = 6 / scale;
+  ctx.beginPath();
+  ctx.moveTo(link.source.x ?? 0, link.source.y ?? 0);
+  ctx.lineTo(link.target.x ?? 0, link.target.y ?? 0);
+  ctx.stroke();
+}
+
+const LOOKS: readonly NodeLook[] = ["unresolved", "file", "meaning", "note", "centre"];
+
+function radiusOf(node: DrawNode): number {
+  return NODE_RADIUS_UNIT * Math.sqrt(node.size);
+}
+
+/** One path of every shown node of a look (circles; squares for files), filled once. */
+function drawNodesOf(ctx: CanvasRenderingContext2D, look: NodeLook, scale: number): void {
+  ctx.beginPath();
+  for (const node of drawNodes) {
+    if (node.look !== look || !shown.has(node.id)) {
+      continue;
+    }
+    const x = node.x ?? 0;
+    const y = node.y ?? 0;
+    const radius = radiusOf(node);
+    if (look === "file") {
+      ctx.rect(x - radius, y - radius, radius * 2, radius * 2);
+    } else {
+      ctx.moveTo(x + radius, y);
+      ctx.arc(x, y, radius, 0, 2 * Math.PI);
+    }
+  }
+  ctx.fillStyle = palette.looks[look];
   ctx.fill();
-  if (node.look === "unresolved") {
+  if (look === "unresolved") {
     ctx.strokeStyle = palette.unresolvedEdge;
     ctx.lineWidth = 1 / scale;
     ctx.stroke();
   }
-  if (node.look === "centre" || node === hovered) {
-    ctx.strokeStyle = palette.ring;
-    ctx.lineWidth = 2 / scale;
-    ctx.beginPath();
-    ctx.arc(x, y, radius + 3 / scale, 0, 2 * Math.PI);
-    ctx.stroke();
+}
+
+/** The arrowheads of the shown links, at the edge of each target, in one path. */
+function drawArrows(ctx: CanvasRenderingContext2D, scale: number): void {
+  if (ARROW_LENGTH * scale < ARROW_MIN_PX) {
+    return;
   }
-  if (labelsOn || node.look === "centre" || node === hovered) {
-    ctx.font = labelFont;
-    ctx.fillStyle = node.look === "unresolved" ? palette.looks.unresolved : palette.foreground;
-    ctx.fillText(node.short, x, y + radius + 2 / scale);
+  const half = ARROW_LENGTH / 2;
+  ctx.beginPath();
+  for (const link of drawLinks) {
+    const { source, target } = link;
+    if (link.edge.kind !== "link" || typeof source === "string" || typeof target === "string") {
+      continue;
+    }
+    if (!shown.has(source.id) || !shown.has(target.id)) {
+      continue;
+    }
+    const dx = (target.x ?? 0) - (source.x ?? 0);
+    const dy = (target.y ?? 0) - (source.y ?? 0);
+    const length = Math.hypot(dx, dy);
+    const radius = radiusOf(target);
+    if (length <= radius + ARROW_LENGTH) {
+      continue;
+    }
+    const ux = dx / length;
+    const uy = dy / length;
+    const tipX = (target.x ?? 0) - ux * radius;
+    const tipY = (target.y ?? 0) - uy * radius;
+    const baseX = tipX - ux * ARROW_LENGTH;
+    const baseY = tipY - uy * ARROW_LENGTH;
+    ctx.moveTo(tipX, tipY);
+    ctx.lineTo(baseX - uy * half, baseY + ux * half);
+    ctx.lineTo(baseX + uy * half, baseY - ux * half);
+    ctx.closePath();
+  }
+  ctx.fillStyle = palette.arrow;
+  ctx.fill();
+}
+
+function drawRing(ctx: CanvasRenderingContext2D, node: DrawNode, scale: number): void {
+  ctx.strokeStyle = palette.ring;
+  ctx.lineWidth = 2 / scale;
+  ctx.beginPath();
+  ctx.arc(node.x ?? 0, node.y ?? 0, radiusOf(node) + 3 / scale, 0, 2 * Math.PI);
+  ctx.stroke();
+}
+
+function drawLabel(ctx: CanvasRenderingContext2D, node: DrawNode, scale: number): void {
+  ctx.fillStyle = node.look === "unresolved" ? palette.looks.unresolved : palette.foreground;
+  ctx.fillText(node.short, node.x ?? 0, (node.y ?? 0) + radiusOf(node) + 2 / scale);
+}
+
+function drawOverLinks(ctx: CanvasRenderingContext2D, scale: number): void {
+  drawArrows(ctx, scale);
+  for (const look of LOOKS) {
+    drawNodesOf(ctx, look, scale);
+  }
+  const centre = drawNodes.find((node) => node.look === "centre");
+  if (centre) {
+    drawRing(ctx, centre, scale);
+  }
+  if (hovered && hovered !== centre && shown.has(hovered.id)) {
+    drawRing(ctx, hovered, scale);
+  }
+  ctx.font = labelFont;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "top";
+  if (labelsOn) {
+    const margin = (LABEL_PX * LABEL_CHARS) / scale; // a label reaches this far from its node
+    for (const node of drawNodes) {
+      const x = node.x ?? 0;
+      const y = node.y ?? 0;
+      const inView = x > viewLeft - margin && x < viewRight + margin && y > viewTop - margin && y < viewBottom + margin;
+      if (inView && shown.has(node.id)) {
+        drawLabel(ctx, node, scale);
+      }
+    }
+  } else {
+    if (centre) {
+      drawLabel(ctx, centre, scale);
+    }
+    if (hovered && hovered !== centre && shown.has(hovered.id)) {
+      drawLabel(ctx, hovered, scale);
+    }
   }
 }
 
-function beforeFrame(ctx: CanvasRenderingContext2D, scale: number): void {
+function beforeFrame(_ctx: CanvasRenderingContext2D, scale: number): void {
   if (scale !== labelScale) {
     labelScale = scale;
     labelFont = `${LABEL_PX / scale}px ${getComputedStyle(document.body).fontFamily || "sans-serif"}`;
   }
   labelsOn = shown.size <= ALL_LABELS_UP_TO || scale >= LABEL_ZOOM;
-  ctx.textAlign = "center";
-  ctx.textBaseline = "top";
+  const topLeft = graph.screen2GraphCoords(0, 0);
+  const bottomRight = graph.screen2GraphCoords(graph.width(), graph.height());
+  viewLeft = topLeft.x;
+  viewTop = topLeft.y;
+  viewRight = bottomRight.x;
+  viewBottom = bottomRight.y;
   const now = performance.now();
   if (settling && lastFrameAt) {
     slowestFrame = Math.max(slowestFrame, now - lastFrameAt);
@@ -246,15 +372,33 @@ function beforeFrame(ctx: CanvasRenderingContext2D, scale: number): void {
   lastFrameAt = now;
 }
 
-function afterFrame(): void {
+function afterFrame(ctx: CanvasRenderingContext2D, scale: number): void {
+  drawOverLinks(ctx, scale);
   if (!awaitingFirstFrame) {
     return;
   }
   awaitingFirstFrame = false;
   const ms = performance.now() - receivedAt;
-  graph.zoomToFit(0, FIT_PADDING);
+  fit(0);
   document.body.dataset.firstFrameMs = ms.toFixed(1);
   vscode.postMessage({ type: "frame", ms, nodes: model?.nodes.length ?? 0, edges: model?.edges.length ?? 0 });
+}
+
+/** The shown nodes in view, not zoomed in further than MAX_FIT_ZOOM. */
+function fit(ms: number): void {
+  const box = graph.getGraphBbox((node) => shown.has(node.id));
+  if (!box) {
+    return;
+  }
+  const [left, right] = box.x;
+  const [top, bottom] = box.y;
+  const scale = Math.min(
+    MAX_FIT_ZOOM,
+    Math.max(graph.width() - 2 * FIT_PADDING, 1) / Math.max(right - left, 1),
+    Math.max(graph.height() - 2 * FIT_PADDING, 1) / Math.max(bottom - top, 1),
+  );
+  graph.centerAt((left + right) / 2, (top + bottom) / 2, ms);
+  graph.zoom(scale, ms);
 }
 
 function onSettled(): void {
@@ -263,7 +407,7 @@ function onSettled(): void {
   }
   settling = false;
   if (!userMoved) {
-    graph.zoomToFit(400, FIT_PADDING);
+    fit(400);
   }
   const ms = performance.now() - receivedAt;
   document.body.dataset.settled = "true";
@@ -280,7 +424,7 @@ function show(next: GraphViewModel): void {
   receivedAt = performance.now();
   // Nodes already drawn keep their place: a deeper graph grows around the one shown.
   const placed = new Map<string, DrawNode>();
-  for (const node of graph.graphData().nodes) {
+  for (const node of drawNodes) {
     placed.set(node.id, node);
   }
   const nodes: DrawNode[] = next.nodes.map((node) => {
@@ -299,6 +443,8 @@ function show(next: GraphViewModel): void {
   });
   const links: DrawLink[] = next.edges.map((edge) => ({ source: edge.source, target: edge.target, edge }));
   model = next;
+  drawNodes = nodes;
+  drawLinks = links;
   hovered = undefined;
   userMoved = false;
   ticks = 0;
@@ -308,6 +454,7 @@ function show(next: GraphViewModel): void {
   awaitingFirstFrame = true;
   delete document.body.dataset.settled;
   delete document.body.dataset.firstFrameMs;
+  graph.d3AlphaDecay(nodes.length > BIG_GRAPH ? BIG_ALPHA_DECAY : ALPHA_DECAY);
   applyFilter();
   messageBox.textContent = "";
   container.hidden = false;
@@ -330,6 +477,8 @@ function applyFilter(): void {
 
 function showMessage(text: string): void {
   model = undefined;
+  drawNodes = [];
+  drawLinks = [];
   shown = new Set();
   graph.graphData({ nodes: [], links: [] });
   container.hidden = true;
@@ -395,17 +544,15 @@ new MutationObserver(() => {
   graph.linkColor(linkColour);
 }).observe(document.body, { attributes: true, attributeFilter: ["class"] });
 
-/** Where each shown node is on the page, in CSS pixels: for the end-to-end proof, which clicks
- * one as a user does. */
+/** Where each shown node is drawn, in CSS pixels from the canvas's top left corner: for the
+ * end-to-end proof, which clicks one as a user does. */
 function nodePositions(): { id: string; look: NodeLook; x: number; y: number; radius: number }[] {
-  const box = container.getBoundingClientRect();
   const scale = graph.zoom();
-  return graph
-    .graphData()
-    .nodes.filter((node) => shown.has(node.id))
+  return drawNodes
+    .filter((node) => shown.has(node.id))
     .map((node) => {
       const at = graph.graph2ScreenCoords(node.x ?? 0, node.y ?? 0);
-      return { id: node.id, look: node.look, x: box.left + at.x, y: box.top + at.y, radius: NODE_RADIUS_UNIT * Math.sqrt(node.size) * scale };
+      return { id: node.id, look: node.look, x: at.x, y: at.y, radius: radiusOf(node) * scale };
     });
 }
 (window as unknown as { memlspGraphNodes: typeof nodePositions }).memlspGraphNodes = nodePositions;
