@@ -2070,6 +2070,11 @@ def check_graph(page: Page, paths: Paths, results: Results) -> bool:
         )
         time.sleep(1)
         screenshot(page, paths, "23-graph-click")
+        # The page takes the theme's colours: the same graph in the dark theme, then back.
+        run_command(page, "Preferences: Toggle between Light/Dark Themes")
+        time.sleep(2)
+        screenshot(page, paths, "23-graph-dark")
+        run_command(page, "Preferences: Toggle between Light/Dark Themes")
     ok = bool(drawn) and centre == [GRAPH_NOTE] and target is not None and opened and bool(followed)
     ok = ok and str(target["id"] if target else "") in tip
     detail = (

@@ -9,7 +9,7 @@ export const MAX_DEPTH = 3;
 
 /** From the extension to the webview. */
 export type HostMessage =
-  | { type: "graph"; model: GraphViewModel; depth: number }
+  | { type: "graph"; model: GraphViewModel; depth: number; seq: number } // seq: the page's replies name it
   | { type: "loading"; depth: number }
   | { type: "message"; text: string; depth: number }; // no graph to show, and why
 
@@ -18,8 +18,8 @@ export type WebviewMessage =
   | { type: "ready" } // the page's script runs: send what it should show
   | { type: "open"; id: string } // a node was clicked
   | { type: "depth"; n: number } // the depth chosen in the toolbar
-  | { type: "frame"; ms: number; nodes: number; edges: number } // the first frame of a graph is drawn
-  | { type: "settled"; ms: number; ticks: number; slowest: number }; // the layout stopped moving
+  | { type: "frame"; seq: number; ms: number; nodes: number; edges: number } // a graph's first frame is drawn
+  | { type: "settled"; seq: number; ms: number; ticks: number; slowest: number }; // its layout stopped moving
 
 // Far above any real figure: a number beyond it is no measurement.
 const MAX_MEASURE = 1e7;
@@ -59,12 +59,20 @@ export function parseWebviewMessage(raw: unknown, ids: ReadonlySet<string>): Web
         ? { type: "depth", n: raw.n }
         : undefined;
     case "frame":
-      return hasKeys(raw, ["type", "ms", "nodes", "edges"]) && isMeasure(raw.ms) && isCount(raw.nodes) && isCount(raw.edges)
-        ? { type: "frame", ms: raw.ms, nodes: raw.nodes, edges: raw.edges }
+      return hasKeys(raw, ["type", "seq", "ms", "nodes", "edges"]) &&
+        isCount(raw.seq) &&
+        isMeasure(raw.ms) &&
+        isCount(raw.nodes) &&
+        isCount(raw.edges)
+        ? { type: "frame", seq: raw.seq, ms: raw.ms, nodes: raw.nodes, edges: raw.edges }
         : undefined;
     case "settled":
-      return hasKeys(raw, ["type", "ms", "ticks", "slowest"]) && isMeasure(raw.ms) && isCount(raw.ticks) && isMeasure(raw.slowest)
-        ? { type: "settled", ms: raw.ms, ticks: raw.ticks, slowest: raw.slowest }
+      return hasKeys(raw, ["type", "seq", "ms", "ticks", "slowest"]) &&
+        isCount(raw.seq) &&
+        isMeasure(raw.ms) &&
+        isCount(raw.ticks) &&
+        isMeasure(raw.slowest)
+        ? { type: "settled", seq: raw.seq, ms: raw.ms, ticks: raw.ticks, slowest: raw.slowest }
         : undefined;
     default:
       return undefined;

@@ -17,6 +17,16 @@ const FOLLOW_DEBOUNCE_MS = 300;
 const MEANING_NEIGHBOURS = 5;
 const DEFAULT_DEPTH = 1;
 const DEPTH_KEY = "memlsp.graph.depth";
+const KEEP_SHOWN = 8; // graphs sent lately, for the page's replies about them
+
+/** A graph sent to the page: what the page's replies about it are logged with. */
+interface Shown {
+  note: string;
+  depth: number;
+  askedAt: number; // Date.now() when it was asked for
+  answeredIn: number; // ms the server took
+  drawn: boolean; // its first frame is logged (a page reloaded draws it again: not logged twice)
+}
 
 export class GraphPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -31,8 +41,9 @@ export class GraphPanel implements vscode.Disposable {
   private last: HostMessage | undefined; // sent again when the page (re)loads
   private ready = false;
   private pending: vscode.CancellationTokenSource | undefined;
-  private askedAt = 0; // when the graph shown was asked for (Date.now())
-  private answeredIn = 0;
+  private answerText = ""; // the answer shown, as JSON: the same answer again is not drawn again
+  private seq = 0;
+  private readonly shown = new Map<number, Shown>();
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
@@ -69,7 +80,7 @@ export class GraphPanel implements vscode.Disposable {
       return;
     }
     if (this.panel) {
-      this.panel.reveal(vscode.ViewColumn.Beside, true);
+      this.panel.reveal(undefined, true); // where the user left it
     } else {
       this.panel = this.createPanel();
     }
@@ -157,7 +168,6 @@ export class GraphPanel implements vscode.Disposable {
     this.post({ type: "loading", depth: this.depth });
     const params: GraphParams = { uri: note.toString(), depth: this.depth, direction: "both", meaning: MEANING_NEIGHBOURS };
     const started = Date.now();
-    this.askedAt = started;
     let answer: GraphAnswer;
     try {
       answer = await lsp.sendRequest<GraphAnswer>("memlsp/graph", params, source.token);
@@ -170,18 +180,29 @@ export class GraphPanel implements vscode.Disposable {
     if (source.token.isCancellationRequested || note !== this.note) {
       return; // a newer question is on its way
     }
-    this.answeredIn = Date.now() - started;
+    const answeredIn = Date.now() - started;
     if (!answer) {
       this.showText("This note is in no open vault: open its folder to see its graph.");
       return;
     }
+    // A refresh after a change elsewhere in the vault often brings the same graph: the page keeps
+    // its layout (and the user's zoom) then.
+    const text = JSON.stringify(answer);
+    if (text === this.answerText && this.last?.type === "graph") {
+      return;
+    }
+    this.answerText = text;
     this.graph = answer;
     this.ids = new Set(answer.nodes.map((node) => node.id));
-    this.post({ type: "graph", model: graphViewModel(answer), depth: this.depth });
+    const seq = ++this.seq;
+    this.shown.set(seq, { note: answer.note, depth: answer.depth, askedAt: started, answeredIn, drawn: false });
+    this.shown.delete(seq - KEEP_SHOWN);
+    this.post({ type: "graph", model: graphViewModel(answer), depth: this.depth, seq });
   }
 
   private showText(text: string): void {
     this.graph = undefined;
+    this.answerText = "";
     this.ids = new Set();
     this.post({ type: "message", text, depth: this.depth });
   }
@@ -207,19 +228,26 @@ export class GraphPanel implements vscode.Disposable {
       case "open":
         await this.open(message.id);
         break;
-      case "frame":
-        this.log(
-          `graph of ${this.graph?.note ?? "?"} at depth ${this.depth}: ${message.nodes} nodes, ${message.edges} edges; ` +
-            `answered in ${this.answeredIn} ms, first frame drawn ${message.ms.toFixed(0)} ms after the answer reached the page ` +
-            `(${Date.now() - this.askedAt} ms after the question)`,
-        );
+      case "frame": {
+        const shown = this.shown.get(message.seq);
+        if (shown && !shown.drawn) {
+          this.log(
+            `graph of ${shown.note} at depth ${shown.depth}: ${message.nodes} nodes, ${message.edges} edges; ` +
+              `answered in ${shown.answeredIn} ms, first frame drawn ${message.ms.toFixed(0)} ms after the answer reached the page ` +
+              `(${Date.now() - shown.askedAt} ms after the question)`,
+          );
+          shown.drawn = true;
+        }
         break;
-      case "settled":
+      }
+      case "settled": {
+        const shown = this.shown.get(message.seq);
         this.log(
-          `graph of ${this.graph?.note ?? "?"}: layout settled after ${message.ticks} ticks, ${message.ms.toFixed(0)} ms; ` +
+          `graph of ${shown?.note ?? "?"}: layout settled after ${message.ticks} ticks, ${message.ms.toFixed(0)} ms; ` +
             `slowest frame ${message.slowest.toFixed(0)} ms`,
         );
         break;
+      }
     }
   }
 

@@ -10,14 +10,16 @@ test("the messages a graph page may send are taken as they are", () => {
   for (const n of [1, 2, 3]) {
     assert.deepEqual(parseWebviewMessage({ type: "depth", n }, ids), { type: "depth", n });
   }
-  assert.deepEqual(parseWebviewMessage({ type: "frame", ms: 41.5, nodes: 1800, edges: 5000 }, ids), {
+  assert.deepEqual(parseWebviewMessage({ type: "frame", seq: 3, ms: 41.5, nodes: 1800, edges: 5000 }, ids), {
     type: "frame",
+    seq: 3,
     ms: 41.5,
     nodes: 1800,
     edges: 5000,
   });
-  assert.deepEqual(parseWebviewMessage({ type: "settled", ms: 3000, ticks: 300, slowest: 16.7 }, ids), {
+  assert.deepEqual(parseWebviewMessage({ type: "settled", seq: 3, ms: 3000, ticks: 300, slowest: 16.7 }, ids), {
     type: "settled",
+    seq: 3,
     ms: 3000,
     ticks: 300,
     slowest: 16.7,
@@ -45,9 +47,11 @@ test("depths outside 1..3 and anything else are refused", () => {
     { type: "ready", extra: 1 }, // extra fields
     { type: "open", id: "index.md", uri: "file:///etc/passwd" },
     { type: "depth" },
-    { type: "frame", ms: -1, nodes: 1, edges: 1 },
-    { type: "frame", ms: 1, nodes: 1.5, edges: 1 },
-    { type: "settled", ms: 1, ticks: 1 },
+    { type: "frame", seq: 1, ms: -1, nodes: 1, edges: 1 },
+    { type: "frame", seq: 1, ms: 1, nodes: 1.5, edges: 1 },
+    { type: "frame", ms: 1, nodes: 1, edges: 1 }, // no seq
+    { type: "frame", seq: "1", ms: 1, nodes: 1, edges: 1 },
+    { type: "settled", seq: 1, ms: 1, ticks: 1 },
     { type: "__proto__" },
   ];
   for (const raw of refused) {

@@ -27,6 +27,7 @@ interface DrawLink {
   source: string | DrawNode;
   target: string | DrawNode;
   edge: GraphViewEdge;
+  __controlPoints?: number[] | null; // force-graph's, for a curved link: [x, y]
 }
 
 // The simulation stops after this many ticks or this long, whichever comes first: a big graph is
@@ -46,6 +47,8 @@ const LABEL_CHARS = 32;
 const ARROW_LENGTH = 4;
 const ARROW_MIN_PX = 2; // an arrow smaller than this on screen is not drawn: it could not be seen
 const MEANING_DASH = [2, 2];
+// Meaning edges bend: one between two linked notes stays apart from their link.
+const MEANING_CURVATURE = 0.25;
 const FIT_PADDING = 30;
 const MAX_FIT_ZOOM = 2; // a graph of a few notes is not blown up to fill the view
 const LINK_GAP = 30; // d3-force's link distance, kept between the nodes' rims
@@ -134,6 +137,7 @@ interface SavedState {
 }
 
 let model: GraphViewModel | undefined;
+let seq = 0; // the graph shown, as the extension numbered it
 // What is drawn, as the drawing library holds it (it adds positions to these very objects).
 let drawNodes: DrawNode[] = [];
 let drawLinks: DrawLink[] = [];
@@ -171,6 +175,7 @@ const graph = new ForceGraph<DrawNode, DrawLink>(container)
   .linkColor(linkColour)
   .linkLineDash((link) => (link.edge.kind === "meaning" ? MEANING_DASH : null))
   .linkWidth((link) => (link.edge.count > 1 ? 1.5 : 1))
+  .linkCurvature((link) => (link.edge.kind === "meaning" ? MEANING_CURVATURE : 0))
   .linkLabel((link) => (link.edge.hint ? tooltip([link.edge.hint]) : ""))
   // Only edges with something to say on hover are found under the pointer.
   .linkPointerAreaPaint(paintLinkArea)
@@ -230,9 +235,14 @@ function paintLinkArea(link: DrawLink, colour: string, ctx: CanvasRenderingConte
   }
   ctx.strokeStyle = colour;
   ctx.lineWidth = 6 / scale;
+  const bend = link.__controlPoints;
   ctx.beginPath();
   ctx.moveTo(link.source.x ?? 0, link.source.y ?? 0);
-  ctx.lineTo(link.target.x ?? 0, link.target.y ?? 0);
+  if (bend && bend.length === 2) {
+    ctx.quadraticCurveTo(bend[0] ?? 0, bend[1] ?? 0, link.target.x ?? 0, link.target.y ?? 0);
+  } else {
+    ctx.lineTo(link.target.x ?? 0, link.target.y ?? 0);
+  }
   ctx.stroke();
 }
 
@@ -381,7 +391,7 @@ function afterFrame(ctx: CanvasRenderingContext2D, scale: number): void {
   const ms = performance.now() - receivedAt;
   fit(0);
   document.body.dataset.firstFrameMs = ms.toFixed(1);
-  vscode.postMessage({ type: "frame", ms, nodes: model?.nodes.length ?? 0, edges: model?.edges.length ?? 0 });
+  vscode.postMessage({ type: "frame", seq, ms, nodes: model?.nodes.length ?? 0, edges: model?.edges.length ?? 0 });
 }
 
 /** The shown nodes in view, not zoomed in further than MAX_FIT_ZOOM. */
@@ -411,7 +421,7 @@ function onSettled(): void {
   }
   const ms = performance.now() - receivedAt;
   document.body.dataset.settled = "true";
-  vscode.postMessage({ type: "settled", ms, ticks, slowest: slowestFrame });
+  vscode.postMessage({ type: "settled", seq, ms, ticks, slowest: slowestFrame });
 }
 
 // -- showing a graph --------------------------------------------------------------------------
@@ -420,7 +430,7 @@ function shortLabel(label: string): string {
   return label.length > LABEL_CHARS ? `${label.slice(0, LABEL_CHARS - 1)}…` : label;
 }
 
-function show(next: GraphViewModel): void {
+function show(next: GraphViewModel, number: number): void {
   receivedAt = performance.now();
   // Nodes already drawn keep their place: a deeper graph grows around the one shown.
   const placed = new Map<string, DrawNode>();
@@ -443,6 +453,7 @@ function show(next: GraphViewModel): void {
   });
   const links: DrawLink[] = next.edges.map((edge) => ({ source: edge.source, target: edge.target, edge }));
   model = next;
+  seq = number;
   drawNodes = nodes;
   drawLinks = links;
   hovered = undefined;
@@ -504,7 +515,7 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
   }
   switch (message.type) {
     case "graph":
-      show(message.model);
+      show(message.model, message.seq);
       break;
     case "loading":
       document.body.classList.add("loading");
