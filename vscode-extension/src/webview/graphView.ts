@@ -186,6 +186,7 @@ const graph = new ForceGraph<DrawNode, DrawLink>(container)
   .cooldownTime(COOLDOWN_MS)
   .onNodeHover((node) => {
     hovered = node ?? undefined;
+    redraw(); // its ring and label
   })
   .onNodeClick((node) => {
     if (node.openable) {
@@ -204,6 +205,12 @@ graph.d3Force("link")?.distance((link: DrawLink) => {
   const { source, target } = link;
   return LINK_GAP + (typeof source === "string" ? 0 : radiusOf(source)) + (typeof target === "string" ? 0 : radiusOf(target));
 });
+
+/** A frame now, even after the layout stopped (force-graph then draws only when asked): setting
+ * an accessor again asks, and nothing else. */
+function redraw(): void {
+  graph.linkColor(linkColour);
+}
 
 function endId(end: string | DrawNode): string {
   return typeof end === "string" ? end : end.id;
@@ -481,9 +488,7 @@ function applyFilter(): void {
   const filter = parseFilter(filterInput.value);
   shown = visibleIds(model, filter);
   summary.textContent = isEmptyFilter(filter) ? model.summary : `${shown.size.toLocaleString("en-US")} of ${model.summary}`;
-  // Accessors read `shown`: setting one again redraws with it.
-  graph.nodeVisibility(graph.nodeVisibility());
-  graph.linkVisibility(graph.linkVisibility());
+  redraw(); // the accessors read `shown`
 }
 
 function showMessage(text: string): void {
@@ -546,14 +551,12 @@ for (const name of ["wheel", "pointerdown"]) {
 new ResizeObserver(resize).observe(container);
 
 // VS Code sets the theme's variables on <html> and its kind as a class of <body>.
-new MutationObserver(() => {
+const themeChanged = new MutationObserver(() => {
   palette = readPalette();
-  graph.linkColor(linkColour);
-}).observe(document.documentElement, { attributes: true, attributeFilter: ["style", "class"] });
-new MutationObserver(() => {
-  palette = readPalette();
-  graph.linkColor(linkColour);
-}).observe(document.body, { attributes: true, attributeFilter: ["class"] });
+  redraw();
+});
+themeChanged.observe(document.documentElement, { attributes: true, attributeFilter: ["style", "class"] });
+themeChanged.observe(document.body, { attributes: true, attributeFilter: ["class"] });
 
 /** Where each shown node is drawn, in CSS pixels from the canvas's top left corner: for the
  * end-to-end proof, which clicks one as a user does. */
