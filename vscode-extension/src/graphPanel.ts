@@ -17,6 +17,7 @@ const FOLLOW_DEBOUNCE_MS = 300;
 const MEANING_NEIGHBOURS = 5;
 const DEFAULT_DEPTH = 1;
 const DEPTH_KEY = "memlsp.graph.depth";
+const METHOD_NOT_FOUND = -32601; // JSON-RPC's code: a server from before memlsp/graph
 const KEEP_SHOWN = 8; // graphs sent lately, for the page's replies about them
 
 /** A graph sent to the page: what the page's replies about it are logged with. */
@@ -172,9 +173,15 @@ export class GraphPanel implements vscode.Disposable {
     try {
       answer = await lsp.sendRequest<GraphAnswer>("memlsp/graph", params, source.token);
     } catch (error) {
-      if (!source.token.isCancellationRequested) {
-        this.showText(`Could not ask for the graph: ${error instanceof Error ? error.message : String(error)}`);
+      if (source.token.isCancellationRequested) {
+        return;
       }
+      const unknown = typeof error === "object" && error !== null && "code" in error && error.code === METHOD_NOT_FOUND;
+      this.showText(
+        unknown
+          ? "This memlsp server has no graph (it does not answer memlsp/graph): update memlsp, then Restart Server."
+          : `Could not ask for the graph: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return;
     }
     if (source.token.isCancellationRequested || note !== this.note) {
