@@ -15,14 +15,16 @@ exits 0 once the figures are printed.
     python benchmarks/bench_lsp.py --keep DIR --embedded DIR/cache-embedded [--only-embedded]
 
 adds a session on a cache where the default embedder has made every vector (`memlsp index
-DIR/vault --cache-dir DIR/cache-embedded` once): related notes, `[[` completion by meaning,
-unlinked mentions of the most mentioned note, an edit until its diagnostics, peak memory.
+DIR/vault --cache-dir DIR/cache-embedded` once): related notes, the graph around the hub with its
+closest notes by meaning (`memlsp/graph`), `[[` completion by meaning, unlinked mentions of the
+most mentioned note, an edit until its diagnostics, peak memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import random
 import re
@@ -56,6 +58,7 @@ from tests.helpers.lsp_client import NoAnswer, StdioClient
 WARM_QUERY = "retrieval ranking"
 REQUEST_TIMEOUT = 30.0
 POLL_TIMEOUT = 10.0
+GRAPH_REQUESTS = 50  # the fewest `memlsp/graph` requests timed
 STARTED_AFTER = 3.0  # seconds: surely past imports, for the handler-only `initialize`
 LINK = re.compile(r"\[\[([^\]|#]*)[^\]]*\]\]")
 CAPABILITIES: dict[str, Any] = {
@@ -560,8 +563,8 @@ def mention_count(answer: Any) -> int:
 
 def meaning_session(vault: Path, cache: Path, args: argparse.Namespace) -> list[Row]:
     """The server with the default embedder on a cache where every chunk has its vector (made
-    once, e.g. by `memlsp index VAULT --cache-dir DIR`): related notes, `[[` completion by
-    meaning and by name, unlinked mentions of the most-mentioned note, an edit until its
+    once, e.g. by `memlsp index VAULT --cache-dir DIR`): related notes, the graph around the hub,
+    `[[` completion by meaning and by name, unlinked mentions of the most-mentioned note, an edit until its
     diagnostics, and the server's peak memory."""
     rng = random.Random(args.seed + 2)
     params = initialize_params(vault, cache)
@@ -584,6 +587,7 @@ def meaning_session(vault: Path, cache: Path, args: argparse.Namespace) -> list[
         rows += latency_rows("memlsp/related", [s for _, s in related], bar=0.05)
         empty = sum(not (answer or {}).get("results") for answer, _ in related)
         rows.append(Row("  of which answered with no note", str(empty)))
+        rows += graph_rows(server, vault, max(GRAPH_REQUESTS, args.requests // 2))
         rows += meaning_completion_rows(server, vault, args.requests, rng)
         rows += completion_rows(server, vault, args.requests, rng)
         rows += mention_rows(server, vault, notes)
@@ -591,6 +595,30 @@ def meaning_session(vault: Path, cache: Path, args: argparse.Namespace) -> list[
         peak = vm(server, "VmHWM")
         rows.append(Row("server peak RSS (VmHWM), this session", f"{peak:.0f} MiB"))
         server.shutdown()
+    return rows
+
+
+def graph_rows(server: StdioClient, vault: Path, count: int) -> list[Row]:
+    """`memlsp/graph` at depth 2 with the 5 closest notes by meaning, around the vault's most
+    linked note (the hub: 5,000 inlinks, so the caps bite), `count` times."""
+    params = {"uri": uri(vault, f"{HUB_TITLE}.md"), "depth": 2, "meaning": 5}
+    answer, _ = server.timed_request("memlsp/graph", params)  # the first: nothing loaded is timed
+    timings = [server.timed_request("memlsp/graph", params)[1] for _ in range(count)]
+    rows = latency_rows("memlsp/graph of the hub, depth 2, 5 by meaning", timings, bar=0.1)
+    answer = answer or {}
+    nodes, edges = answer.get("nodes", []), answer.get("edges", [])
+    meaning = sum(edge["kind"] == "meaning" for edge in edges)
+    size = len(json.dumps(answer)) / 1024
+    hub = f"{nodes[0]['inlinks']:,} inlinks" if nodes else "no answer"
+    rows.append(
+        Row(
+            "  the answer",
+            f"{len(nodes):,} nodes, {len(edges):,} edges ({meaning} by meaning), {size:.0f} KiB; "
+            f"the hub has {hub}",
+        )
+    )
+    if answer.get("warning"):
+        rows.append(Row("  warning", answer["warning"]))
     return rows
 
 

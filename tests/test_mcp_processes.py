@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -187,3 +188,45 @@ def test_with_no_vault_it_serves_the_folder_it_was_started_in(vault: Path, tmp_p
         env=environment(),
     )
     assert run.returncode == 2 and "is not a vault" in run.stderr and "memlsp mcp" in run.stderr
+
+
+def readme_configs() -> list[dict[str, Any]]:
+    """The server entries of the README's set-up section, each client's JSON as written."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Set-up in agents' clients", 1)[1].split("\n## ", 1)[0]
+    entries = []
+    for block in re.findall(r"```json\n(.*?)```", section, re.S):
+        config = json.loads(block)
+        servers = config.get("mcpServers") or config["servers"]
+        entries.append(servers["memlsp"])
+    return entries
+
+
+def test_the_readme_gives_each_client_a_working_entry() -> None:
+    entries = readme_configs()
+    assert len(entries) == 3  # Claude Code's .mcp.json, Claude Desktop, VS Code (Cursor: as Code's)
+    for entry in entries:
+        assert entry.get("type", "stdio") == "stdio"
+        assert Path(entry["command"]).name == "memlsp" and entry["args"][0] == "mcp"
+
+
+@pytest.mark.parametrize("entry", range(3))
+async def test_each_readme_entry_starts_a_server_that_answers(
+    vault: Path, tmp_path: Path, entry: int
+) -> None:
+    """Started as the client would start it: the entry's command (the `memlsp` installed beside
+    this Python) and its arguments, with the vault's path where the README has an example's."""
+    config = readme_configs()[entry]
+    command = shutil.which("memlsp", path=str(Path(sys.executable).parent))
+    assert command is not None
+    args = [
+        str(vault) if "notes" in arg or "workspaceFolder" in arg else arg for arg in config["args"]
+    ]
+    server = StdioServerParameters(
+        command=command, args=[*args, *flags(tmp_path)], env=environment()
+    )
+    async with Client(server, read_timeout_seconds=120) as client:
+        tools = [tool.name for tool in (await client.list_tools()).tools]
+        assert tools == ["search", "read", "links", "related", "recent"]
+        result = await client.call_tool("search", {"query": "tantivy"})
+        assert not result.is_error

@@ -102,18 +102,28 @@ def hop_by_hop(
 
 
 def _nodes(answer: Neighbourhood) -> dict[Key, int]:
-    return {(node.id, node.kind): node.distance for node in answer.nodes}
+    """The nodes links reached (those of meaning alone have no distance), with their distance."""
+    return {
+        (node.id, node.kind): node.distance for node in answer.nodes if node.distance is not None
+    }
 
 
 def _edge_keys(answer: Neighbourhood) -> set[tuple[str, str]]:
-    return {(edge.source, edge.target) for edge in answer.edges}
+    return {(edge.source, edge.target) for edge in answer.edges if edge.kind == "link"}
 
 
-def _edges(answer: Neighbourhood) -> dict[tuple[str, str], tuple[int, int]]:
-    return {(edge.source, edge.target): (edge.count, edge.line) for edge in answer.edges}
+def _edges(answer: Neighbourhood) -> dict[tuple[str, str], tuple[int, int | None]]:
+    """The link edges: (count, first line) per (source, target)."""
+    return {
+        (edge.source, edge.target): (edge.count, edge.line)
+        for edge in answer.edges
+        if edge.kind == "link"
+    }
 
 
-def _ids(edges: dict[tuple[Key, Key], tuple[int, int]]) -> dict[tuple[str, str], tuple[int, int]]:
+def _ids(
+    edges: dict[tuple[Key, Key], tuple[int, int]],
+) -> dict[tuple[str, str], tuple[int, int | None]]:
     return {(source[0], target[0]): weight for (source, target), weight in edges.items()}
 
 
@@ -307,6 +317,9 @@ def _graph(
     return code, captured.out, captured.err
 
 
+LONE = "2 nodes and 1 edge within 1 link of lone.md (both ways)"
+
+
 def test_memlsp_graph_prints_each_edge_then_a_summary(
     vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -317,6 +330,7 @@ def test_memlsp_graph_prints_each_edge_then_a_summary(
         "a.md -> b.md",
         "c.md -> a.md",
         "3 nodes and 3 edges within 2 links of b.md (inlinks)",
+        "note: related notes need vectors (embedder = none)",  # why no meaning edges came
     ]
     code, out, _ = _graph(capsys, vault, tmp_path / "c", "c", "--max-per-node", "2")
     # Its outlinks a.md and missing come first in path order; s1.md, s2.md and x/dup.md do not
@@ -329,7 +343,10 @@ def test_memlsp_graph_prints_each_edge_then_a_summary(
         "5 nodes and 4 edges within 1 link of c.md (both ways). Left out 3 nodes and 3 edges: 3 "
         "past the first 2 neighbours a note has in one direction (a larger --max-per-node shows "
         "more).",
+        "note: related notes need vectors (embedder = none)",
     ]
+    code, out, _ = _graph(capsys, vault, tmp_path / "c", "lone", "--meaning", "0")
+    assert out.splitlines() == ["lone.md -> missing (unresolved)", LONE]  # none asked, no note
 
 
 def test_memlsp_graph_json(vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -340,17 +357,26 @@ def test_memlsp_graph_json(vault: Path, tmp_path: Path, capsys: pytest.CaptureFi
         "depth": 1,
         "direction": "out",
         "nodes": [
-            {"id": "d.md", "kind": "note", "title": "Dates", "distance": 0, "inlinks": 0},
-            {"id": "c.md", "kind": "note", "title": "Cherries", "distance": 1, "inlinks": 2},
-            {"id": "pic.png", "kind": "file", "title": "pic.png", "distance": 1, "inlinks": 2},
+            {"id": "d.md", "kind": "note", "title": "Dates", "distance": 0, "inlinks": 0,
+             "description": "pic.png and c", "tags": []},  # its first line, as a search shows
+            {"id": "c.md", "kind": "note", "title": "Cherries", "distance": 1, "inlinks": 2,
+             "description": "a dup shared missing", "tags": []},
+            {"id": "pic.png", "kind": "file", "title": "pic.png", "distance": 1, "inlinks": 2,
+             "description": "", "tags": []},
         ],
         "edges": [
-            {"source": "d.md", "target": "c.md", "kind": "link", "count": 1, "line": 3},
-            {"source": "d.md", "target": "pic.png", "kind": "link", "count": 1, "line": 3},
+            {"source": "d.md", "target": "c.md", "kind": "link", "count": 1, "line": 3,
+             "similarity": None},
+            {"source": "d.md", "target": "pic.png", "kind": "link", "count": 1, "line": 3,
+             "similarity": None},
         ],
         "left_out": {"nodes": 0, "edges": 0},
         "cut": None,
-    }
+        "warning": "related notes need vectors (embedder = none)",
+    }  # fmt: skip
+    # --json is --format json; no meaning asked, no warning.
+    code, out, _ = _graph(capsys, vault, tmp_path / "c", "d", "--format", "json", "--meaning", "0")
+    assert code == 0 and json.loads(out)["warning"] is None
     code, out, _ = _graph(capsys, vault, tmp_path / "c", "hub", "--json")
     assert code == 2 and out == ""
 
@@ -365,6 +391,12 @@ def test_memlsp_graph_refuses_what_it_cannot_answer(
         assert (code, err) == (2, f"memlsp: --depth must be from 1 to 5, not {depth}\n")
     code, _, err = _graph(capsys, vault, cache, "a", "--max-per-node", "0")
     assert (code, err) == (2, "memlsp: --max-per-node must be at least 1, not 0\n")
+    for meaning in ("-1", "101"):
+        code, _, err = _graph(capsys, vault, cache, "a", "--meaning", meaning)
+        assert (code, err) == (2, f"memlsp: --meaning must be from 0 to 100, not {meaning}\n")
+    with pytest.raises(SystemExit) as exited:
+        _graph(capsys, vault, cache, "a", "--format", "svg")
+    assert exited.value.code == 2 and "invalid choice: 'svg'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exited:
         _graph(capsys, vault, cache, "a", "--direction", "up")
     assert exited.value.code == 2 and "invalid choice: 'up'" in capsys.readouterr().err

@@ -21,6 +21,7 @@ from memlsp.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
+from memlsp.navigation.graph_meaning import graph_around, with_meaning
 from memlsp.navigation.mentions import MentionsAnswer, mentions_of
 from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
 from memlsp.navigation.reading import Passage, ReadRequest, read_passage
@@ -294,9 +295,25 @@ def _mentions(engine: Engine, path: str) -> MentionsAnswer:
 
 
 def _graphs(engine: Engine) -> list[Neighbourhood]:
-    """Around the fixture's home note: as it is, and with a cap that leaves neighbours out."""
-    graph = engine.read().graph
-    return [neighbourhood(graph, "index.md", 2), neighbourhood(graph, "index.md", 2, "in", 3)]
+    """Around the fixture's home note: as it is, with a cap that leaves neighbours out, with
+    meaning edges (one to a note the links do not reach; the fixture engine has no vectors, so
+    the closest notes are made here), and with the warning of a vault without vectors."""
+    snapshot = engine.read()
+    graph = snapshot.graph
+    near = neighbourhood(graph, "index.md", 1)
+    reached = {node.id for node in near.nodes}
+    far = next(path for path in sorted(graph.notes) if path not in reached)
+    linked = next(node.id for node in near.nodes if node.kind == "note" and node.distance == 1)
+    pair = RELATED_ANSWER.results[0].closest
+    found = RelatedAnswer(
+        "index.md", tuple(RelatedNote(p, 0.5, False, pair, ()) for p in (far, linked))
+    )
+    return [
+        neighbourhood(graph, "index.md", 2),
+        neighbourhood(graph, "index.md", 2, "in", 3),
+        with_meaning(graph, near, found),
+        graph_around(graph, "index.md", snapshot.related),
+    ]
 
 
 def _reads(engine: Engine) -> list[Passage]:
@@ -345,7 +362,11 @@ CASES: dict[str, Callable[[Engine], list[Any]]] = {
         for path in e.read().graph.notes
         for code in ("utf-8", "utf-16")
     ],
-    "graph_json": lambda e: [wire.graph_json(answer) for answer in _graphs(e)],
+    "graph_json": lambda e: [
+        wire.graph_json(answer, note_uri)
+        for answer in _graphs(e)
+        for note_uri in (None, _uri)  # `memlsp/graph` sends each note's and file's uri
+    ],
     "read_json": lambda e: [wire.read_json(passage) for passage in _reads(e)],
     "recent_json": _recent,
     "indexed_json": lambda e: [wire.indexed_json("file:///vault", e.refresh())],
@@ -404,10 +425,16 @@ def test_the_nested_shapes_were_there_to_check(engine: Engine) -> None:
     assert links.outlinks and links.inlinks and links.unresolved and links.ambiguous
     summary = engine.refresh()
     assert summary.problems  # inbox/broken-config.md
-    whole, capped = _graphs(engine)
+    whole, capped, meaning, warned = _graphs(engine)
     assert {node.kind for node in whole.nodes} == {"note", "file", "unresolved"}
     assert whole.cut is None
     assert capped.cut is not None and capped.left_out.nodes
+    assert {edge.kind for edge in meaning.edges} == {"link", "meaning"}
+    assert any(node.distance is None for node in meaning.nodes) and meaning.warning is None
+    assert any(node.description for node in whole.nodes) and any(node.tags for node in whole.nodes)
+    assert warned.warning
+    sent = wire.graph_json(whole, _uri)["nodes"]
+    assert {node["kind"] for node in sent if "uri" in node} == {"note", "file"}
     reads = [wire.read_json(passage) for passage in _reads(engine)]
     assert all(any(read[key] for read in reads) for key in ("links", "headings", "cut"))
     assert any(read["frontmatter"].get("date") == "2024-03-15" for read in reads)

@@ -27,7 +27,7 @@ class VaultSource:
         self.root = root
         self.settings = settings
         cache = cache_dir_for(root, settings, tell=lambda _: None)
-        self._socket = daemon.socket_path(cache)
+        self._socket = daemon.socket_path(cache) if daemon.supported() else None
         self._key = tuple(sorted(daemon.settings_key(settings, cache).items()))
         self._own: LiveVault | None = None
         self._answers: AnswersOnSocket | None = None

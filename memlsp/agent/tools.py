@@ -94,7 +94,9 @@ class Memory:
         return self._ask("read", flags, path)
 
     def links(self, path: str, direction: str, depth: int) -> dict[str, Any]:
-        answer = self._ask("graph", ["--depth", str(depth), "--direction", direction], path)
+        # The links alone: `related` is the tool for notes close in meaning.
+        flags = ["--depth", str(depth), "--direction", direction, "--meaning", "0"]
+        answer = self._ask("graph", flags, path)
         return within_budget(answer, DEFAULT_BUDGET)
 
     def related(self, path: str, limit: int) -> dict[str, Any]:

@@ -14,11 +14,12 @@ from typing import Any, TextIO
 
 from memlsp import daemon, wire
 from memlsp.commands.arguments import DEPTHS, UsageError, command_parser
+from memlsp.commands.graph_text import graph_dot, graph_mermaid, graph_text
 from memlsp.commands.reading import read, recent
 from memlsp.live.vault import LiveVault
 from memlsp.model import ResolvedLink, SearchRequest, printable
+from memlsp.navigation.graph_meaning import MOST_MEANING, graph_around
 from memlsp.navigation.mentions import mentions_of
-from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
 from memlsp.search.render import response_text
 from memlsp.search.request import FIELDS, build_request
 from memlsp.snapshot import Snapshot
@@ -70,6 +71,8 @@ def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
 
 def needs_vectors(args: argparse.Namespace) -> bool:
     """Whether a command reads vectors, so that what is missing is embedded first."""
+    if args.command == "graph":
+        return bool(args.meaning > 0)
     return args.command == "related" or (args.command == "search" and bool(args.mode != "keyword"))
 
 
@@ -217,37 +220,35 @@ def mentions(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
 
 
 def graph(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
-    """One line per edge, `source -> target`, then what the answer holds and what it left out."""
+    """The link graph around a note and its closest notes by meaning, as text (one line per
+    edge, then a summary), JSON, Mermaid or DOT."""
     if args.depth not in DEPTHS:
         raise UsageError(f"--depth must be from {DEPTHS[0]} to {DEPTHS[-1]}, not {args.depth}")
     if args.max_per_node < 1:
         raise UsageError(f"--max-per-node must be at least 1, not {args.max_per_node}")
+    if not 0 <= args.meaning <= MOST_MEANING:
+        raise UsageError(f"--meaning must be from 0 to {MOST_MEANING}, not {args.meaning}")
     path = snapshot.find_note(args.note)
     if path is None:
         raise UsageError(f"no note {args.note!r} in {args.vault}")
-    answer = neighbourhood(
-        snapshot.graph, path, args.depth, args.direction, max_per_node=args.max_per_node
+    answer = graph_around(
+        snapshot.graph,
+        path,
+        snapshot.related,
+        args.depth,
+        args.direction,
+        args.meaning,
+        args.max_per_node,
     )
-    if args.json:
+    chosen = "json" if args.json else args.format
+    if chosen == "json":
         print(json.dumps(wire.graph_json(answer), ensure_ascii=False, indent=2), file=out)
-        return
-    unresolved = {node.id for node in answer.nodes if node.kind == "unresolved"}
-    for edge in answer.edges:
-        mark = " (unresolved)" if edge.target in unresolved else ""
-        print(printable(f"{edge.source} -> {edge.target}{mark}"), file=out)
-    print(printable(graph_summary(answer)), file=out)
-
-
-def graph_summary(answer: Neighbourhood) -> str:
-    """`5 nodes and 6 edges within 2 links of a.md (both ways)`, and what was left out."""
-    ways = {"both": "both ways", "out": "outlinks", "in": "inlinks"}[answer.direction]
-    nodes, edges = len(answer.nodes), len(answer.edges)
-    line = (
-        f"{nodes} node{'' if nodes == 1 else 's'} and {edges} edge{'' if edges == 1 else 's'} "
-        f"within {answer.depth} link{'' if answer.depth == 1 else 's'} of {answer.note} "
-        f"({ways})"
-    )
-    return f"{line}. {answer.cut}" if answer.cut else line
+    elif chosen == "mermaid":
+        print(graph_mermaid(answer), file=out)
+    elif chosen == "dot":
+        print(graph_dot(answer), file=out)
+    else:
+        print(graph_text(answer), file=out)
 
 
 ANSWERED: dict[str, Callable[[Snapshot, argparse.Namespace, TextIO], None]] = {

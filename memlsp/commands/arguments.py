@@ -10,11 +10,13 @@ from typing import NoReturn
 from memlsp import __version__, daemon
 from memlsp.config import EMBEDDERS
 from memlsp.model import SEARCH_MODES
+from memlsp.navigation.graph_meaning import MEANING, MOST_MEANING
 from memlsp.navigation.neighbourhood import DIRECTIONS, MAX_PER_NODE
 from memlsp.settings import FUSION_RULES
 
 # `memlsp graph --depth`: five links around a note already reach most of a vault.
 DEPTHS = range(1, 6)
+GRAPH_FORMATS = ("text", "json", "mermaid", "dot")
 
 
 class UsageError(Exception):
@@ -153,7 +155,21 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
         metavar="N",
         help=f"neighbours one note brings in per direction, in path order (default {MAX_PER_NODE})",
     )
-    graph.add_argument("--json", action="store_true", help="nodes and edges as JSON")
+    graph.add_argument(
+        "--meaning",
+        type=int,
+        default=MEANING,
+        metavar="N",
+        help=f"also the N notes closest in meaning, 0 to {MOST_MEANING} (default {MEANING}; "
+        "0: links only)",
+    )
+    graph.add_argument(
+        "--format",
+        choices=GRAPH_FORMATS,
+        default="text",
+        help="text (one line per edge), json, mermaid (a flowchart) or dot (Graphviz)",
+    )
+    graph.add_argument("--json", action="store_true", help="the same as --format json")
     read = vault_command("read", "a note, one section of it or some of its lines, as it is now")
     read.add_argument("note", help="vault-relative path or note name")
     read.add_argument(

@@ -22,6 +22,9 @@ at the same distance is there when one of them was followed in the direction tha
 links of the outermost nodes (at distance `depth`) are never read, so a link between two of them
 is not shown. A (source, target) pair read whose other end is not in the answer counts in
 `left_out.edges`, and that end in `left_out.nodes`; nothing else is left out.
+
+Edges of kind "meaning" (a note's closest notes by meaning) are added beside these by
+navigation/graph_meaning.py, which asks the vault's vectors: this walk reads links only.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from memlsp.vault.resolve import target_lookup_keys
 Direction = Literal["both", "out", "in"]
 DIRECTIONS: tuple[Direction, ...] = ("both", "out", "in")
 NodeKind = Literal["note", "file", "unresolved"]
-EdgeKind = Literal["link"]
+EdgeKind = Literal["link", "meaning"]
 
 MAX_PER_NODE = 200  # neighbours one note brings in per direction: a hub brings its first ones
 MAX_NODES = 2000  # nodes in one answer: more is no graph anyone reads
@@ -52,17 +55,20 @@ class GraphNode:
     id: str  # a vault file's path, or an unresolved link's target as written
     kind: NodeKind
     title: str  # a note's title, another file's name, an unresolved target's text
-    distance: int  # links from the note the walk started at
+    distance: int | None  # links from the note the walk started at; None: reached by meaning
     inlinks: int  # notes in the whole vault that link to it
+    description: str = ""  # a note's description (its frontmatter's), "" for other nodes
+    tags: tuple[str, ...] = ()  # a note's tags without '#', each once, in the note's order
 
 
 @dataclass(frozen=True, slots=True)
 class GraphEdge:
-    source: str  # the note the links are written in
+    source: str  # the note the links are written in (the note asked about, for meaning)
     target: str  # a node id
-    count: int  # links written in `source` that lead to `target`
-    line: int  # 1-based line of the first of them
+    count: int  # links written in `source` that lead to `target`; 0 for meaning
+    line: int | None  # 1-based line of the first of them; None for meaning
     kind: EdgeKind = "link"
+    similarity: float | None = None  # meaning: the closest pair of sections' (0..1); links None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +82,11 @@ class Neighbourhood:
     note: str
     depth: int
     direction: Direction
-    nodes: tuple[GraphNode, ...]  # by (distance, id)
-    edges: tuple[GraphEdge, ...]  # by (source, target)
+    nodes: tuple[GraphNode, ...]  # by (distance, id), those reached by meaning alone last
+    edges: tuple[GraphEdge, ...]  # by (source, target, kind)
     left_out: LeftOut = LeftOut()
     cut: str | None = None  # what the caps left out and how to see more; None when nothing
+    warning: str | None = None  # why there are no meaning edges, when some were asked for
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,11 +203,20 @@ def _nodes(graph: LinkGraph, distance: dict[_Key, int]) -> Iterator[GraphNode]:
         if kind == "unresolved":
             yield GraphNode(name, kind, name, distance[key], unresolved[name])
             continue
-        note = graph.notes.get(name)
-        if note is None:  # an attachment
+        if name not in graph.notes:  # an attachment
             yield GraphNode(name, "file", file_name(name), distance[key], graph.inlink_count(name))
             continue
-        yield GraphNode(name, kind, note.title, distance[key], graph.inlink_count(name))
+        yield note_node(graph, name, distance[key])
+
+
+def note_node(graph: LinkGraph, path: str, distance: int | None) -> GraphNode:
+    """The node of a note of the graph, with what a view shows of it besides its title."""
+    note = graph.notes[path]
+    # A tag's name is written without its '#'; the frontmatter and the text may both have it.
+    tags = tuple(dict.fromkeys([tag.name for tag in note.tags])) if note.tags else ()
+    return GraphNode(
+        path, "note", note.title, distance, graph.inlink_count(path), note.description, tags
+    )
 
 
 def _unresolved_sources(graph: LinkGraph, targets: set[str]) -> dict[str, int]:

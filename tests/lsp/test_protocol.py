@@ -117,6 +117,7 @@ class Vault:
             "memlsp/links": {"uri": self.uri("alpha.md")},
             "memlsp/related": {"uri": self.uri("alpha.md"), "limit": 5},
             "memlsp/mentions": {"uri": self.uri("alpha.md")},
+            "memlsp/graph": {"uri": self.uri("alpha.md"), "depth": 2, "meaning": 3},
             "memlsp/status": {},
             "memlsp/reindex": {},
         }[method]
@@ -168,6 +169,13 @@ class Vault:
             "memlsp/links": [{"uri": 5}, {"uri": None}],
             "memlsp/related": [{"uri": 5}, {"uri": self.uri("alpha.md"), "limit": "ten"}],
             "memlsp/mentions": [{"uri": 5}, {"uri": None}],
+            "memlsp/graph": [
+                {"uri": 5},
+                {"uri": self.uri("alpha.md"), "depth": 4},
+                {"uri": self.uri("alpha.md"), "direction": "up"},
+                {"uri": self.uri("alpha.md"), "meaning": "five"},
+                {"uri": self.uri("alpha.md"), "max_per_node": 0},
+            ],
         }
         return kinds + by_method.get(method, [])
 
@@ -701,6 +709,15 @@ def well_typed(vault: Vault) -> dict[str, st.SearchStrategy[Any]]:
             {"uri": uri}, optional={"limit": st.integers(-5, 200)}
         ),
         "memlsp/mentions": st.fixed_dictionaries({"uri": uri}),
+        "memlsp/graph": st.fixed_dictionaries(
+            {"uri": uri},
+            optional={
+                "depth": st.integers(-1, 5),
+                "direction": st.sampled_from(["both", "out", "in", "up"]),
+                "meaning": st.integers(-1, 120),
+                "max_per_node": st.integers(-1, 3000),
+            },
+        ),
         "memlsp/status": anything,
         "memlsp/reindex": anything,
     }

@@ -8,12 +8,22 @@ import type { LanguageClient } from "vscode-languageclient/node";
 import { graphHtml, newNonce } from "./graphHtml";
 import { clampDepth, HostMessage, parseWebviewMessage } from "./graphMessages";
 import { graphViewModel } from "./graphModel";
-import type { GraphAnswer, GraphJson, GraphParams } from "./graphTypes";
 import { debounce } from "./related";
 import { isNote } from "./relatedView";
+import type { GraphDirection, GraphJson, Messages } from "./wire";
 
 export const GRAPH_VIEW_TYPE = "memlsp.graph";
 const FOLLOW_DEBOUNCE_MS = 300;
+
+type GraphAnswer = Messages["memlsp/graph"]; // null: the URI is no note of an open vault
+
+/** memlsp/graph's params (memlsp/lsp/features/graph.py). */
+interface GraphParams {
+  uri: string;
+  depth: number; // 1..3
+  direction: GraphDirection;
+  meaning: number; // how many notes closest in meaning to add (0: none)
+}
 const MEANING_NEIGHBOURS = 5;
 const DEFAULT_DEPTH = 1;
 const DEPTH_KEY = "memlsp.graph.depth";

@@ -6,7 +6,7 @@ export type VaultState = "opening" | "indexing" | "ready" | "failed" | "stopped"
 export type VectorState = "off" | "connecting" | "ready" | "unavailable";
 export type GraphDirection = "both" | "out" | "in";
 export type GraphNodeKind = "note" | "file" | "unresolved";
-export type GraphEdgeKind = "link"; // links as written; edges of other kinds may come
+export type GraphEdgeKind = "link" | "meaning"; // links as written; a note's closest by meaning
 export type LinkState = "resolved" | "ambiguous" | "unresolved" | "outside";
 
 /** The result (or params, for a notification) of each custom message. */
@@ -15,6 +15,7 @@ export interface Messages {
   "memlsp/links": LinksAnswerJson | null; // null: the note is in no open vault
   "memlsp/related": RelatedAnswerJson | null; // null: the note is in no open vault
   "memlsp/mentions": MentionsAnswerJson | null; // null: the note is in no open vault
+  "memlsp/graph": GraphJson | null; // null: the URI is no note of an open vault
   "memlsp/reindex": ReindexAnswerJson;
   "memlsp/status": StatusAnswerJson;
   "memlsp/indexed": IndexedJson;
@@ -175,22 +176,26 @@ export interface MentionsAnswerJson {
   warning?: string; // e.g. the note has no name long enough to look for
 }
 
-// -- memlsp graph --json ------------------------------------------------------------------------
+// -- memlsp graph --json and memlsp/graph -------------------------------------------------------
 
 export interface GraphNodeJson {
   id: string; // a vault file's path, or an unresolved link's target as written
   kind: GraphNodeKind;
   title: string; // a note's title, another file's name, an unresolved target's text
-  distance: number; // links from the note asked about
+  distance: number | null; // links from the note asked about; null: reached only by meaning
   inlinks: number; // notes in the whole vault that link to it
+  description: string; // a note's description, "" for other nodes
+  tags: string[]; // a note's tags without '#', each once, in the note's order
+  uri?: string; // memlsp/graph only, for "note" and "file" nodes
 }
 
 export interface GraphEdgeJson {
-  source: string; // node ids; always as the link is written, source -> target
+  source: string; // node ids; a link always as written, source -> target; meaning from the note
   target: string;
   kind: GraphEdgeKind;
-  count: number; // links written in source that lead to target
-  line: number; // 1-based line of the first of them in source
+  count: number; // links written in source that lead to target; 0 for meaning
+  line: number | null; // 1-based line of the first of them in source; null for meaning
+  similarity: number | null; // meaning: the closest pair of sections' similarity, 0..1
 }
 
 export interface GraphLeftOutJson {
@@ -198,15 +203,16 @@ export interface GraphLeftOutJson {
   edges: number;
 }
 
-/** The notes within `depth` links of a note, and the links between them. */
+/** The notes within `depth` links of a note, the links between them, its closest by meaning. */
 export interface GraphJson {
   note: string;
   depth: number;
   direction: GraphDirection;
-  nodes: GraphNodeJson[]; // by distance, then id
-  edges: GraphEdgeJson[]; // by source, then target
+  nodes: GraphNodeJson[]; // by distance, then id; those reached only by meaning last
+  edges: GraphEdgeJson[]; // by source, then target, then kind
   left_out: GraphLeftOutJson;
   cut: string | null; // what the caps left out and how to see more; null when nothing
+  warning: string | null; // why there are no meaning edges, when some were asked for
 }
 
 // -- `memlsp read --json` and `memlsp recent --json`, read by other programs ---------------------

@@ -12,7 +12,7 @@ import {
   parseFilter,
   visibleIds,
 } from "../graphModel";
-import { GraphEdgeJson, GraphJson, GraphNodeJson } from "../graphTypes";
+import { GraphEdgeJson, GraphJson, GraphNodeJson } from "../wire";
 
 function node(id: string, overrides: Partial<GraphNodeJson> = {}): GraphNodeJson {
   return {
