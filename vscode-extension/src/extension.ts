@@ -1,8 +1,9 @@
 // Wiring: starts the memlsp language server over stdio and adds the vault commands
-// (search, links, related notes, unlinked mentions, reindex, status, restart), the status bar, the
-// Related notes view and the Markdown preview's wikilinks. The logic worth testing lives in the
-// pure modules (serverCommand, settings, picker, related, status, overlap, preview); this file and
-// relatedView, noteCommands only talk to VS Code and probe the machine.
+// (search, links, related notes, unlinked mentions, graph, reindex, status, restart), the status
+// bar, the Related notes view and the Markdown preview's wikilinks. The logic worth testing lives
+// in the pure modules (serverCommand, settings, picker, related, status, overlap, preview,
+// graphModel, graphMessages, graphHtml); this file and relatedView, noteCommands, graphPanel only
+// talk to VS Code and probe the machine.
 
 import { execFile } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
@@ -11,6 +12,7 @@ import type MarkdownIt from "markdown-it";
 import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, LanguageClient, LanguageClientOptions, State } from "vscode-languageclient/node";
 import { NoWorkDoneProgress, middleware } from "./builtinMarkdown";
+import { GraphPanel } from "./graphPanel";
 import { PickItem, Target, linkItems, searchItem } from "./picker";
 import { showRelated, showUnlinked } from "./noteCommands";
 import { PreviewAnswers, wikilinkPlugin } from "./preview";
@@ -33,6 +35,7 @@ let statusBar: vscode.StatusBarItem[] = [];
 let pollTimer: NodeJS.Timeout | undefined;
 let previewAnswers: PreviewAnswers | undefined;
 let relatedView: RelatedView | undefined;
+let graphPanel: GraphPanel | undefined;
 
 /** What VS Code's Markdown preview asks of an extension with `markdown.markdownItPlugins`. */
 export interface MarkdownPreviewApi {
@@ -51,10 +54,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Markdo
   previewAnswers = answers;
   const related = new RelatedView(() => client);
   relatedView = related;
+  const graph = new GraphPanel(() => client, context.extensionUri, context.globalState, (line) => output.info(line));
+  graphPanel = graph;
   // The Related notes view's `when`: shown once the extension runs (a Markdown workspace).
   void vscode.commands.executeCommand("setContext", "memlsp.active", true);
   context.subscriptions.push(
     related,
+    graph,
     output,
     { dispose: () => answers.dispose() },
     vscode.workspace.onDidChangeTextDocument((event) => answers.documentChanged(event.document.uri.toString())),
@@ -62,6 +68,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Markdo
     vscode.commands.registerCommand("memlsp.showLinks", showLinks),
     vscode.commands.registerCommand("memlsp.showRelated", (uri?: unknown) => showRelated(runningClient, uri)),
     vscode.commands.registerCommand("memlsp.showUnlinked", (uri?: unknown) => showUnlinked(runningClient, uri)),
+    vscode.commands.registerCommand("memlsp.showGraph", (uri?: unknown) => graph.show(uri)),
     vscode.commands.registerCommand("memlsp.reindex", reindex),
     vscode.commands.registerCommand("memlsp.showStatus", showStatus),
     vscode.commands.registerCommand("memlsp.restartServer", () => restart("Restart Server", true)),
@@ -152,12 +159,15 @@ async function start(explicit: boolean): Promise<void> {
       if (method !== "memlsp/vectors") {
         previewAnswers?.reloadAll(); // links may lead elsewhere now
         relatedView?.refresh();
+        graphPanel?.refresh();
       } else {
         relatedView?.refreshIfWaiting(); // the vectors it waited for may be made now
+        graphPanel?.refreshIfWaiting();
       }
     });
   }
   relatedView?.refresh();
+  graphPanel?.refresh();
   if (explicit) {
     void vscode.window.showInformationMessage(`memlsp: the server is running: ${commandLine} (from ${found.origin}).`);
   }

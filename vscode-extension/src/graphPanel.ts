@@ -1,0 +1,285 @@
+// memlsp: Show Graph: a webview beside the editor with the graph around the Markdown note last
+// active (memlsp/graph), following it as the user moves between notes. A click on a node opens it
+// in the editor's column. The page (graphHtml), its model (graphModel) and the messages it may send
+// (graphMessages) are pure modules; this one only talks to VS Code.
+
+import * as vscode from "vscode";
+import type { LanguageClient } from "vscode-languageclient/node";
+import { graphHtml, newNonce } from "./graphHtml";
+import { clampDepth, HostMessage, parseWebviewMessage } from "./graphMessages";
+import { graphViewModel } from "./graphModel";
+import { debounce } from "./related";
+import { isNote } from "./relatedView";
+import type { GraphDirection, GraphJson, Messages } from "./wire";
+
+export const GRAPH_VIEW_TYPE = "memlsp.graph";
+const FOLLOW_DEBOUNCE_MS = 300;
+
+type GraphAnswer = Messages["memlsp/graph"]; // null: the URI is no note of an open vault
+
+/** memlsp/graph's params (memlsp/lsp/features/graph.py). */
+interface GraphParams {
+  uri: string;
+  depth: number; // 1..3
+  direction: GraphDirection;
+  meaning: number; // how many notes closest in meaning to add (0: none)
+}
+const MEANING_NEIGHBOURS = 5;
+const DEFAULT_DEPTH = 1;
+const DEPTH_KEY = "memlsp.graph.depth";
+const METHOD_NOT_FOUND = -32601; // JSON-RPC's code: a server from before memlsp/graph
+const KEEP_SHOWN = 8; // graphs sent lately, for the page's replies about them
+
+/** A graph sent to the page: what the page's replies about it are logged with. */
+interface Shown {
+  note: string;
+  depth: number;
+  askedAt: number; // Date.now() when it was asked for
+  answeredIn: number; // ms the server took
+  drawn: boolean; // its first frame is logged (a page reloaded draws it again: not logged twice)
+}
+
+export class GraphPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly loadSoon = debounce(() => void this.load(), FOLLOW_DEBOUNCE_MS);
+  /** The note the graph is about, and the column its editor was in (where clicks open notes). */
+  private note: vscode.Uri | undefined;
+  private noteColumn: vscode.ViewColumn | undefined;
+  private depth: number;
+  private graph: GraphJson | undefined;
+  private ids: ReadonlySet<string> = new Set();
+  private last: HostMessage | undefined; // sent again when the page (re)loads
+  private ready = false;
+  private pending: vscode.CancellationTokenSource | undefined;
+  private answerText = ""; // the answer shown, as JSON: the same answer again is not drawn again
+  private seq = 0;
+  private readonly shown = new Map<number, Shown>();
+
+  constructor(
+    private readonly client: () => LanguageClient | undefined,
+    private readonly extensionUri: vscode.Uri,
+    private readonly state: vscode.Memento,
+    private readonly log: (line: string) => void,
+  ) {
+    this.depth = clampDepth(state.get<unknown>(DEPTH_KEY), DEFAULT_DEPTH);
+    this.disposables.push(
+      vscode.window.onDidChangeActiveTextEditor((editor) => this.follow(editor)),
+      { dispose: () => this.loadSoon.cancel() },
+    );
+  }
+
+  dispose(): void {
+    this.pending?.cancel();
+    this.panel?.dispose();
+    this.disposables.forEach((disposable) => disposable.dispose());
+  }
+
+  /** The command: the graph of the note given (a URI from a menu) or of the active note. */
+  show(argument?: unknown): void {
+    const editor = vscode.window.activeTextEditor;
+    const given = argument instanceof vscode.Uri ? argument : typeof argument === "string" ? vscode.Uri.parse(argument) : undefined;
+    if (given) {
+      this.note = given;
+      this.noteColumn = editor?.document.uri.toString() === given.toString() ? editor.viewColumn : this.noteColumn;
+    } else if (editor && isNote(editor.document)) {
+      this.note = editor.document.uri;
+      this.noteColumn = editor.viewColumn;
+    }
+    if (!this.note) {
+      void vscode.window.showInformationMessage("memlsp: open a Markdown note to see its graph.");
+      return;
+    }
+    if (this.panel) {
+      this.panel.reveal(undefined, true); // where the user left it
+    } else {
+      this.panel = this.createPanel();
+    }
+    void this.load();
+  }
+
+  /** The vault changed, or the server restarted: draw the graph again once a burst is over. */
+  refresh(): void {
+    if (this.panel) {
+      this.loadSoon();
+    }
+  }
+
+  /** Meaning was missing (vectors not made yet): worth asking again now that some are. */
+  refreshIfWaiting(): void {
+    if (this.panel && this.graph?.warning) {
+      this.loadSoon();
+    }
+  }
+
+  private createPanel(): vscode.WebviewPanel {
+    const media = vscode.Uri.joinPath(this.extensionUri, "media");
+    const panel = vscode.window.createWebviewPanel(
+      GRAPH_VIEW_TYPE,
+      "Graph",
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, localResourceRoots: [media], enableFindWidget: false },
+    );
+    const webview = panel.webview;
+    webview.html = graphHtml({
+      nonce: newNonce(),
+      cspSource: webview.cspSource,
+      library: webview.asWebviewUri(vscode.Uri.joinPath(media, "vendor", "force-graph.min.js")).toString(),
+      script: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph", "webview", "graphView.js")).toString(),
+      style: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph.css")).toString(),
+    });
+    this.ready = false;
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.ready = false;
+      this.pending?.cancel();
+      this.loadSoon.cancel();
+    }, undefined, this.disposables);
+    webview.onDidReceiveMessage((raw: unknown) => void this.onMessage(raw), undefined, this.disposables);
+    return panel;
+  }
+
+  private follow(editor: vscode.TextEditor | undefined): void {
+    // A webview, the output or settings keep the graph on the last note.
+    if (!editor || !isNote(editor.document)) {
+      return;
+    }
+    this.noteColumn = editor.viewColumn;
+    if (editor.document.uri.toString() === this.note?.toString()) {
+      return;
+    }
+    this.note = editor.document.uri;
+    this.refresh();
+  }
+
+  private post(message: HostMessage): void {
+    if (message.type !== "loading") {
+      this.last = message;
+    }
+    if (this.ready) {
+      void this.panel?.webview.postMessage(message);
+    }
+  }
+
+  private async load(): Promise<void> {
+    const note = this.note;
+    const panel = this.panel;
+    if (!panel || !note) {
+      return;
+    }
+    panel.title = `Graph: ${vscode.workspace.asRelativePath(note, false)}`;
+    const lsp = this.client();
+    if (!lsp?.isRunning()) {
+      this.showText(lsp ? "Waiting for the memlsp server…" : "The memlsp server is not running.");
+      return;
+    }
+    this.pending?.cancel();
+    const source = new vscode.CancellationTokenSource();
+    this.pending = source;
+    this.post({ type: "loading", depth: this.depth });
+    const params: GraphParams = { uri: note.toString(), depth: this.depth, direction: "both", meaning: MEANING_NEIGHBOURS };
+    const started = Date.now();
+    let answer: GraphAnswer;
+    try {
+      answer = await lsp.sendRequest<GraphAnswer>("memlsp/graph", params, source.token);
+    } catch (error) {
+      if (source.token.isCancellationRequested) {
+        return;
+      }
+      const unknown = typeof error === "object" && error !== null && "code" in error && error.code === METHOD_NOT_FOUND;
+      this.showText(
+        unknown
+          ? "This memlsp server has no graph (it does not answer memlsp/graph): update memlsp, then Restart Server."
+          : `Could not ask for the graph: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return;
+    }
+    if (source.token.isCancellationRequested || note !== this.note) {
+      return; // a newer question is on its way
+    }
+    const answeredIn = Date.now() - started;
+    if (!answer) {
+      this.showText("This note is in no open vault: open its folder to see its graph.");
+      return;
+    }
+    // A refresh after a change elsewhere in the vault often brings the same graph: the page keeps
+    // its layout (and the user's zoom) then.
+    const text = JSON.stringify(answer);
+    if (text === this.answerText && this.last?.type === "graph") {
+      return;
+    }
+    this.answerText = text;
+    this.graph = answer;
+    this.ids = new Set(answer.nodes.map((node) => node.id));
+    const seq = ++this.seq;
+    this.shown.set(seq, { note: answer.note, depth: answer.depth, askedAt: started, answeredIn, drawn: false });
+    this.shown.delete(seq - KEEP_SHOWN);
+    this.post({ type: "graph", model: graphViewModel(answer), depth: this.depth, seq });
+  }
+
+  private showText(text: string): void {
+    this.graph = undefined;
+    this.answerText = "";
+    this.ids = new Set();
+    this.post({ type: "message", text, depth: this.depth });
+  }
+
+  private async onMessage(raw: unknown): Promise<void> {
+    const message = parseWebviewMessage(raw, this.ids);
+    if (!message) {
+      this.log(`graph view: ignored a message it may not send: ${JSON.stringify(raw)?.slice(0, 200)}`);
+      return;
+    }
+    switch (message.type) {
+      case "ready":
+        this.ready = true;
+        if (this.last) {
+          this.post(this.last);
+        }
+        break;
+      case "depth":
+        this.depth = message.n;
+        void this.state.update(DEPTH_KEY, message.n);
+        await this.load();
+        break;
+      case "open":
+        await this.open(message.id);
+        break;
+      case "frame": {
+        const shown = this.shown.get(message.seq);
+        if (shown && !shown.drawn) {
+          this.log(
+            `graph of ${shown.note} at depth ${shown.depth}: ${message.nodes} nodes, ${message.edges} edges; ` +
+              `answered in ${shown.answeredIn} ms, first frame drawn ${message.ms.toFixed(0)} ms after the answer reached the page ` +
+              `(${Date.now() - shown.askedAt} ms after the question)`,
+          );
+          shown.drawn = true;
+        }
+        break;
+      }
+      case "settled": {
+        const shown = this.shown.get(message.seq);
+        this.log(
+          `graph of ${shown?.note ?? "?"}: layout settled after ${message.ticks} ticks, ${message.ms.toFixed(0)} ms; ` +
+            `slowest frame ${message.slowest.toFixed(0)} ms`,
+        );
+        break;
+      }
+    }
+  }
+
+  /** A clicked node: a note opens in the text editor, another file as VS Code opens it. */
+  private async open(id: string): Promise<void> {
+    const node = this.graph?.nodes.find((candidate) => candidate.id === id);
+    if (!node?.uri || node.kind === "unresolved") {
+      return;
+    }
+    const uri = vscode.Uri.parse(node.uri);
+    const column = this.noteColumn && this.noteColumn !== this.panel?.viewColumn ? this.noteColumn : vscode.ViewColumn.One;
+    if (node.kind === "note") {
+      await vscode.window.showTextDocument(uri, { viewColumn: column, preserveFocus: false });
+    } else {
+      await vscode.commands.executeCommand("vscode.open", uri, { viewColumn: column });
+    }
+  }
+}
