@@ -29,7 +29,7 @@ navigation/graph_meaning.py, which asks the vault's vectors: this walk reads lin
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -95,7 +95,7 @@ class _Read:
 
     here: _Key
     outward: bool  # its outlinks (here -> neighbour), else its inlinks (neighbour -> here)
-    links: dict[_Key, list[ResolvedLink]]  # neighbour -> the links, in the source's order
+    links: Mapping[_Key, Sequence[ResolvedLink]]  # neighbour -> the links, in the source's order
 
     def edge(self, neighbour: _Key) -> tuple[_Key, _Key]:
         return (self.here, neighbour) if self.outward else (neighbour, self.here)
@@ -139,7 +139,7 @@ def neighbourhood(
             break
     # The node set is settled: now which links read join two of its nodes. A link read whose
     # other end is left out was read from its one followed end, once.
-    edges: dict[tuple[_Key, _Key], list[ResolvedLink]] = {}
+    edges: dict[tuple[_Key, _Key], Sequence[ResolvedLink]] = {}
     left_out_nodes: set[_Key] = set()
     left_out_edges = 0
     for read in reads:
@@ -183,10 +183,8 @@ def _outlinks(graph: LinkGraph, path: str) -> _Read:
 
 
 def _inlinks(graph: LinkGraph, path: str) -> _Read:
-    found: dict[_Key, list[ResolvedLink]] = {}
-    for item in graph.inlinks(path):
-        found.setdefault((item.source, "note"), []).append(item)
-    return _Read((path, "note"), False, found)
+    sources = graph.inlinks_by_source(path)
+    return _Read((path, "note"), False, {(source, "note"): sources[source] for source in sources})
 
 
 def _weight(items: Sequence[ResolvedLink]) -> tuple[int, int]:

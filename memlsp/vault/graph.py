@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 
 from memlsp.model import LinkKind, LinkStatus, Note, Resolution, ResolvedLink
 from memlsp.vault.names import NameTable
@@ -165,6 +166,11 @@ class LinkGraph:
         """Every link in another note (or this one) that resolves to `path`, by source then line."""
         sources = self._inlinks.get(path) or {}
         return [item for source in sorted(sources) for item in sources[source]]
+
+    def inlinks_by_source(self, path: str) -> Mapping[str, Sequence[ResolvedLink]]:
+        """`inlinks` as the graph keeps them: each source's links to `path`, sources unordered
+        (a hub's thousands are not sorted or copied for a caller that takes a few)."""
+        return MappingProxyType(self._inlinks.get(path) or {})
 
     def inlink_sources(self, path: str) -> list[str]:
         return sorted(self._inlinks.get(path) or ())
