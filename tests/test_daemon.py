@@ -25,7 +25,7 @@ import pytest
 
 from memlsp import daemon
 from memlsp.config import Settings, cache_dir_for
-from tests.helpers.fake_embedder import embedding_endpoint
+from tests.helpers.fake_embedder import embedding_endpoint, user_config_for
 from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import served
 
@@ -395,11 +395,7 @@ def endpoint() -> Iterator[str]:
 def test_a_search_by_meaning_starts_a_server_that_the_next_ones_ask(
     vault: Vault, endpoint: str, tmp_path: Path
 ) -> None:
-    write(
-        tmp_path / "config",
-        "memlsp/config.toml",
-        f'embedder = "endpoint"\nembedder_url = "{endpoint}"\nembedder_model = "fake-32"\n',
-    )
+    user_config_for(endpoint, tmp_path / "config", 32)
     env = environment(XDG_CONFIG_HOME=str(tmp_path / "config"))
     args = ("yellow bunches", "--json")
     first = vault.search(*args, env=env)

@@ -16,9 +16,9 @@ from memlsp.navigation.graph_meaning import graph_around, with_meaning
 from memlsp.navigation.neighbourhood import DIRECTIONS, Direction, neighbourhood
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import embedded_vault, indexed_engine
-from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint
+from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint, user_config_for
 from tests.helpers.memory_vault import memory_view
-from tests.helpers.vault import write, write_notes
+from tests.helpers.vault import write_notes
 from tests.test_neighbourhood import UNCAPPED, _edges, _ids, _nodes, hop_by_hop
 
 # fusion links to rrf and is linked from inbound; bm25 and cooking link to nothing: meaning
@@ -184,11 +184,7 @@ def test_memlsp_graph_with_meaning(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     vault = write_notes(tmp_path / "vault", NOTES)
-    write(
-        tmp_path / "config",
-        "memlsp/config.toml",
-        f'embedder = "endpoint"\nembedder_url = "{endpoint}"\nembedder_model = "fake-64"\n',
-    )
+    user_config_for(endpoint, tmp_path / "config", 64)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     cache = ("--cache-dir", str(tmp_path / "cache"), "--no-daemon")
     # The command embeds what is missing first, as `related` does.

@@ -13,13 +13,11 @@ from memlsp.cli import main
 from memlsp.config import Settings
 from memlsp.model import LinkStatus, ResolvedLink
 from memlsp.navigation.neighbourhood import DIRECTIONS, Direction, Neighbourhood, neighbourhood
-from memlsp.parse.files import parse_file
 from memlsp.snapshot import NoteLinks, Snapshot
-from memlsp.sync.scan import read_text, scan_vault
 from memlsp.vault.graph import LinkGraph
-from memlsp.vault.rules import VaultRules
 from tests.helpers.engine import indexed_engine
 from tests.helpers.memory_vault import memory_view
+from tests.helpers.vault import parse_scanned
 from tests.test_real_vaults import NAMES, VAULTS
 
 Key = tuple[str, str]  # (id, kind)
@@ -406,17 +404,7 @@ def test_memlsp_graph_refuses_what_it_cannot_answer(
 
 
 def _real_graph(root: Path) -> LinkGraph:
-    settings = Settings(embedder="none")
-    rules = VaultRules.of(settings)
-    scan = scan_vault(root, settings)
-    notes = []
-    for stat in scan.indexable.values():
-        content = read_text(root, stat, settings)
-        if content.text is not None:
-            records = rules.is_records(stat.path)
-            notes.append(
-                parse_file(stat.path, content.text, settings.max_chunk_tokens, records=records).note
-            )
+    notes, scan = parse_scanned(root, Settings(embedder="none"))
     graph = LinkGraph()
     graph.load(notes, scan.files)
     return graph.freeze()

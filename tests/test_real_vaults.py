@@ -9,10 +9,9 @@ import pytest
 
 from memlsp.config import Settings
 from memlsp.model import LinkStatus
-from memlsp.parse.files import parse_file
-from memlsp.sync.scan import read_text, scan_vault
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.rules import VaultRules
+from tests.helpers.vault import parse_scanned
 
 VAULTS = Path(__file__).resolve().parents[2] / "shared" / "data" / "vaults"
 NAMES = ["knowledge-garden", "vaultofknowledge", "foam-docs", "kepano-obsidian"]
@@ -24,16 +23,7 @@ def test_real_vault_parses_and_links(name: str) -> None:
     root = VAULTS / name
     if not root.is_dir():
         pytest.skip(f"real vault {name} not found under {VAULTS} (shared test data absent)")
-    settings = Settings(embedder="none")
-    rules = VaultRules.of(settings)
-    scan = scan_vault(root, settings)
-    notes = []
-    for stat in scan.indexable.values():
-        content = read_text(root, stat, settings)
-        if content.text is not None:
-            records = rules.is_records(stat.path)
-            parsed = parse_file(stat.path, content.text, settings.max_chunk_tokens, records=records)
-            notes.append(parsed.note)
+    notes, scan = parse_scanned(root, Settings(embedder="none"))
     graph = LinkGraph()
     graph.load(notes, scan.files)
     counts = graph.counts()

@@ -31,8 +31,8 @@ from memlsp.search.related import (
     section_pairs,
 )
 from tests.helpers.engine import embedded_vault, indexed_engine
-from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint
-from tests.helpers.vault import write, write_notes
+from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint, user_config_for
+from tests.helpers.vault import write_notes
 
 NOTES = {
     "fusion.md": (
@@ -328,11 +328,7 @@ def test_the_command_embeds_first_then_answers_in_text_and_json(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     vault = write_notes(tmp_path / "vault", NOTES)
-    write(
-        tmp_path / "config",
-        "memlsp/config.toml",
-        f'embedder = "endpoint"\nembedder_url = "{endpoint}"\nembedder_model = "fake-64"\n',
-    )
+    user_config_for(endpoint, tmp_path / "config", 64)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     cache = ("--cache-dir", str(tmp_path / "cache"), "--no-daemon")
     assert main(["related", str(vault), "Fusion", "--json", *cache]) == 0

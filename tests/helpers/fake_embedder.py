@@ -12,6 +12,7 @@ import re
 import threading
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import numpy as np
 
@@ -101,3 +102,14 @@ def embedding_endpoint(dimension: int) -> Iterator[str]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+def user_config_for(url: str, folder: Path, dimension: int) -> Path:
+    """A user config folder (for XDG_CONFIG_HOME) whose memlsp uses the test embedder at `url`."""
+    config = folder / "memlsp" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'embedder = "endpoint"\nembedder_url = "{url}"\nembedder_model = "fake-{dimension}"\n',
+        encoding="utf-8",
+    )
+    return folder

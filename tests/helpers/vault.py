@@ -7,9 +7,12 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from memlsp.config import Settings
 from memlsp.model import Link, Note, ResolvedLink
 from memlsp.navigation.places import Place
+from memlsp.parse.files import parse_file
 from memlsp.parse.markdown import parse_markdown
+from memlsp.sync.scan import VaultScan, read_text, scan_vault
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.rules import DEFAULT_RULES, VaultRules
 
@@ -92,3 +95,17 @@ def outlink(graph: LinkGraph, source: str, target: str) -> ResolvedLink:
 def place_uri(place: Place) -> str:
     """A made-up URI for a place, as navigation asks of its caller: path and line show in it."""
     return f"mem:{place.path}:{place.span.line}"
+
+
+def parse_scanned(root: Path, settings: Settings) -> tuple[list[Note], VaultScan]:
+    """Every note of a vault on disk, parsed as the indexer parses it, and its scan."""
+    rules = VaultRules.of(settings)
+    scan = scan_vault(root, settings)
+    notes = []
+    for stat in scan.indexable.values():
+        content = read_text(root, stat, settings)
+        if content.text is not None:
+            records = rules.is_records(stat.path)
+            parsed = parse_file(stat.path, content.text, settings.max_chunk_tokens, records=records)
+            notes.append(parsed.note)
+    return notes, scan
