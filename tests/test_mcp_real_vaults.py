@@ -4,9 +4,7 @@ over stdio, every tool, each answer checked against the command line on the same
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
+from tests.test_mcp_processes import cli, environment, flags
 from tests.test_real_vaults import VAULTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.realdata]
@@ -24,36 +23,6 @@ SETS = {
 }
 
 
-def environment() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "MEMLSP_NO_DAEMON"}
-
-
-def keyword_only(cache: Path) -> list[str]:
-    return ["--cache-dir", str(cache), "--embedder", "none"]
-
-
-def cli(vault: Path, cache: Path, *args: str) -> Any:
-    command, *rest = args
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "memlsp",
-            command,
-            str(vault),
-            *rest,
-            "--json",
-            *keyword_only(cache),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=environment(),
-    )
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
-
-
 @pytest.mark.parametrize("name", sorted(SETS))
 async def test_an_agents_session(name: str, tmp_path: Path) -> None:
     source = VAULTS / name
@@ -61,10 +30,9 @@ async def test_an_agents_session(name: str, tmp_path: Path) -> None:
         pytest.skip(f"real vault {name} not found under {VAULTS} (shared test data absent)")
     vault = tmp_path / name  # a copy: the session writes a note
     shutil.copytree(source, vault, symlinks=True)
-    cache = tmp_path / "cache"
     server = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memlsp", "mcp", str(vault), "--allow-writes", *keyword_only(cache)],
+        args=["-m", "memlsp", "mcp", str(vault), "--allow-writes", *flags(tmp_path)],
         env=environment(),
     )
     with open(QUERIES / f"{SETS[name]}.jsonl", encoding="utf-8") as handle:
@@ -88,7 +56,7 @@ async def test_an_agents_session(name: str, tmp_path: Path) -> None:
         for query in queries:
             answer = await call("search", query=query)
             assert answer == cli(
-                vault, cache, "search", query, "--budget-tokens", "20000", "--no-daemon"
+                vault, tmp_path, "search", query, "--budget-tokens", "20000", "--no-daemon"
             )
             assert answer["results"], query
         top = answer["results"][0]["path"]
@@ -119,7 +87,7 @@ async def test_an_agents_session(name: str, tmp_path: Path) -> None:
         kinds = {node["id"]: node["kind"] for node in graph["nodes"]}
 
         def hop(note: str) -> set[str]:
-            links = cli(vault, cache, "links", note)
+            links = cli(vault, tmp_path, "links", note)
             found = {t for item in links["outlinks"] for t in item["targets"]}
             found |= {item["source"] for item in links["inlinks"]}
             return found | {i["target"] for i in links["unresolved"] if i["status"] == "unresolved"}
@@ -158,7 +126,7 @@ def test_without_allow_writes_a_real_vault_is_never_written(tmp_path: Path) -> N
     async def session() -> str:
         server = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "memlsp", "mcp", str(source), *keyword_only(tmp_path / "cache")],
+            args=["-m", "memlsp", "mcp", str(source), *flags(tmp_path)],
             env=environment(),
         )
         async with Client(server, read_timeout_seconds=600) as client:
