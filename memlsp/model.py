@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
+from typing import Literal
 
 from memlsp.text import stem as path_stem
 
@@ -232,6 +233,15 @@ class SearchRequest:
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")
+
+# The graph around a note (navigation/neighbourhood.py, navigation/graph_meaning.py): its bounds
+# are named here, where the command line reads them without importing the graph.
+Direction = Literal["both", "out", "in"]
+DIRECTIONS: tuple[Direction, ...] = ("both", "out", "in")
+MAX_PER_NODE = 200  # neighbours one note brings in per direction: a hub brings its first ones
+MAX_NODES = 2000  # nodes in one answer: more is no graph anyone reads
+MEANING = 5  # closest notes by meaning an answer shows unless asked otherwise
+MOST_MEANING = 100  # as many as `memlsp/related` gives at most
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,9 @@ import pytest
 
 from memlsp.cli import main
 from memlsp.engine import Engine
+from memlsp.model import DIRECTIONS, Direction
 from memlsp.navigation.graph_meaning import graph_around, with_meaning
-from memlsp.navigation.neighbourhood import DIRECTIONS, Direction, neighbourhood
+from memlsp.navigation.neighbourhood import neighbourhood
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import embedded_vault, indexed_engine
 from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint, user_config_for

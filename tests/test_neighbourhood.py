@@ -11,8 +11,8 @@ import pytest
 
 from memlsp.cli import main
 from memlsp.config import Settings
-from memlsp.model import LinkStatus, ResolvedLink
-from memlsp.navigation.neighbourhood import DIRECTIONS, Direction, Neighbourhood, neighbourhood
+from memlsp.model import DIRECTIONS, Direction, LinkStatus, ResolvedLink
+from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
 from memlsp.snapshot import NoteLinks, Snapshot
 from memlsp.vault.graph import LinkGraph
 from tests.helpers.engine import indexed_engine

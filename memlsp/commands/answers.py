@@ -17,8 +17,8 @@ from memlsp.commands.arguments import DEPTHS, UsageError, command_parser
 from memlsp.commands.graph_text import graph_dot, graph_mermaid, graph_text
 from memlsp.commands.reading import read, recent
 from memlsp.live.vault import LiveVault
-from memlsp.model import ResolvedLink, SearchRequest, printable
-from memlsp.navigation.graph_meaning import MOST_MEANING, graph_around
+from memlsp.model import MOST_MEANING, ResolvedLink, SearchRequest, printable
+from memlsp.navigation.graph_meaning import graph_around
 from memlsp.navigation.mentions import mentions_of
 from memlsp.search.render import response_text
 from memlsp.search.request import FIELDS, build_request

@@ -9,9 +9,7 @@ from typing import NoReturn
 
 from memlsp import __version__, daemon
 from memlsp.config import EMBEDDERS
-from memlsp.model import SEARCH_MODES
-from memlsp.navigation.graph_meaning import MEANING, MOST_MEANING
-from memlsp.navigation.neighbourhood import DIRECTIONS, MAX_PER_NODE
+from memlsp.model import DIRECTIONS, MAX_PER_NODE, MEANING, MOST_MEANING, SEARCH_MODES
 from memlsp.settings import FUSION_RULES
 
 # `memlsp graph --depth`: five links around a note already reach most of a vault.

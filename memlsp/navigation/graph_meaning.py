@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from memlsp.model import MAX_NODES, MAX_PER_NODE, MEANING, MOST_MEANING, Direction
 from memlsp.navigation.neighbourhood import (
-    MAX_NODES,
-    MAX_PER_NODE,
-    Direction,
     GraphEdge,
     Neighbourhood,
     neighbourhood,
@@ -30,8 +28,6 @@ from memlsp.vault.graph import LinkGraph
 # The notes closest in meaning to the note at a path, the first `limit` of them.
 Related = Callable[[str, int], RelatedAnswer]
 
-MEANING = 5  # closest notes by meaning an answer shows unless asked otherwise
-MOST_MEANING = 100  # as many as `memlsp/related` gives at most
 SIMILARITY_PLACES = 3
 
 

@@ -33,18 +33,21 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from memlsp.model import LinkStatus, ResolvedLink
+from memlsp.model import (
+    DIRECTIONS,
+    MAX_NODES,
+    MAX_PER_NODE,
+    Direction,
+    LinkStatus,
+    ResolvedLink,
+)
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.names import file_name
 from memlsp.vault.resolve import target_lookup_keys
 
-Direction = Literal["both", "out", "in"]
-DIRECTIONS: tuple[Direction, ...] = ("both", "out", "in")
 NodeKind = Literal["note", "file", "unresolved"]
 EdgeKind = Literal["link", "meaning"]
 
-MAX_PER_NODE = 200  # neighbours one note brings in per direction: a hub brings its first ones
-MAX_NODES = 2000  # nodes in one answer: more is no graph anyone reads
 
 # A node as the walk keys it: a note's path and an unresolved target's text may be the same string.
 _Key = tuple[str, NodeKind]  # (id, kind): sorts by id first

@@ -14,8 +14,8 @@ from memlsp.lsp import convert
 from memlsp.lsp.context import NoteRequest
 from memlsp.lsp.features.custom import fields
 from memlsp.lsp.server import MemlspServer
-from memlsp.navigation.graph_meaning import MEANING, MOST_MEANING, graph_around
-from memlsp.navigation.neighbourhood import DIRECTIONS, MAX_NODES, MAX_PER_NODE, Direction
+from memlsp.model import DIRECTIONS, MAX_NODES, MAX_PER_NODE, MEANING, MOST_MEANING, Direction
+from memlsp.navigation.graph_meaning import graph_around
 
 METHOD = "memlsp/graph"
 DEEPEST = 3  # a view of more than three links around a note is most of the vault
