@@ -67,19 +67,26 @@ class AnswersOnSocket(Listener):
     def __init__(self) -> None:
         self.elsewhere = threading.Event()
         self._served: list[VaultSocket] = []
+        # The socket answers from inside `open`, before it is listed here: a `close` in between
+        # (a SIGTERM right after the first answer) must still find and close it.
+        self._lock = threading.Lock()
+        self._closed = False
 
     def indexing_started(self, vault: LiveVault) -> None:
         engine = vault.engine
-        if self._served or engine is None:
-            return
-        path = socket_path(engine.cache_dir)
-        where = None if path is None else VaultSocket(path, lambda r: answer_on_socket(vault, r))
-        try:
-            if where is not None and where.open():
-                self._served.append(where)
+        with self._lock:
+            if self._served or self._closed or engine is None:
                 return
-        except OSError:
-            log.exception("cannot answer on %s", path)
+            path = socket_path(engine.cache_dir)
+            where = (
+                None if path is None else VaultSocket(path, lambda r: answer_on_socket(vault, r))
+            )
+            try:
+                if where is not None and where.open():
+                    self._served.append(where)
+                    return
+            except OSError:
+                log.exception("cannot answer on %s", path)
         self.elsewhere.set()
 
     def idle(self) -> float | None:
@@ -87,8 +94,10 @@ class AnswersOnSocket(Listener):
         return self._served[0].idle() if self._served else None
 
     def close(self) -> None:
-        for where in self._served:
-            where.close()
+        with self._lock:
+            self._closed = True
+            for where in self._served:
+                where.close()
 
 
 def _log_to(path: Path) -> None:
