@@ -197,6 +197,7 @@ class VaultSocket:
         self._stopping = threading.Event()
         self._slots = threading.BoundedSemaphore(CONNECTIONS)
         self._count_lock = threading.Lock()
+        self._close_lock = threading.Lock()
         self._in_flight = 0
         self._last = time.monotonic()  # when the last request ended
 
@@ -239,15 +240,18 @@ class VaultSocket:
         return True
 
     def close(self) -> None:
+        """Idempotent, from any thread (a server's shutdown may race its own opening)."""
         self._stopping.set()
-        if self._listener is not None:
-            self._listener.close()
+        with self._close_lock:
+            listener, owner = self._listener, self._owner
+            self._listener = self._owner = None
+        if listener is not None:
+            listener.close()
             with contextlib.suppress(OSError):
                 if os.stat(self.path).st_ino == self._inode:
                     os.unlink(self.path)
-        if self._owner is not None:
-            os.close(self._owner)
-        self._listener = self._owner = None
+        if owner is not None:
+            os.close(owner)
 
     def idle(self) -> float:
         """Seconds since the last request ended; 0 while one is being answered."""

@@ -67,26 +67,24 @@ class AnswersOnSocket(Listener):
     def __init__(self) -> None:
         self.elsewhere = threading.Event()
         self._served: list[VaultSocket] = []
-        # The socket answers from inside `open`, before it is listed here: a `close` in between
-        # (a SIGTERM right after the first answer) must still find and close it.
-        self._lock = threading.Lock()
-        self._closed = False
+        self._closing = threading.Event()
 
     def indexing_started(self, vault: LiveVault) -> None:
         engine = vault.engine
-        with self._lock:
-            if self._served or self._closed or engine is None:
+        if self._served or self._closing.is_set() or engine is None:
+            return
+        path = socket_path(engine.cache_dir)
+        where = None if path is None else VaultSocket(path, lambda r: answer_on_socket(vault, r))
+        try:
+            if where is not None and where.open():
+                self._served.append(where)
+                # The socket answers from inside `open`, before it is listed: a `close` in
+                # between (a SIGTERM right after the first answer) did not see it.
+                if self._closing.is_set():
+                    where.close()
                 return
-            path = socket_path(engine.cache_dir)
-            where = (
-                None if path is None else VaultSocket(path, lambda r: answer_on_socket(vault, r))
-            )
-            try:
-                if where is not None and where.open():
-                    self._served.append(where)
-                    return
-            except OSError:
-                log.exception("cannot answer on %s", path)
+        except OSError:
+            log.exception("cannot answer on %s", path)
         self.elsewhere.set()
 
     def idle(self) -> float | None:
@@ -94,10 +92,9 @@ class AnswersOnSocket(Listener):
         return self._served[0].idle() if self._served else None
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            for where in self._served:
-                where.close()
+        self._closing.set()
+        for where in self._served:
+            where.close()
 
 
 def _log_to(path: Path) -> None:
