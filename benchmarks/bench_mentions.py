@@ -25,7 +25,7 @@ from common import BENCH_DIR
 
 from memlsp.navigation.mentions import Mention, mentions_in, mentions_of, name_index
 from memlsp.parse.markdown import parse_markdown
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.view import VaultView
 
 VAULT = BENCH_DIR / "data" / "mentions_labelled"

@@ -38,8 +38,8 @@ from pathlib import Path
 from common import BENCH_DIR, REPO_ROOT
 from metrics import recall_at_k
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
+from memlsp.engine.snapshot import Snapshot
 from memlsp.model import SearchRequest
 from memlsp.search.related import (
     NoteScore,
@@ -49,7 +49,7 @@ from memlsp.search.related import (
     note_ties,
     section_pairs,
 )
-from memlsp.snapshot import Snapshot
+from memlsp.settings.table import Settings
 
 DEFAULT_VAULTS = REPO_ROOT.parent / "shared" / "data" / "vaults"
 DEFAULT_CACHE = BENCH_DIR / "build" / "cache"

@@ -12,7 +12,7 @@ Then, with the default embedder (bilingual, offline models from wheels), unless 
 embedding the whole vault (`memlsp index` into a second cache folder: wall time, the time spent
 embedding, chunks embedded, chunks/s, peak memory); hybrid search latency through the engine API,
 query embedding included, after one warm-up query, and the query embedding alone; and keyword
-search latency while a backfill (`memlsp.backfill.Backfill` on another thread) fills the
+search latency while a backfill (`memlsp.engine.backfill.Backfill` on another thread) fills the
 keyword-only cache with vectors, against the idle keyword figure.
 
 Prints a table with the bars from the issue; always exits 0 once the figures are printed.
@@ -44,7 +44,7 @@ import synthetic_vault
 from common import BENCH_DIR, REPO_ROOT, child_env, work_dir
 
 if TYPE_CHECKING:
-    from memlsp.engine import Engine
+    from memlsp.engine.engine import Engine
     from memlsp.model import SearchResponse
 
 WARM_QUERY = "retrieval ranking"
@@ -409,8 +409,8 @@ def in_process(
 ) -> tuple[list[Row], list[str], Spread]:
     """Keyword-only steps; also returns the keyword latency (with link expansion) they measured."""
     use_repo()
-    from memlsp.config import Settings
-    from memlsp.engine import Engine
+    from memlsp.engine.engine import Engine
+    from memlsp.settings.table import Settings
 
     started = time.perf_counter()
     engine = Engine.open(vault, Settings(cache_dir=cache, embedder="none"))
@@ -475,10 +475,10 @@ def embed_vault(vault: Path, cache: Path) -> tuple[list[Row], str, bool]:
 def hybrid_rows(vault: Path, cache: Path, queries: Sequence[str]) -> tuple[list[Row], list[str]]:
     """Hybrid search end to end (query embedding, Chroma, fusion, expansion) on the embedded
     cache, after one warm-up query that loads the models; then the query embedding alone."""
-    from memlsp.backfill import Backfill
-    from memlsp.config import Settings
-    from memlsp.engine import Engine
+    from memlsp.engine.backfill import Backfill
+    from memlsp.engine.engine import Engine
     from memlsp.parse.tokens import has_cjk
+    from memlsp.settings.table import Settings
 
     engine = Engine.open(vault, Settings(cache_dir=cache))  # the default embedder
     try:
@@ -528,11 +528,11 @@ def hybrid_rows(vault: Path, cache: Path, queries: Sequence[str]) -> tuple[list[
 
 
 class BackgroundBackfill:
-    """memlsp's own backfill (`memlsp.backfill.Backfill`, as the language server runs it) on a
+    """memlsp's own backfill (`memlsp.engine.backfill.Backfill`, as the language server runs it) on a
     thread of its own, until stopped or until nothing is left to embed."""
 
     def __init__(self, engine: Engine) -> None:
-        from memlsp.backfill import Backfill
+        from memlsp.engine.backfill import Backfill
 
         self.backfill = Backfill(engine)
         self.running = threading.Event()  # the first vectors are stored: the models are loaded
@@ -580,8 +580,8 @@ def backfill_rows(
     with the default embedder on it finds every chunk pending), against the idle figure; the same
     queries on this engine just before the backfill starts are shown too, as a same-moment check
     of how busy the machine is."""
-    from memlsp.config import Settings
-    from memlsp.engine import Engine
+    from memlsp.engine.engine import Engine
+    from memlsp.settings.table import Settings
 
     engine = Engine.open(vault, Settings(cache_dir=cache))  # the default embedder
     backfill = BackgroundBackfill(engine)

@@ -52,9 +52,9 @@ def main() -> None:
     import numpy  # noqa: F401
     import tantivy  # noqa: F401
 
-    from memlsp.config import Settings
-    from memlsp.engine import Engine
+    from memlsp.engine.engine import Engine
     from memlsp.model import SearchRequest
+    from memlsp.settings.table import Settings
 
     ledger.step("imports: numpy, tantivy, jieba's module, the engine")
     import lsprotocol.types  # noqa: F401

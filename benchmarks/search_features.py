@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 from bench_vaults import DEFAULT_CACHE, DEFAULT_VAULTS, SETS, Question, read_questions
 
-from memlsp.config import Settings
 from memlsp.embed.base import similarity_scales
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.search.evidence import coverage
+from memlsp.settings.table import Settings
 
 CANDIDATES = 200
 

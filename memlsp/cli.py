@@ -15,20 +15,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from memlsp import daemon
 from memlsp.commands.arguments import UsageError, command_parser
-from memlsp.config import (
-    Settings,
-    cache_dir_for,
-    load_vault_settings,
-    settings_from,
-    user_settings,
-)
 from memlsp.heap import limit_arenas
 from memlsp.model import IndexSummary, printable
+from memlsp.settings.files import cache_dir_for, load_vault_settings, user_settings
+from memlsp.settings.table import Settings, settings_from
 
 # The index, the models and what renders answers are imported where they are used: a command
 # that a running server answers must not pay for them (see `_ask_server`).
 if TYPE_CHECKING:
-    from memlsp.engine import Engine
+    from memlsp.engine.engine import Engine
     from memlsp.index.semantic import VectorStatus
 
 log = logging.getLogger(__name__)
@@ -92,7 +87,7 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
             sys.stderr.write(reply.stderr)
             return reply.code
     from memlsp.commands import answers
-    from memlsp.engine import Engine
+    from memlsp.engine.engine import Engine
 
     try:
         engine = Engine.open(vault, settings)
@@ -220,7 +215,7 @@ class Embedded:
 
 def _embed(engine: Engine, limit: int | None) -> Embedded:
     """Give chunks their vectors: all of them, or none when more than `limit` are missing."""
-    from memlsp.backfill import Backfill
+    from memlsp.engine.backfill import Backfill
 
     started = time.perf_counter()
     backfill = Backfill(engine, batch=INDEX_BATCH)

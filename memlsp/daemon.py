@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memlsp.config import Settings, is_private
-from memlsp.settings import answer_key
+from memlsp.settings.files import is_private
+from memlsp.settings.table import Settings, answer_key
 
 if sys.platform != "win32":
     import fcntl

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
+from memlsp.engine.snapshot import NoteLinks
 from memlsp.index.semantic import VectorStatus
 from memlsp.model import (
     UNPRINTABLE,
@@ -39,7 +40,6 @@ from memlsp.navigation.neighbourhood import Neighbourhood
 from memlsp.navigation.reading import Passage
 from memlsp.navigation.recent import RecentChanges
 from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
-from memlsp.snapshot import NoteLinks
 
 if TYPE_CHECKING:  # the command line has no live vault: it need not load the watcher
     from memlsp.live.status import VaultStatus

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import Note
 from tests.helpers.engine import open_indexed
 from tests.helpers.vault import FIXTURE_VAULT, read_vault

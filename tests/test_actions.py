@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.navigation.actions import SAME_FOLDER, Action, actions_at
 from memlsp.vault.linktext import leads_only_to
 from tests.helpers.engine import indexed_engine

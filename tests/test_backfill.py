@@ -1,4 +1,4 @@
-"""The one embedding loop (memlsp.backfill): what each step says, and the content cache it keeps to
+"""The one embedding loop (memlsp.engine.backfill): what each step says, and the content cache it keeps to
 the vault's texts."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memlsp.backfill import Backfill
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.backfill import Backfill
+from memlsp.engine.engine import Engine
+from memlsp.settings.table import Settings
 from tests.helpers.engine import embedded_vault
 from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.vault import write

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import IndexSummary, LinkStatus
 from tests.helpers.engine import open_engine, paths_found
 from tests.helpers.vault import snapshot, write

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
 from memlsp.model import printable
+from memlsp.settings.table import Settings
 from memlsp.sync.scan import FileStat, read_text, scan_vault, stat_path
 from tests.helpers.engine import open_engine, paths_found
 from tests.helpers.vault import write

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
 from memlsp.embed.bilingual import BilingualEmbedder
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import SearchRequest
+from memlsp.settings.table import Settings
 from tests.helpers.engine import embed_all
 from tests.helpers.vault import write
 

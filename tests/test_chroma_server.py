@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
+from memlsp.settings.table import Settings
 from tests.helpers.engine import ask, embed_all
 from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.vault import write

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.backfill import Backfill
 from memlsp.cli import main
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.backfill import Backfill
+from memlsp.engine.engine import Engine
+from memlsp.settings.table import Settings
 from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.vault import write
 

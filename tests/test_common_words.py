@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.index.keyword import KeywordIndex
 from memlsp.model import SearchRequest
 from tests.helpers.engine import open_engine

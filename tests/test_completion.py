@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.navigation.completion import MAX_ITEMS, Completions, Kind, complete
 from memlsp.navigation.fuzzy import Names, fold
+from memlsp.settings.table import Settings
 from memlsp.vault.linktext import leads_only_to, markdown_destination, wikilink_target
 from tests.helpers.engine import indexed_engine
 from tests.helpers.vault import write

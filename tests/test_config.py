@@ -11,33 +11,28 @@ from typing import Any
 
 import pytest
 
-from memlsp.config import (
-    EMBEDDERS,
-    USER_ONLY,
-    USER_SETTINGS,
-    VAULT_EMBEDDERS,
-    Settings,
+from memlsp.settings.files import (
     cache_dir_for,
     chosen_part,
     load_user_settings,
     load_vault_settings,
     private_temp_dir,
-    settings_from,
     user_config_file,
     user_settings,
 )
-from memlsp.settings import (
+from memlsp.settings.schema import AtLeast, Between, Effect, OneOf, SetBy, Setting
+from memlsp.settings.table import (
     DEFAULTS,
+    EMBEDDERS,
     SETTINGS,
-    AtLeast,
-    Between,
-    Effect,
-    OneOf,
-    SetBy,
-    Setting,
+    USER_ONLY,
+    USER_SETTINGS,
+    VAULT_EMBEDDERS,
+    Settings,
     answer_key,
     index_fingerprint,
     needs_reopen,
+    settings_from,
 )
 
 

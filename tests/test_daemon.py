@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from memlsp import daemon
-from memlsp.config import Settings, cache_dir_for
+from memlsp.settings.files import cache_dir_for
+from memlsp.settings.table import Settings
 from tests.helpers.fake_embedder import embedding_endpoint, user_config_for
 from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import served

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.navigation.diagnostics import Code, Levels, Severity, note_problems
 from tests.helpers.engine import indexed_engine
 from tests.helpers.vault import write

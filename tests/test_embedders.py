@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 
 import memlsp.embed.onnx
-from memlsp.config import Settings
 from memlsp.embed.base import Embedder, EmbedderError, knows_word, vector_parts
 from memlsp.embed.bilingual import CJK_QUERY, LATIN_QUERY, BilingualEmbedder
 from memlsp.embed.factory import MINILM_ID, build_embedder
@@ -32,6 +31,7 @@ from memlsp.embed.onnx import OnnxEmbedder, bundled_minilm, integer_model
 from memlsp.embed.remote import EndpointEmbedder
 from memlsp.embed.use import UseEmbedder
 from memlsp.index.vectors import VectorStore
+from memlsp.settings.table import Settings
 from tests.helpers.fake_embedder import FakeEmbedder, embeddings_answer, send_json
 
 MINILM_DIM = 384

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+import pickle
+import sys
 import threading
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import memlsp.engine.writer
 import memlsp.sync.prepare
-import memlsp.writer
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
+from memlsp.index.manifest import MAGIC, manifest_key, seal
+from memlsp.index.store import MANIFEST
 from memlsp.model import LinkStatus, SearchRequest
+from memlsp.vault.link_graph import LinkGraph
 from tests.helpers.engine import open_engine, paths_found
 from tests.helpers.vault import snapshot, touch_later, write
 
@@ -175,6 +181,36 @@ def test_restart_after_changes_reindexes_only_those(vault: Path, tmp_path: Path)
     second.close()
 
 
+def test_a_manifest_written_before_the_link_graph_moved_still_loads(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The link graph's module was `memlsp.vault.graph`: a vault indexed then opens without
+    parsing anything again."""
+    first = open_engine(vault, tmp_path / "cache")
+    first.refresh()
+    first.close()
+    path = first.cache_dir / MANIFEST
+    payload = path.read_bytes()[len(MAGIC) + 32 :]
+    old = types.ModuleType("memlsp.vault.graph")
+    old.LinkGraph = LinkGraph  # type: ignore[attr-defined]
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "memlsp.vault.graph", old)
+        patch.setattr(LinkGraph, "__module__", "memlsp.vault.graph")
+        written_then = pickle.dumps(pickle.loads(payload), protocol=pickle.HIGHEST_PROTOCOL)
+    assert b"memlsp.vault.graph" in written_then and b"link_graph" not in written_then
+    path.write_bytes(seal(written_then, manifest_key()))
+
+    def no_parsing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an unchanged note was parsed again")
+
+    monkeypatch.setattr(memlsp.sync.prepare, "parse_file", no_parsing)
+    second = open_engine(vault, tmp_path / "cache")
+    summary = second.refresh()
+    assert (summary.added, summary.modified, summary.deleted) == (0, 0, 0)
+    assert [i.source for i in second.read().links("tools/oven.md").inlinks] == ["recipes/bread.md"]
+    second.close()
+
+
 def test_touched_but_unchanged_file_is_not_reindexed(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -192,7 +228,7 @@ def test_touched_but_unchanged_file_is_not_reindexed(
         read.extend(stat.path for stat in stats)
         return real(root, settings, stats)
 
-    monkeypatch.setattr(memlsp.writer, "prepare_files", reading)
+    monkeypatch.setattr(memlsp.engine.writer, "prepare_files", reading)
     second = open_engine(vault, tmp_path / "cache")
     second.refresh()
     assert read == []

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memlsp.embed.base import SimilarityScale
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.index.keyword import KeywordIndex, NoteFields, prepare_documents
 from memlsp.model import Chunk
 from memlsp.search.fusion import Fused

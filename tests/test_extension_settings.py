@@ -1,5 +1,5 @@
 """The VS Code extension's settings (vscode-extension/package.json) match the server's declarations
-(memlsp/settings.py): name, type, default, bounds and a description for each."""
+(memlsp/settings/table.py): name, type, default, bounds and a description for each."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from memlsp.settings import SETTINGS, SetBy
+from memlsp.settings.schema import SetBy
+from memlsp.settings.table import SETTINGS
 
 PACKAGE = Path(__file__).resolve().parent.parent / "vscode-extension" / "package.json"
 JSON_TYPES = {int: "integer", float: "number", bool: "boolean", list: "array", str: "string"}

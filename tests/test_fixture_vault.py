@@ -9,7 +9,7 @@ from memlsp.parse.chunks import chunk_note
 from memlsp.parse.markdown import split_lines
 from memlsp.parse.tokens import estimate_tokens
 from memlsp.vault.anchors import find_block, find_heading
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from tests.helpers.vault import FIXTURE_VAULT, graph_of, outlink
 
 Vault = tuple[dict[str, Note], list[str]]

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import SearchResponse
 from memlsp.search.request import build_request
-from memlsp.settings import settings_from
+from memlsp.settings.table import settings_from
 from tests.helpers.engine import ask, embedded_vault
 from tests.helpers.fake_embedder import FakeEmbedder
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-import memlsp.vault.graph
+import memlsp.vault.link_graph
 from memlsp.model import LinkStatus, Note
 from memlsp.parse.markdown import parse_markdown
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.resolve import resolve
 from tests.helpers.vault import graph_of, outlink
 
@@ -30,13 +30,13 @@ def statuses(graph: LinkGraph, source: str) -> list[tuple[str, LinkStatus, tuple
 def resolve_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every call the graph makes to `resolve`, as the source path it resolved for."""
     calls: list[str] = []
-    real: Callable[..., Any] = resolve  # the one memlsp.vault.graph imports
+    real: Callable[..., Any] = resolve  # the one memlsp.vault.link_graph imports
 
     def counting(link: Any, source: str, table: Any) -> Any:
         calls.append(source)
         return real(link, source, table)
 
-    monkeypatch.setattr(memlsp.vault.graph, "resolve", counting)
+    monkeypatch.setattr(memlsp.vault.link_graph, "resolve", counting)
     return calls
 
 

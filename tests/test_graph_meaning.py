@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memlsp.cli import main
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import DIRECTIONS, Direction
 from memlsp.navigation.graph_meaning import graph_around, with_meaning
 from memlsp.navigation.neighbourhood import neighbourhood

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.navigation.hover import hover, tag_hover
 from memlsp.navigation.markdown_safe import code_span, escape_text, safe_markdown
 from memlsp.navigation.places import Place

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.live.vault import LiveVault
+from memlsp.settings.table import Settings
 from tests.helpers.engine import open_engine, paths_found
 from tests.helpers.vault import write
 
@@ -27,7 +27,7 @@ def _die_after(vault: Path, cache: Path, body: str) -> None:
             f"""
         import os
         from pathlib import Path
-        from memlsp.config import Settings
+        from memlsp.settings.table import Settings
         from memlsp.engine import Engine
         e = Engine.open(Path({str(vault)!r}), Settings(cache_dir=Path({str(cache)!r}),
                         embedder="none"))

@@ -26,7 +26,7 @@ from memlsp.agent.tools import (
     list_within_budget,
     within_budget,
 )
-from memlsp.config import Settings, settings_from
+from memlsp.settings.table import Settings, settings_from
 from tests.helpers.fake_embedder import embedding_endpoint
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vault"

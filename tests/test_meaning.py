@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.navigation.actions import REWRITE
 from memlsp.navigation.completion import Kind, complete
 from memlsp.navigation.meaning import NEEDS_VECTORS, is_phrase, link_about, with_meaning

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from tests.helpers.consistency import (
     SENTINEL,
     IndexState,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import Span
 from memlsp.navigation.calls import incoming, outgoing
 from memlsp.navigation.definition import definition

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.navigation.hover import MAX_LINES, hover, tag_hover
 from tests.helpers.engine import cursor, indexed_engine, view_of
 from tests.helpers.vault import place_uri

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 import pytest
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.navigation.calls import incoming
 from memlsp.navigation.hover import hover
 from memlsp.navigation.places import Place

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from memlsp.cli import main
-from memlsp.config import Settings
+from memlsp.engine.snapshot import NoteLinks, Snapshot
 from memlsp.model import DIRECTIONS, Direction, LinkStatus, ResolvedLink
 from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
-from memlsp.snapshot import NoteLinks, Snapshot
-from memlsp.vault.graph import LinkGraph
+from memlsp.settings.table import Settings
+from memlsp.vault.link_graph import LinkGraph
 from tests.helpers.engine import indexed_engine
 from tests.helpers.memory_vault import memory_view
 from tests.helpers.vault import parse_scanned

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from memlsp.config import Settings
-from memlsp.engine import Engine, EngineClosed
+from memlsp.engine.engine import Engine, EngineClosed
 from memlsp.live.vault import LiveVault
 from memlsp.model import SearchRequest
+from memlsp.settings.table import Settings
 
 NOTES = {
     "hub.md": "# Hub\n\nThe okapi lives in the forest. See [[leaf]].\n",

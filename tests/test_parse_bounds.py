@@ -20,12 +20,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memlsp.config import Settings
 from memlsp.model import LinkKind, Note, Span
 from memlsp.parse.files import parse_file
 from memlsp.parse.frontmatter import MAX_FRONTMATTER_CHARS
 from memlsp.parse.limits import MAX_HEADINGS, MAX_LINKS, MAX_NAME_CHARS, MAX_TAGS
 from memlsp.parse.markdown import parse_markdown, split_lines, strip_markup
+from memlsp.settings.table import Settings
 from memlsp.sync.prepare import prepare_text
 from memlsp.sync.scan import FileStat
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
 from memlsp.live.vault import LiveVault
+from memlsp.settings.table import Settings
 from tests.helpers.engine import open_engine, paths_found
 from tests.helpers.vault import write
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.index.semantic import embedding_text
 from memlsp.model import Chunk, SearchRequest
 from memlsp.parse.files import parse_file
 from memlsp.parse.prose import is_prose
 from memlsp.parse.tokens import count_words
+from memlsp.settings.table import Settings
 from tests.helpers.engine import embed_all
 from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.vault import touch_later, write

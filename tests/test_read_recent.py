@@ -24,8 +24,9 @@ from memlsp.cli import ASKED, main
 from memlsp.commands import reading
 from memlsp.commands.answers import ANSWERED
 from memlsp.commands.arguments import UsageError, command_parser
-from memlsp.config import Settings, cache_dir_for
 from memlsp.navigation.recent import NS_PER_DAY, Change, recent_changes
+from memlsp.settings.files import cache_dir_for
+from memlsp.settings.table import Settings
 from tests.helpers.engine import open_indexed
 from tests.helpers.vault import write, write_notes
 

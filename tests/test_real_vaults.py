@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
 from memlsp.model import LinkStatus
-from memlsp.vault.graph import LinkGraph
+from memlsp.settings.table import Settings
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.rules import VaultRules
 from tests.helpers.vault import parse_scanned
 

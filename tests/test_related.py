@@ -11,12 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memlsp.backfill import Backfill
 from memlsp.cli import main
-from memlsp.config import Settings
 from memlsp.embed.base import as_query
 from memlsp.embed.bilingual import LATIN_QUERY, BilingualEmbedder, LazyEmbedder
-from memlsp.engine import Engine
+from memlsp.engine.backfill import Backfill
+from memlsp.engine.engine import Engine
 from memlsp.index.vectors import VectorStore
 from memlsp.search.related import (
     LINKED,
@@ -30,6 +29,7 @@ from memlsp.search.related import (
     note_ties,
     section_pairs,
 )
+from memlsp.settings.table import Settings
 from tests.helpers.engine import embedded_vault, indexed_engine
 from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint, user_config_for
 from tests.helpers.vault import write_notes

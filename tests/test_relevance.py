@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memlsp.embed.base import SimilarityScale
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.search.evidence import coverage, strength
 from tests.helpers.engine import ask, embedded_vault
 from tests.helpers.fake_embedder import FakeEmbedder

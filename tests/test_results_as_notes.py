@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import SearchRequest
 from memlsp.search.render import hit_text
 from memlsp.search.request import build_request
+from memlsp.settings.table import Settings
 from memlsp.wire import search_result_json
 from tests.helpers.vault import write
 

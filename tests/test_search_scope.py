@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from memlsp.cli import main
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.index.vectors import VectorHit
 from memlsp.model import SearchRequest, SearchResponse
 from memlsp.parse.markdown import parse_markdown

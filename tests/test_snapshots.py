@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import SearchRequest
 from memlsp.parse.markdown import parse_markdown
 from memlsp.sync.prepare import prepare_text
 from memlsp.sync.scan import FileStat
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from tests.helpers.engine import open_engine, paths_found
 from tests.helpers.vault import graph_of, write
 
@@ -190,3 +190,20 @@ def test_a_closed_buffer_leaves_the_next_snapshot_even_when_its_text_is_the_file
     engine.release_text("spoke.md")
     assert dict(engine.read().buffers) == {}
     assert paths_found(engine, "typed", mode="keyword") == []
+
+
+def test_a_snapshot_computes_what_it_memoises_once_and_the_next_one_afresh(engine: Engine) -> None:
+    calls: list[int] = []
+
+    def count_notes() -> int:
+        calls.append(1)
+        return len(held.graph.notes)
+
+    held = engine.read()
+    assert held.memo("notes", count_notes) == 2
+    assert held.memo("notes", count_notes) == 2
+    assert len(calls) == 1
+    engine.apply_text("moon.md", "# Moon\n\nCraters.\n")
+    later = engine.read()
+    assert later.memo("notes", lambda: len(later.graph.notes)) == 3
+    assert held.memo("notes", count_notes) == 2 and len(calls) == 1

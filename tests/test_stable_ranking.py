@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import SearchRequest
+from memlsp.settings.table import Settings
 from tests.helpers.engine import embed_all
 from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.vault import write

@@ -27,8 +27,9 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from memlsp.settings import SETTINGS, SetBy
-from memlsp.vault.graph import LinkGraph
+from memlsp.settings.schema import SetBy
+from memlsp.settings.table import SETTINGS
+from memlsp.vault.link_graph import LinkGraph
 from tests.helpers.engine import open_engine
 from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import finish, start_session

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from memlsp.config import Settings
 from memlsp.embed.bilingual import cjk_share
 from memlsp.lsp.features import lifecycle
 from memlsp.model import Note
 from memlsp.parse.markdown import parse_markdown
 from memlsp.parse.tokens import has_cjk, segment
+from memlsp.settings.table import Settings
 from memlsp.sync.scan import is_indexable, scan_vault, stat_path
 from memlsp.sync.watcher import VaultWatcher
 from memlsp.text import basename, cjk_letters, stem

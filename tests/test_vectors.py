@@ -15,11 +15,11 @@ import chromadb
 import pytest
 from chromadb.config import Settings as ChromaSettings
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.index.vectors import collection_name
 from memlsp.model import SearchResponse
 from memlsp.parse.prose import embeds
+from memlsp.settings.table import Settings
 from tests.helpers.engine import ask, embed_all
 from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.vault import touch_later, write

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import watchfiles
 
-from memlsp.config import Settings
+from memlsp.settings.table import Settings
 from memlsp.sync import watcher as watcher_module
 from memlsp.sync.watcher import VaultWatcher
 
@@ -318,7 +318,7 @@ def _unshare_works() -> bool:
 OUT_OF_INOTIFY = """
 import json, logging, sys, tempfile, threading
 from pathlib import Path
-from memlsp.config import Settings
+from memlsp.settings.table import Settings
 from memlsp.sync.watcher import VaultWatcher
 logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(message)s")
 vault = Path(tempfile.mkdtemp()) / "vault"

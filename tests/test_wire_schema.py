@@ -17,7 +17,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is
 import pytest
 
 from memlsp import wire
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest

@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import SearchRequest
+from memlsp.settings.table import Settings
 
 
 class _CountingLock:

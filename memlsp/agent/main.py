@@ -17,7 +17,7 @@ import anyio
 from memlsp.agent.server import MemoryServer
 from memlsp.agent.source import VaultSource
 from memlsp.agent.tools import Memory
-from memlsp.config import Settings
+from memlsp.settings.table import Settings
 from memlsp.vault.roots import marked_root
 
 log = logging.getLogger(__name__)

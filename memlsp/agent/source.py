@@ -16,8 +16,9 @@ from pathlib import Path
 from memlsp import daemon
 from memlsp.commands.answers import answer_on_socket
 from memlsp.commands.serve import AnswersOnSocket
-from memlsp.config import Settings, cache_dir_for
 from memlsp.live.vault import LiveVault
+from memlsp.settings.files import cache_dir_for
+from memlsp.settings.table import Settings
 
 log = logging.getLogger(__name__)
 

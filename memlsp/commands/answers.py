@@ -16,13 +16,13 @@ from memlsp import daemon, wire
 from memlsp.commands.arguments import DEPTHS, UsageError, command_parser
 from memlsp.commands.graph_text import graph_dot, graph_mermaid, graph_text
 from memlsp.commands.reading import read, recent
+from memlsp.engine.snapshot import Snapshot
 from memlsp.live.vault import LiveVault
 from memlsp.model import MOST_MEANING, ResolvedLink, SearchRequest, printable
 from memlsp.navigation.graph_meaning import graph_around
 from memlsp.navigation.mentions import mentions_of
 from memlsp.search.render import response_text
 from memlsp.search.request import FIELDS, build_request
-from memlsp.snapshot import Snapshot
 
 # `search` embeds what is missing first only when that is quick (`memlsp index` embeds it all).
 SEARCH_EMBED_LIMIT = 256

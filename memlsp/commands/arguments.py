@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from memlsp import __version__, daemon
-from memlsp.config import EMBEDDERS
 from memlsp.model import DIRECTIONS, MAX_PER_NODE, MEANING, MOST_MEANING, SEARCH_MODES
-from memlsp.settings import FUSION_RULES
+from memlsp.settings.table import EMBEDDERS, FUSION_RULES
 
 # `memlsp graph --depth`: five links around a note already reach most of a vault.
 DEPTHS = range(1, 6)

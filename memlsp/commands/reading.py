@@ -12,10 +12,10 @@ from typing import TextIO
 
 from memlsp import wire
 from memlsp.commands.arguments import UsageError
+from memlsp.engine.snapshot import Snapshot
 from memlsp.model import printable, printable_lines
 from memlsp.navigation.reading import ReadError, ReadRequest, read_passage
 from memlsp.navigation.recent import recent_changes
-from memlsp.snapshot import Snapshot
 from memlsp.vault.rules import VaultRules
 
 _DRIVE = re.compile(r"[A-Za-z]:/")  # `C:/notes/a.md`, as Windows writes an absolute path

@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 from memlsp.commands.answers import answer_on_socket
-from memlsp.config import Settings, cache_dir_for
 from memlsp.daemon import LOG_FILE, VaultSocket, socket_path
 from memlsp.live.vault import Listener, LiveVault
+from memlsp.settings.files import cache_dir_for
+from memlsp.settings.table import Settings
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,6 @@ import importlib.util
 from functools import partial
 from pathlib import Path
 
-from memlsp.config import Settings, models_dir
 from memlsp.embed.base import Embedder, EmbedderError
 from memlsp.embed.bilingual import BilingualEmbedder, LazyEmbedder
 from memlsp.embed.onnx import (
@@ -17,6 +16,8 @@ from memlsp.embed.onnx import (
 )
 from memlsp.embed.remote import EndpointEmbedder
 from memlsp.embed.use import UseEmbedder
+from memlsp.settings.files import models_dir
+from memlsp.settings.table import Settings
 
 MINILM_ID = "minilm-l6-int8mm"  # "mm": its matrix products run in int8 (onnx.integer_model)
 MINILM_DIMENSION = 384

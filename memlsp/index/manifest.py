@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from memlsp import model
-from memlsp.config import is_private, private_temp_dir, user_config_dir
 from memlsp.model import Note
+from memlsp.settings.files import is_private, private_temp_dir, user_config_dir
 
 log = logging.getLogger(__name__)
 
@@ -153,15 +153,18 @@ _VALUE_CLASSES: tuple[type, ...] = (
 _ALLOWED: dict[tuple[str, str], type] = {(c.__module__, c.__qualname__): c for c in _VALUE_CLASSES}
 _GRAPH_CLASSES = frozenset(
     {
-        ("memlsp.vault.graph", "LinkGraph"),
+        ("memlsp.vault.link_graph", "LinkGraph"),
         ("memlsp.vault.names", "NameTable"),
         ("memlsp.vault.shared", "SharedMap"),
     }
 )
+# Where a class lived when older manifests were written: they load without re-indexing the vault.
+_MOVED = {("memlsp.vault.graph", "LinkGraph"): ("memlsp.vault.link_graph", "LinkGraph")}
 
 
 class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
+        module, name = _MOVED.get((module, name), (module, name))
         found = _ALLOWED.get((module, name))
         if found is not None:
             return found

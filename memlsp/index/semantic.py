@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-from memlsp.config import Settings
 from memlsp.embed.base import (
     Embedder,
     EmbedderError,
@@ -34,6 +33,7 @@ from memlsp.index.vector_cache import VectorCache, text_digest
 from memlsp.index.vectors import VectorHit, VectorStore, VectorStoreError
 from memlsp.model import Chunk
 from memlsp.parse.prose import embeds, without_blobs
+from memlsp.settings.table import Settings
 
 log = logging.getLogger(__name__)
 

@@ -16,15 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
+from memlsp.engine.snapshot import Snapshot
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.changes import Changes
 from memlsp.live.status import VaultStatus, notes_done
 from memlsp.live.vectors import EmbeddingLoop, VectorsAt
 from memlsp.model import IndexSummary, printable
 from memlsp.parse.tokens import has_cjk, warm_up
-from memlsp.snapshot import Snapshot
+from memlsp.settings.table import Settings
 from memlsp.sync.activity import Activity
 from memlsp.sync.queue import (
     RESCAN,

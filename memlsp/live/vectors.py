@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memlsp.backfill import Backfill, Step
-from memlsp.engine import Engine
+from memlsp.engine.backfill import Backfill, Step
+from memlsp.engine.engine import Engine
 from memlsp.sync.activity import Activity
 
 if TYPE_CHECKING:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlsp.config import Settings, chosen_part, settings_from, user_settings
+from memlsp.settings.files import chosen_part, user_settings
+from memlsp.settings.table import Settings, settings_from
 
 
 class ClientSettings:

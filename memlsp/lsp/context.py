@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memlsp.config import Settings
-from memlsp.snapshot import Snapshot
+from memlsp.engine.snapshot import Snapshot
+from memlsp.settings.table import Settings
 from memlsp.vault.view import VaultView
 
 

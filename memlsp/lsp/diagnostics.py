@@ -16,7 +16,7 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 
 from memlsp import wire
-from memlsp.config import Settings
+from memlsp.engine.snapshot import Snapshot
 from memlsp.live.vault import LiveVault
 from memlsp.navigation.diagnostics import SEVERITIES, Levels, Problem, note_problems
 from memlsp.navigation.mentions import (
@@ -26,7 +26,7 @@ from memlsp.navigation.mentions import (
     mentions_in_text,
     name_index,
 )
-from memlsp.snapshot import Snapshot
+from memlsp.settings.table import Settings
 
 if TYPE_CHECKING:
     from memlsp.lsp.server import MemlspServer

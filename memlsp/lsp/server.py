@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from memlsp import __version__
+from memlsp.engine.snapshot import Snapshot
 from memlsp.live.vault import LiveVault
 from memlsp.lsp import convert
 from memlsp.lsp.client_settings import ClientSettings
@@ -30,7 +31,6 @@ from memlsp.lsp.progress import ProgressListener
 from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.lsp.socket_host import SocketHost
 from memlsp.lsp.vaults import Vaults
-from memlsp.snapshot import Snapshot
 from memlsp.sync.activity import Activity
 
 log = logging.getLogger(__name__)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memlsp.config import Settings, load_vault_settings
 from memlsp.live.vault import Listener, LiveVault
 from memlsp.lsp import convert
-from memlsp.settings import needs_reopen
+from memlsp.settings.files import load_vault_settings
+from memlsp.settings.table import Settings, needs_reopen
 from memlsp.sync.activity import Activity
 from memlsp.vault.roots import VAULT_MARKERS, vault_of_lone_note, vault_root
 

@@ -33,7 +33,7 @@ from memlsp.parse.links import TAG_MAY_FOLLOW
 from memlsp.parse.markdown import parse_markdown
 from memlsp.parse.mask import iter_masked
 from memlsp.vault.anchors import find_heading
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.linktext import follows, markdown_destination, wikilink_target
 from memlsp.vault.names import file_name
 from memlsp.vault.view import VaultView

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
 
-from memlsp.config import PROBLEM_LEVELS
 from memlsp.model import Link, LinkStatus, ResolvedLink, Span
 from memlsp.navigation.places import anchor_line
-from memlsp.vault.graph import LinkGraph
+from memlsp.settings.table import PROBLEM_LEVELS
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.view import VaultView
 
 

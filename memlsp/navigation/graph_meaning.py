@@ -23,7 +23,7 @@ from memlsp.navigation.neighbourhood import (
     note_node,
 )
 from memlsp.search.related import RelatedAnswer
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 
 # The notes closest in meaning to the note at a path, the first `limit` of them.
 Related = Callable[[str, int], RelatedAnswer]

@@ -25,7 +25,7 @@ from memlsp.parse.names_in_text import (
 )
 from memlsp.parse.stopwords import COMMON_WORDS
 from memlsp.text import CJK_RUN
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.linktext import wikilink_target
 from memlsp.vault.names import file_name, name_key, strip_note_suffix
 from memlsp.vault.view import VaultView

@@ -41,7 +41,7 @@ from memlsp.model import (
     LinkStatus,
     ResolvedLink,
 )
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.names import file_name
 from memlsp.vault.resolve import target_lookup_keys
 

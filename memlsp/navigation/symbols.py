@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.view import VaultView
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from memlsp.model import Hit, LinkStatus, Neighbour
 from memlsp.parse.tokens import estimate_tokens
 from memlsp.text import basename
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 
 
 def outlink_neighbours(graph: LinkGraph, path: str) -> list[Neighbour]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from memlsp.settings import Settings
+from memlsp.settings.table import Settings
 
 Ranked = Sequence[tuple[Hashable, float]]  # (key, raw score), best first
 

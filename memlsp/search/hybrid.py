@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
-from memlsp.config import Settings
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
 from memlsp.index.keyword import KeywordReader
 from memlsp.index.vectors import VectorHit
@@ -23,7 +22,8 @@ from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, s
 from memlsp.search.expand import expand_hits, within_budget
 from memlsp.search.fusion import Fused, fused_order
 from memlsp.search.notes import best_notes, named_notes
-from memlsp.vault.graph import LinkGraph
+from memlsp.settings.table import Settings
+from memlsp.vault.link_graph import LinkGraph
 
 # The most notes of a scope the vector store is asked to search among (a Chroma `where` on path
 # with `$in`, which takes every path in the request). Embedded Chroma holding 60,000 chunks took

@@ -18,7 +18,7 @@ from memlsp.model import Chunk
 from memlsp.parse.tokens import has_cjk
 from memlsp.search.evidence import FUSION_POWER, coverage
 from memlsp.search.fusion import Fused
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 
 SECOND_SECTION = 0.3  # share of a note's second best section added to its best
 NAMED = 0.2  # share of the query in the note's own fields (squared, as on the keyword side)

@@ -30,7 +30,7 @@ from memlsp.model import Chunk, LinkStatus, Note
 from memlsp.parse.prose import embeds
 from memlsp.search.evidence import coverage
 from memlsp.search.hybrid import scale_of
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 
 # What a note scores besides its best pair, chosen on the development sets
 # (benchmarks/bench_related.py, recall@10 of the notes a reader listed; round values, each

@@ -8,7 +8,7 @@ from typing import Any
 from memlsp.model import SEARCH_MODES, SearchRequest
 from memlsp.parse.frontmatter import parse_iso_date
 from memlsp.search.scope import NoteScope
-from memlsp.settings import FUSION_RULES
+from memlsp.settings.table import FUSION_RULES
 
 FIELDS = (
     "query",

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memlsp.model import Note, SearchRequest
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 
 _GLOB_CHARACTERS = frozenset("*?")
 _DRIVE = re.compile(r"[A-Za-z]:/")

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from memlsp.config import Settings
 from memlsp.index.keyword import ChunkDocument, NoteFields, prepare_documents
 from memlsp.model import Note, printable
 from memlsp.parse.files import parse_file
+from memlsp.settings.table import Settings
 from memlsp.sync.scan import FileStat, read_text, text_digest
 from memlsp.vault.rules import VaultRules
 

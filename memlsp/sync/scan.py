@@ -17,8 +17,8 @@ import stat as stat_mode
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memlsp.config import Settings
 from memlsp.model import Skipped
+from memlsp.settings.table import Settings
 from memlsp.vault.rules import VaultRules
 
 _BINARY_PROBE = 8192

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import watchfiles
 
-from memlsp.config import Settings
 from memlsp.model import printable
+from memlsp.settings.table import Settings
 from memlsp.sync.scan import name_problem
 from memlsp.vault.rules import VaultRules
 

@@ -56,7 +56,7 @@ class NameTable:
         self._shared = False  # the containers are another table's too: copy them before a change
 
     def copy(self) -> NameTable:
-        """A copy for the link graph's next revision (vault/graph.py `edited`): it reads this
+        """A copy for the link graph's next revision (vault/link_graph.py `edited`): it reads this
         table's containers until its first change, which copies them (most edits change no name,
         and copying every name of 10,000 notes costs more than the edit)."""
         twin = NameTable.__new__(NameTable)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memlsp.config import DEFAULTS, Settings
+from memlsp.settings.table import DEFAULTS, Settings
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.model import ResolvedLink, SearchRequest
+from memlsp.settings.table import Settings
 from tests.helpers.lsp_client import StdioClient, initialize_params
 
 # Well above the hits any probe has in the generated vaults; a full page is marked as such,

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memlsp.backfill import Backfill
-from memlsp.config import Settings
-from memlsp.engine import Engine
+from memlsp.engine.backfill import Backfill
+from memlsp.engine.engine import Engine
 from memlsp.model import SearchRequest, SearchResponse
+from memlsp.settings.table import Settings
 from memlsp.vault.view import VaultView
 from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.vault import write_notes

@@ -7,13 +7,13 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from memlsp.config import Settings
 from memlsp.model import Link, Note, ResolvedLink
 from memlsp.navigation.places import Place
 from memlsp.parse.files import parse_file
 from memlsp.parse.markdown import parse_markdown
+from memlsp.settings.table import Settings
 from memlsp.sync.scan import VaultScan, read_text, scan_vault
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.rules import DEFAULT_RULES, VaultRules
 
 FIXTURE_VAULT = Path(__file__).resolve().parents[2] / "fixtures" / "vault"

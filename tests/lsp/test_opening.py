@@ -11,8 +11,9 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from memlsp.config import Settings, cache_dir_for
 from memlsp.index.writer_lock import WriterLock
+from memlsp.settings.files import cache_dir_for
+from memlsp.settings.table import Settings
 from tests.helpers.vault import TWO_NOTES, write_notes
 from tests.lsp.conftest import CLIENTS, plain
 

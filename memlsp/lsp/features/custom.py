@@ -8,6 +8,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from memlsp import wire
+from memlsp.engine.snapshot import NoteLinks
 from memlsp.live.status import VaultStatus
 from memlsp.live.vault import LiveVault
 from memlsp.lsp import convert
@@ -16,7 +17,6 @@ from memlsp.lsp.server import MemlspServer
 from memlsp.model import SearchRequest, SearchResponse
 from memlsp.navigation.diagnostics import ProblemCounts, vault_problems
 from memlsp.search.request import build_request
-from memlsp.snapshot import NoteLinks
 
 
 def register(server: MemlspServer) -> None:

@@ -6,12 +6,12 @@ from functools import partial
 
 from lsprotocol import types
 
+from memlsp.engine.snapshot import Snapshot
 from memlsp.lsp import convert
 from memlsp.lsp.server import MemlspServer
 from memlsp.model import SearchRequest
 from memlsp.navigation.outline import Section, outline, outline_of_text
 from memlsp.navigation.symbols import most_linked
-from memlsp.snapshot import Snapshot
 
 
 def register(server: MemlspServer) -> None:

@@ -12,7 +12,7 @@ from memlsp.index.manifest import FileRecord, gc_paused
 from memlsp.index.store import IndexStore
 from memlsp.model import printable
 from memlsp.sync.prepare import PreparedFile
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 
 log = logging.getLogger(__name__)
 

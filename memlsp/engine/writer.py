@@ -19,11 +19,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
 
-from memlsp.batch import Batch, Counts, loaded_graph
-from memlsp.config import Settings
+from memlsp.engine.batch import Batch, Counts, loaded_graph
+from memlsp.engine.snapshot import EMPTY, Snapshot
 from memlsp.index.store import IndexStore
 from memlsp.model import IndexSummary, Skipped, printable
-from memlsp.snapshot import EMPTY, Snapshot
+from memlsp.settings.table import Settings
 from memlsp.sync.prepare import PreparedFile, prepare_file, prepare_files, prepare_text
 from memlsp.sync.scan import (
     FileStat,
@@ -33,7 +33,7 @@ from memlsp.sync.scan import (
     stat_path,
     text_digest,
 )
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memlsp.engine import Engine
+from memlsp.engine.engine import Engine
 from memlsp.index.semantic import BATCH
 
 

@@ -1,8 +1,8 @@
 """Where settings are read from, and where each vault's cache lives.
 
 Settings come from the user (editor settings, command-line flags, the user config file) and from a
-vault's own `.memlsp.toml`, which may set only what a vault may. memlsp/settings.py declares the
-settings; `Settings` and its other names are imported from here as well.
+vault's own `.memlsp.toml`, which may set only what a vault may. memlsp/settings/table.py declares
+the settings.
 """
 
 from __future__ import annotations
@@ -20,15 +20,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from memlsp.settings import DEFAULTS as DEFAULTS
-from memlsp.settings import EMBEDDERS as EMBEDDERS
-from memlsp.settings import PROBLEM_LEVELS as PROBLEM_LEVELS
-from memlsp.settings import USER_ONLY as USER_ONLY
-from memlsp.settings import USER_SETTINGS as USER_SETTINGS
-from memlsp.settings import VAULT_EMBEDDERS as VAULT_EMBEDDERS
-from memlsp.settings import Settings as Settings
-from memlsp.settings import settings_from as settings_from
-from memlsp.settings import user_only
+from memlsp.settings.table import (
+    DEFAULTS,
+    USER_ONLY,
+    USER_SETTINGS,
+    Settings,
+    settings_from,
+    user_only,
+)
 
 log = logging.getLogger(__name__)
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any, TypeVar
 
-from memlsp.config import Settings
 from memlsp.index.keyword import KeywordReader
 from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide, VectorStatus
@@ -26,12 +26,14 @@ from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse
 from memlsp.search import hybrid
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
 from memlsp.search.scope import allowed_notes
+from memlsp.settings.table import Settings
 from memlsp.sync.scan import read_text, stat_path
-from memlsp.vault.graph import LinkGraph
+from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.names import name_key
 from memlsp.vault.view import VaultView
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
+T = TypeVar("T")
 _LATIN_WORD = re.compile("[A-Za-z]+")
 # The most notes read for one note's unlinked mentions (each read and matched exactly).
 MENTION_CANDIDATES = 5000
@@ -79,6 +81,16 @@ class Snapshot:
     root: Path
     settings: Settings
     vectors: Vectors = NO_VECTORS
+    # What was computed once from this snapshot (`memo`); a new snapshot starts empty.
+    _memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()`, once per snapshot and key: what several requests, or several steps of one,
+        ask of the same revision. Two threads may compute it at once; the first answer stored is
+        the one every caller gets, so no lock is taken."""
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[no-any-return]
+        return self._memo.setdefault(key, compute())  # type: ignore[no-any-return]
 
     @property
     def view(self) -> VaultView:

@@ -15,16 +15,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from memlsp.config import Settings, cache_dir_for
 from memlsp.embed.base import Embedder
+from memlsp.engine.snapshot import Snapshot, Vectors
+from memlsp.engine.writer import Progress, VaultWriter
 from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.index.store import Wait, open_store
 from memlsp.model import IndexSummary
 from memlsp.search.related import linked_notes
-from memlsp.settings import index_fingerprint
-from memlsp.snapshot import Snapshot, Vectors
-from memlsp.writer import Progress, VaultWriter
+from memlsp.settings.files import cache_dir_for
+from memlsp.settings.table import Settings, index_fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class Engine:
             wait or _sleep,
         )
         self._writer = VaultWriter(root, settings, self._store, self.messages)
-        # Vectors: connected and filled by memlsp.backfill, from a background thread or the CLI.
+        # Vectors: connected and filled by memlsp.engine.backfill, from a background thread or the CLI.
         self._vectors = VectorSide(settings, root, self.cache_dir, embedder)
         self._planned_revision = -1
         self._plan_lock = threading.Lock()  # one plan at a time (the backfill and the CLI)
@@ -171,7 +171,7 @@ class Engine:
 
     def plan_vectors(self) -> bool:
         """Connect the vector side and plan which chunks lack a vector (when the vault changed
-        since the last plan); False when the side cannot run now. memlsp.backfill drives this."""
+        since the last plan); False when the side cannot run now. memlsp.engine.backfill drives this."""
         side = self._vectors
         if not side.connect():
             return False
