@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memlsp.config import Settings, cache_dir_for
 from memlsp.embed.base import Embedder
-from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
+from memlsp.index.keyword.schema import FORMAT_VERSION as KEYWORD_FORMAT
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.index.store import Wait, open_store
 from memlsp.model import IndexSummary

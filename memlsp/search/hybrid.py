@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from memlsp.config import Settings
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
-from memlsp.index.keyword import KeywordReader
+from memlsp.index.keyword.reader import KeywordReader
 from memlsp.index.vectors import VectorHit
 from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, SearchResponse
 from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, strength

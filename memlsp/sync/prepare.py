@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 
 from memlsp.config import Settings
-from memlsp.index.keyword import ChunkDocument, NoteFields, prepare_documents
+from memlsp.index.keyword.documents import ChunkDocument, NoteFields, prepare_documents
 from memlsp.model import Note, printable
 from memlsp.parse.files import parse_file
 from memlsp.sync.scan import FileStat, read_text, text_digest
