@@ -118,7 +118,7 @@ LOCK_FREE = (
     "lsp/",
     "cli.py",
     "commands/",
-    "wire.py",
+    "wire/",
 )
 
 
