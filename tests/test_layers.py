@@ -16,7 +16,7 @@ LAYERS = {
     "settings": 0,
     "text": 0,
     "heap": 0,
-    "exports": 0,
+    "exports": 0,  # how a package names its public names (memlsp/exports.py)
     "parse": 1,
     "embed": 1,
     "vault": 2,
@@ -48,7 +48,7 @@ FORBIDDEN = {
     ("lsp", "agent"),
 }
 OWNERS: dict[str, str | tuple[str, ...]] = {
-    "tantivy": "index/keyword.py",
+    "tantivy": "index/keyword/",
     "jieba": "parse/tokens.py",
     "frontmatter": "parse/frontmatter.py",
     "chromadb": "index/vectors.py",
@@ -113,7 +113,7 @@ LOCK_FREE = (
     "lsp/",
     "cli.py",
     "commands/",
-    "wire.py",
+    "wire/",
 )
 
 

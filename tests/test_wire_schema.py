@@ -1,11 +1,14 @@
-"""memlsp's own JSON has one schema (memlsp/wire.py): the extension's copy of it
+"""memlsp's own JSON has one schema (the package memlsp/wire/): the extension's copy of it
 (vscode-extension/src/wire.ts) names the same fields with the same types, and every builder writes
 exactly the keys of its shape, checked on real answers over the fixture vault."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
 import json
+import pkgutil
 import re
 import time
 import types
@@ -97,7 +100,7 @@ SHAPES = {name: value for name, value in vars(wire).items() if is_typeddict(valu
 
 
 def _ts(hint: Any) -> str:
-    """A Python annotation of wire.py as TypeScript writes it."""
+    """A Python annotation of memlsp/wire/ as TypeScript writes it."""
     if hint is object:
         return "unknown"
     if hint in LITERALS:
@@ -151,7 +154,7 @@ def test_every_shape_a_client_reads_is_in_wire_ts(name: str) -> None:
 def test_a_wire_ts_interface_has_the_fields_of_its_typeddict(name: str) -> None:
     if name == "Messages":
         return  # the table of methods, checked below
-    assert name in SHAPES, f"wire.ts declares {name}, which memlsp/wire.py does not define"
+    assert name in SHAPES, f"wire.ts declares {name}, which memlsp/wire/ does not define"
     shape = SHAPES[name]
     ts_fields = _ts_interfaces()[name]
     python_fields = _hints(shape)
@@ -182,6 +185,42 @@ def test_messages_carry_the_same_shapes() -> None:
         optional, ts_type = messages[method]
         assert not optional
         assert _members(ts_type) == _members(_ts(hint)), method
+
+
+def _family_modules() -> list[types.ModuleType]:
+    return [
+        importlib.import_module(f"{wire.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(wire.__path__)
+    ]
+
+
+def _defined(module: types.ModuleType) -> set[str]:
+    """The public names a module defines (not those it imports)."""
+    names: set[str] = set()
+    for node in ast.parse(inspect.getsource(module)).body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return {name for name in names if not name.startswith("_")}
+
+
+def test_the_package_names_what_its_modules_define() -> None:
+    """`from memlsp.wire import X` reaches every shape and builder, whichever family defines it,
+    so the checks here, which read the package, see them all; a family module imports the
+    others' modules, never the package (which imports it)."""
+    modules = _family_modules()
+    assert len(modules) >= 8
+    for module in modules:
+        for name in _defined(module):
+            assert name in wire.__all__, f"{module.__name__}.{name} is not named by memlsp.wire"
+            assert getattr(wire, name) is getattr(module, name), name
+        for node in ast.walk(ast.parse(inspect.getsource(module))):
+            if isinstance(node, ast.ImportFrom):
+                assert node.module != wire.__name__, f"{module.__name__} imports memlsp.wire"
+                if node.module == "memlsp":
+                    assert "wire" not in {a.name for a in node.names}, module.__name__
 
 
 # -- what the builders write -----------------------------------------------------------------------
@@ -234,11 +273,10 @@ def _conforms(value: Any, hint: Any, where: str) -> None:
     assert type(value) is hint, f"{where}: {value!r} is not {hint}"
 
 
-NAMES = vars(wire) | {"VaultStatus": VaultStatus}  # wire.py imports it for type checking only
-
-
 def _returns(builder: Callable[..., Any]) -> Any:
-    return get_type_hints(builder, NAMES).get("return")
+    """The builder's return type, read in the module that defines it (memlsp/wire/status.py
+    imports `VaultStatus` for type checking only)."""
+    return get_type_hints(builder, localns={"VaultStatus": VaultStatus}).get("return")
 
 
 @pytest.fixture(scope="module")
@@ -410,7 +448,7 @@ def test_every_builder_of_a_message_or_output_is_checked() -> None:
         name
         for name, function in vars(wire).items()
         if inspect.isfunction(function)
-        and function.__module__ == wire.__name__
+        and function.__module__.startswith(f"{wire.__name__}.")
         and _returns(function) in answers
     }
     assert builders == set(CASES)

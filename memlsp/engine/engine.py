@@ -18,7 +18,7 @@ from pathlib import Path
 from memlsp.embed.base import Embedder
 from memlsp.engine.snapshot import Snapshot, Vectors
 from memlsp.engine.writer import Progress, VaultWriter
-from memlsp.index.keyword import FORMAT_VERSION as KEYWORD_FORMAT
+from memlsp.index.keyword.schema import FORMAT_VERSION as KEYWORD_FORMAT
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.index.store import Wait, open_store
 from memlsp.model import IndexSummary

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from memlsp.index.keyword import KeywordReader
+from memlsp.index.keyword.reader import KeywordReader
 from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse

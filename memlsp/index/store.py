@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memlsp.index.journal import ChangeJournal
-from memlsp.index.keyword import IndexUnavailable, KeywordIndex
+from memlsp.index.keyword.writer import IndexUnavailable, KeywordIndex
 from memlsp.index.manifest import Manifest
 from memlsp.index.writer_lock import WriterLock
 

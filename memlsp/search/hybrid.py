@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
-from memlsp.index.keyword import KeywordReader
+from memlsp.index.keyword.reader import KeywordReader
 from memlsp.index.vectors import VectorHit
 from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, SearchResponse
 from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, strength

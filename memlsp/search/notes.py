@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from memlsp.index.keyword import name_terms
+from memlsp.index.keyword.schema import name_terms
 from memlsp.model import Chunk
 from memlsp.parse.tokens import has_cjk
 from memlsp.search.evidence import FUSION_POWER, coverage

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memlsp.index.keyword import KeywordReader
+from memlsp.index.keyword.reader import KeywordReader
 from memlsp.index.semantic import VectorSide, embedding_text
 from memlsp.index.vectors import VectorHit
 from memlsp.model import Chunk, LinkStatus, Note

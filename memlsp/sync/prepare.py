@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from memlsp.index.keyword import ChunkDocument, NoteFields, prepare_documents
+from memlsp.index.keyword.documents import ChunkDocument, NoteFields, prepare_documents
 from memlsp.model import Note, printable
 from memlsp.parse.files import parse_file
 from memlsp.settings.table import Settings

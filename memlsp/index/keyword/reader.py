@@ -1,82 +1,21 @@
-"""The keyword index: chunks in tantivy, BM25 over text plus boosted title, aliases and headings.
-
-The only module that imports tantivy. Text reaches the analyzer pre-segmented (`parse.tokens`), and
-the analyzer (regex words, lower case, English stemming) must be registered again on every open:
-tantivy does not store custom tokenizers with the index.
+"""One committed state of the keyword index, and the questions asked of it: BM25 over a chunk's
+text plus its boosted title, aliases and headings; which of a query's terms each hit has; which
+notes may mention a name; a note's chunks.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import math
-import shutil
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import tantivy
 
+from memlsp.index.keyword.documents import date_number
+from memlsp.index.keyword.schema import FIELD_BOOSTS, NAME_FIELDS
 from memlsp.model import Chunk
-from memlsp.parse.prose import without_blobs
-from memlsp.parse.stopwords import COMMON_WORDS
 from memlsp.parse.tokens import has_cjk, segment, separate_cjk
-
-FORMAT_VERSION = 1
-_ANALYZER = "memlsp"
-_FORMAT_FILE = "memlsp-format.json"
-_WRITER_HEAP = 64_000_000
-# Chunk text already holds its heading line (and an H1 title), so the extra fields only nudge.
-# Measured on SciFact train (809 queries, nDCG@10): title boost 2.0 -> 0.611, 1.0 -> 0.671,
-# 0.5 -> 0.693, 0.25 -> 0.705, 0 -> 0.702. A short field's BM25 swamps the body when boosted.
-FIELD_BOOSTS = {"text": 1.0, "title": 0.25, "aliases": 0.5, "headings": 0.5}
-
-
-class IndexLocked(Exception):
-    """Another process holds the index writer."""
-
-
-class IndexUnavailable(Exception):
-    """A read-only open found no usable index (the writer has not made one yet)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NoteFields:
-    """What the index keeps of a chunk's note, besides the chunk itself."""
-
-    title: str
-    aliases: tuple[str, ...]
-    date: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkDocument:
-    """A chunk with its searchable fields already segmented: the slow, pure part of indexing,
-    done apart from the index (in worker processes on a cold start)."""
-
-    chunk: Chunk
-    text: str
-    title: str
-    aliases: str
-    headings: str
-    date: int
-
-
-def prepare_documents(fields: NoteFields, chunks: list[Chunk]) -> list[ChunkDocument]:
-    title = segment(fields.title)
-    aliases = segment(" \n".join(fields.aliases))
-    date = date_number(fields.date)
-    return [
-        ChunkDocument(
-            chunk=chunk,
-            text=segment(without_blobs(chunk.text)),  # nothing to find in encoded data
-            title=title,
-            aliases=aliases,
-            headings=segment(" \n".join(h for h in chunk.breadcrumb[1:] if h != fields.title)),
-            date=date,
-        )
-        for chunk in chunks
-    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,155 +54,6 @@ class KeywordHit:
 # A term's two bits in `_matched` (any field; the note's name fields): tantivy scores are 32-bit
 # floats, exact for sums of up to 24 distinct powers of two.
 _TERMS_PER_SEARCH = 12
-NAME_FIELDS = ("title", "aliases")
-
-
-def _analyzer() -> tantivy.TextAnalyzer:
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"[\p{L}\p{N}_]+"))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
-
-
-@functools.lru_cache(maxsize=16_384)
-def name_terms(text: str, segment_cjk: bool) -> frozenset[str]:
-    """The index terms of a short text that many searches read again, such as a note's
-    description: analysed once (Chinese through jieba costs a fraction of a millisecond each
-    time), then remembered. The analyzer is the same for every index."""
-    return frozenset(_SHARED_ANALYZER.analyze(segment(text) if segment_cjk else separate_cjk(text)))
-
-
-_SHARED_ANALYZER = _analyzer()
-
-
-def _schema() -> tantivy.Schema:
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
-    builder.add_text_field("path", stored=True, tokenizer_name="raw")
-    for name in FIELD_BOOSTS:
-        builder.add_text_field(name, stored=False, tokenizer_name=_ANALYZER)
-    builder.add_bytes_field("content", stored=True)
-    builder.add_bytes_field("breadcrumb", stored=True)
-    builder.add_integer_field("start_line", stored=True)
-    builder.add_integer_field("end_line", stored=True)
-    builder.add_integer_field("date", stored=False, indexed=True, fast=True)
-    return builder.build()
-
-
-def date_number(date: str | None) -> int:
-    """YYYY-MM-DD as an integer YYYYMMDD; 0 for a note without a date."""
-    return int(date.replace("-", "")) if date else 0
-
-
-class KeywordIndex:
-    """A tantivy index on disk (or in memory when `directory` is None)."""
-
-    def __init__(self, directory: Path | None, *, writable: bool = True) -> None:
-        self.analyzer = _analyzer()
-        self.schema = _schema()
-        # As the analyzer leaves them: stemmed ("does" -> "doe"), Chinese words whole.
-        self.common_terms = frozenset(
-            term for word in COMMON_WORDS for term in self.analyzer.analyze(word)
-        )
-        self.rebuilt_reason: str | None = None
-        self.read_only = not writable
-        self._index = self._open(directory)
-        self._writer: tantivy.IndexWriter | None = None
-        if writable:
-            try:
-                self._writer = self._index.writer(_WRITER_HEAP, 1)
-            except ValueError as error:
-                if "lock" not in str(error).lower():
-                    raise
-                self.read_only = True
-
-    def _open(self, directory: Path | None) -> tantivy.Index:
-        if directory is None:
-            return self._register(tantivy.Index(self.schema))
-        format_file = directory / _FORMAT_FILE
-        if directory.exists():
-            reason = self._check_format(format_file)
-            if reason is None:
-                try:
-                    return self._register(tantivy.Index(self.schema, str(directory), reuse=True))
-                except (OSError, ValueError) as error:
-                    reason = f"unreadable ({error})"
-            if self.read_only:
-                # Only the writer may rebuild: this folder may be one it is creating right now.
-                raise IndexUnavailable(f"the keyword index {reason}")
-            self.rebuilt_reason = reason
-            shutil.rmtree(directory, ignore_errors=True)
-        elif self.read_only:
-            raise IndexUnavailable("the keyword index does not exist yet")
-        directory.mkdir(parents=True, exist_ok=True)
-        index = self._register(tantivy.Index(self.schema, str(directory), reuse=False))
-        format_file.write_text(json.dumps({"format": FORMAT_VERSION}))
-        return index
-
-    @staticmethod
-    def _check_format(format_file: Path) -> str | None:
-        try:
-            found = json.loads(format_file.read_text()).get("format")
-        except (OSError, ValueError, AttributeError):
-            return "has no readable format marker"
-        return None if found == FORMAT_VERSION else f"has format {found}, expected {FORMAT_VERSION}"
-
-    def _register(self, index: tantivy.Index) -> tantivy.Index:
-        index.register_tokenizer(_ANALYZER, self.analyzer)
-        return index
-
-    # -- writing --------------------------------------------------------------------------
-
-    def replace_note(self, path: str, documents: list[ChunkDocument]) -> None:
-        writer = self._require_writer()
-        writer.delete_documents_by_term("path", path)
-        for doc in documents:
-            writer.add_document(
-                tantivy.Document(
-                    chunk_id=doc.chunk.id,
-                    path=path,
-                    text=doc.text,
-                    title=doc.title,
-                    aliases=doc.aliases,
-                    headings=doc.headings,
-                    content=doc.chunk.text.encode(),
-                    breadcrumb=json.dumps(doc.chunk.breadcrumb, ensure_ascii=False).encode(),
-                    start_line=doc.chunk.start_line,
-                    end_line=doc.chunk.end_line,
-                    date=doc.date,
-                )
-            )
-
-    def delete_note(self, path: str) -> None:
-        self._require_writer().delete_documents_by_term("path", path)
-
-    def clear(self) -> None:
-        self._require_writer().delete_all_documents()
-
-    def commit(self) -> None:
-        self._require_writer().commit()
-        self._index.reload()
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.wait_merging_threads()
-            self._writer = None
-
-    def _require_writer(self) -> tantivy.IndexWriter:
-        if self._writer is None:
-            raise IndexLocked("the keyword index is open read-only")
-        return self._writer
-
-    # -- reading --------------------------------------------------------------------------
-
-    def reader(self) -> KeywordReader:
-        """The index as of its last commit; it stays as it is while the writer goes on. A
-        read-only index first looks for what the writing process committed since."""
-        if self.read_only:
-            self._index.reload()
-        return KeywordReader(self._index.searcher(), self.schema, self.analyzer, self.common_terms)
 
 
 class KeywordReader:

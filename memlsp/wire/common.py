@@ -1,0 +1,39 @@
+"""What the families of messages share: a range in a note as an editor counts it (columns in
+the unit the client negotiated, `Span.columns`), and `json_text`, the JSON writer that escapes
+what `printable` escapes (C1 and bidi controls among them), so a note's text printed with
+`--json` cannot move a terminal's cursor or reorder what a person reads.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TypedDict
+
+from memlsp.model import UNPRINTABLE, Span
+
+
+class PositionJson(TypedDict):
+    line: int  # 0-based
+    character: int  # in the unit the client negotiated
+
+
+class RangeJson(TypedDict):
+    start: PositionJson
+    end: PositionJson
+
+
+def range_json(span: Span, encoding: str) -> RangeJson:
+    start, end = span.columns(encoding)
+    return {
+        "start": {"line": span.line, "character": start},
+        "end": {"line": span.line, "character": end},
+    }
+
+
+def json_text(data: object) -> str:
+    """JSON keeping names as they are, with what `printable` escapes escaped the JSON way: json
+    escapes C0 controls itself but leaves DEL, C1, bidi controls and lone surrogates (a name that
+    is not UTF-8) raw, and a lone surrogate cannot be written as UTF-8 at all. Outside strings
+    the only such character is the newline of the indentation."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return UNPRINTABLE.sub(lambda m: m[0] if m[0] == "\n" else f"\\u{ord(m[0]):04x}", text)
