@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from memlsp.engine import Engine
 from memlsp.navigation.actions import SAME_FOLDER, Action, actions_at
 from memlsp.vault.linktext import leads_only_to
-from tests.helpers.engine import indexed_engine
+from tests.helpers.fixtures import engine_fixture
 
 NOTE = "# Source\n[[Later]] [[ideas|my ideas]] [[Target#Methd]] [x](sub/New%20one.md) [[a:b]]\n"
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    files = {
+engine = engine_fixture(
+    "actions",
+    {
         "notes/Source.md": NOTE,
         "Target.md": "# Target\n\n## Method\n\n## Results\n",
         "travel/ideas.md": "# Travel ideas\n",
         "cooking/ideas.md": "# Cooking ideas\n",
-    }
-    opened = indexed_engine(tmp_path_factory.mktemp("actions"), files)
-    yield opened
-    opened.close()
+    },
+)
 
 
 def on(engine: Engine, needle: str, folder: str = "") -> list[Action]:

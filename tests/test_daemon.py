@@ -25,7 +25,9 @@ import pytest
 
 from memlsp import daemon
 from memlsp.config import Settings, cache_dir_for
-from tests.helpers.fake_embedder import embedding_endpoint, user_config_for
+from tests.helpers.cli import environment, memlsp
+from tests.helpers.fake_embedder import user_config_for
+from tests.helpers.fixtures import endpoint_fixture
 from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import served
 
@@ -45,24 +47,6 @@ def wait_until(check: Callable[[], object], timeout: float = 30.0) -> None:
             return
         tick.wait(0.02)
     raise AssertionError(f"not so within {timeout} s: {check}")
-
-
-def environment(**changes: str) -> dict[str, str]:
-    """The tests' environment (tests/conftest.py), with the CLI allowed to ask a server."""
-    env = {name: value for name, value in os.environ.items() if name != "MEMLSP_NO_DAEMON"}
-    return {**env, **changes}
-
-
-def memlsp(
-    *args: str | Path, env: dict[str, str] | None = None, python: tuple[str, ...] = ()
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *python, "-m", "memlsp", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env or environment(),
-    )
 
 
 class Vault:
@@ -385,11 +369,7 @@ def test_asking_a_server_imports_no_index_and_no_model(vault: Vault) -> None:
     assert not heavy & imported
 
 
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    """An OpenAI-compatible embedding server with the deterministic test embedder behind it."""
-    with embedding_endpoint(32) as url:
-        yield url
+endpoint = endpoint_fixture(32)
 
 
 def test_a_search_by_meaning_starts_a_server_that_the_next_ones_ask(

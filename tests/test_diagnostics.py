@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from memlsp.engine import Engine
 from memlsp.navigation.diagnostics import Code, Levels, Severity, note_problems
-from tests.helpers.engine import indexed_engine
+from tests.helpers.fixtures import engine_fixture
 from tests.helpers.vault import write
 
 NOTE = (
@@ -20,17 +16,15 @@ NOTE = (
 )
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    files = {
+engine = engine_fixture(
+    "diagnostics",
+    {
         "Source.md": NOTE,
         "Target.md": "# Target\n\n## Real\n\nA line. ^blk\n",
         "travel/ideas.md": "# Travel ideas\n",
         "cooking/ideas.md": "# Cooking ideas\n",
-    }
-    opened = indexed_engine(tmp_path_factory.mktemp("diagnostics"), files)
-    yield opened
-    opened.close()
+    },
+)
 
 
 def test_each_kind_of_problem_with_its_severity_and_the_whole_link(engine: Engine) -> None:

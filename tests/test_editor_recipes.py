@@ -27,6 +27,7 @@ from tests.helpers.editors import (
     README,
     REPO,
     find_nvim,
+    headless_neovim,
     isolated_env,
     readme_snippet,
     run_bounded,
@@ -150,19 +151,7 @@ def run_neovim(tmp_path: Path, note: Path, link: str, cwd: Path, **env: str) -> 
     init.parent.mkdir(parents=True, exist_ok=True)
     init.write_text(neovim_init(), encoding="utf-8")
     driver = EDITORS / "nvim_recipe.lua"
-    args = [
-        nvim,
-        "--headless",
-        "-u",
-        str(init),
-        "-i",
-        "NONE",
-        "-n",
-        "-l",
-        str(driver),
-        str(note),
-        link,
-    ]
+    args = headless_neovim(nvim, driver, note, link, init=init)
     return run_client(args, cwd, client_env(tmp_path, **env))
 
 

@@ -17,7 +17,8 @@ from memlsp.navigation.graph_meaning import graph_around, with_meaning
 from memlsp.navigation.neighbourhood import neighbourhood
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import embedded_vault, indexed_engine
-from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint, user_config_for
+from tests.helpers.fake_embedder import FakeEmbedder, user_config_for
+from tests.helpers.fixtures import endpoint_fixture
 from tests.helpers.memory_vault import memory_view
 from tests.helpers.vault import write_notes
 from tests.test_neighbourhood import UNCAPPED, _edges, _ids, _nodes, hop_by_hop
@@ -172,10 +173,7 @@ def test_a_nodes_description_and_tags() -> None:
 # -- the command ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    with embedding_endpoint(64) as url:
-        yield url
+endpoint = endpoint_fixture(64)
 
 
 def test_memlsp_graph_with_meaning(

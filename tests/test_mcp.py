@@ -7,9 +7,7 @@ import json
 import math
 import os
 import shutil
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -27,7 +25,8 @@ from memlsp.agent.tools import (
     within_budget,
 )
 from memlsp.config import Settings, settings_from
-from tests.helpers.fake_embedder import embedding_endpoint
+from tests.helpers.cli import environment, memlsp
+from tests.helpers.fixtures import endpoint_fixture
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vault"
 
@@ -39,10 +38,7 @@ def vault(tmp_path: Path) -> Path:
     return root.resolve()
 
 
-@pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    with embedding_endpoint(32) as url:
-        yield url
+endpoint = endpoint_fixture(32, scope="module")
 
 
 def settings_for(cache: Path, endpoint: str | None = None) -> Settings:
@@ -90,17 +86,10 @@ async def refused(client: Client, tool: str, **arguments: Any) -> str:
 def cli_json(vault: Path, settings: Settings, *args: str) -> Any:
     """The command line's answer, in a process of its own that asks the vault's socket (which
     the agent's source answers on) as a user's `memlsp` would."""
-    env = {k: v for k, v in os.environ.items() if k != "MEMLSP_NO_DAEMON"}
     assert settings.cache_dir is not None
-    env["XDG_CONFIG_HOME"] = str(settings.cache_dir.parent / "config")
+    env = environment(XDG_CONFIG_HOME=str(settings.cache_dir.parent / "config"))
     command, *rest = args
-    run = subprocess.run(
-        [sys.executable, "-m", "memlsp", command, str(vault), *rest, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    run = memlsp(command, vault, *rest, "--json", env=env)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 

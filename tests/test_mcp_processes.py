@@ -4,7 +4,6 @@ every tool called through the `mcp` SDK's client, answers equal to the command l
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import socket
@@ -21,6 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.helpers.cli import environment, memlsp
 from tests.test_mcp import FIXTURE
 
 pytestmark = pytest.mark.e2e
@@ -37,20 +37,9 @@ def flags(tmp_path: Path) -> list[str]:
     return ["--cache-dir", str(tmp_path / "cache"), "--embedder", "none"]
 
 
-def environment(**more: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "MEMLSP_NO_DAEMON"}
-    return {**env, **more}
-
-
 def cli(vault: Path, tmp_path: Path, *args: str) -> Any:
     command, *rest = args
-    run = subprocess.run(
-        [sys.executable, "-m", "memlsp", command, str(vault), *rest, "--json", *flags(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=environment(),
-    )
+    run = memlsp(command, vault, *rest, "--json", *flags(tmp_path))
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 

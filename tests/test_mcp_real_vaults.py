@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.test_mcp_processes import cli, environment, flags
+from tests.helpers.cli import environment
+from tests.test_mcp_processes import cli, flags
 from tests.test_real_vaults import VAULTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.realdata]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.editors import REPO, find_nvim, isolated_env, run_bounded
+from tests.helpers.editors import REPO, find_nvim, headless_neovim, isolated_env, run_bounded
 from tests.helpers.vault import FIXTURE_VAULT
 
 SCRIPT = REPO / "tests" / "nvim" / "check_features.lua"
@@ -59,8 +59,7 @@ CHECKS = (
 
 
 def run_neovim(nvim: str, vault: Path, cache: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    args = [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-l", str(SCRIPT)]
-    args += [str(vault), str(cache), sys.executable]
+    args = headless_neovim(nvim, SCRIPT, vault, cache, sys.executable)
     return run_bounded(args, REPO, isolated_env(home), TIMEOUT_SECONDS)
 
 

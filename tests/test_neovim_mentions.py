@@ -17,7 +17,14 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.editors import REPO, find_nvim, isolated_env, readme_snippet, run_bounded
+from tests.helpers.editors import (
+    REPO,
+    find_nvim,
+    headless_neovim,
+    isolated_env,
+    readme_snippet,
+    run_bounded,
+)
 
 SCRIPT = REPO / "tests" / "nvim" / "check_mentions.lua"
 TIMEOUT_SECONDS = 180
@@ -114,8 +121,7 @@ def place(item: dict[str, Any]) -> tuple[str, int, int]:
 def run_neovim(tmp_path: Path, vault: Path) -> subprocess.CompletedProcess[str]:
     recipe = tmp_path / "recipe.lua"
     recipe.write_text(readme_snippet("Neovim: related notes", "lua"), encoding="utf-8")
-    args = [find_nvim(), "--headless", "-u", "NONE", "-i", "NONE", "-n", "-l", str(SCRIPT)]
-    args += [str(vault), str(tmp_path / "cache"), sys.executable, str(recipe)]
+    args = headless_neovim(find_nvim(), SCRIPT, vault, tmp_path / "cache", sys.executable, recipe)
     return run_bounded(args, REPO, isolated_env(tmp_path / "home"), TIMEOUT_SECONDS)
 
 

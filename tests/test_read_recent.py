@@ -26,6 +26,7 @@ from memlsp.commands.answers import ANSWERED
 from memlsp.commands.arguments import UsageError, command_parser
 from memlsp.config import Settings, cache_dir_for
 from memlsp.navigation.recent import NS_PER_DAY, Change, recent_changes
+from tests.helpers.cli import memlsp
 from tests.helpers.engine import open_indexed
 from tests.helpers.vault import write, write_notes
 
@@ -529,17 +530,6 @@ def _answers(path: Path) -> bool:
         probe.connect(str(path))
         return True
     return False
-
-
-def memlsp(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {name: value for name, value in os.environ.items() if name != "MEMLSP_NO_DAEMON"}
-    return subprocess.run(
-        [sys.executable, "-m", "memlsp", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
 
 
 @pytest.mark.e2e

@@ -31,7 +31,8 @@ from memlsp.search.related import (
     section_pairs,
 )
 from tests.helpers.engine import embedded_vault, indexed_engine
-from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint, user_config_for
+from tests.helpers.fake_embedder import FakeEmbedder, user_config_for
+from tests.helpers.fixtures import endpoint_fixture
 from tests.helpers.vault import write_notes
 
 NOTES = {
@@ -314,11 +315,7 @@ def test_the_store_finds_across_languages_with_a_batched_query(tmp_path: Path) -
 # -- the command line -----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    """An OpenAI-compatible embedding server (a thread) with the test embedder behind it."""
-    with embedding_endpoint(64) as url:
-        yield url
+endpoint = endpoint_fixture(64)
 
 
 def test_the_command_embeds_first_then_answers_in_text_and_json(

@@ -29,6 +29,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from memlsp.settings import SETTINGS, SetBy
 from memlsp.vault.graph import LinkGraph
+from tests.helpers import cli
 from tests.helpers.engine import open_engine
 from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import finish, start_session
@@ -127,14 +128,7 @@ def user_config(tmp_path: Path, text: str) -> None:
 def memlsp(
     tmp_path: Path, *args: str | Path, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "memlsp", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env=user_environment(tmp_path),
-    )
+    result = cli.memlsp(*args, cwd=cwd, env=user_environment(tmp_path))
     assert result.returncode == 0, result.stderr
     return result
 

@@ -49,6 +49,15 @@ def run_bounded(
     )
 
 
+def headless_neovim(
+    nvim: str, script: Path, *args: str | Path, init: str | Path = "NONE"
+) -> list[str]:
+    """The command line of a headless Neovim that runs the Lua `script` with `args` and exits:
+    no shada, no swap file, and no user config unless `init` names one."""
+    command = [nvim, "--headless", "-u", str(init), "-i", "NONE", "-n", "-l", str(script)]
+    return command + [str(arg) for arg in args]
+
+
 def _version(nvim: str) -> tuple[int, int] | None:
     try:
         out = subprocess.run(
