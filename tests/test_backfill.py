@@ -23,7 +23,7 @@ NOTES = {
 
 def cached(engine: Engine) -> int:
     """How many vectors of this engine's embedder the content cache holds."""
-    cache, embedder = engine._vectors.cache, engine._vectors.embedder
+    cache, embedder = engine.vector_side.cache, engine.vector_side.embedder
     assert cache is not None and embedder is not None
     rows = cache._db.execute("SELECT COUNT(*) FROM vectors WHERE embedder = ?", (embedder.id,))
     return int(rows.fetchone()[0])
@@ -59,7 +59,7 @@ def test_steps_say_what_happened_until_done(tmp_path: Path) -> None:
 def test_connected_but_not_planned_is_not_ready(tmp_path: Path) -> None:
     engine = indexed(tmp_path, FakeEmbedder())
     try:
-        assert engine._vectors.connect()
+        assert engine.vector_side.connect()
         # Nothing is known to be pending before the plan: "ready, 0 pending" would be a lie.
         assert engine.read().vectors.status.state == "connecting"
         planned = Backfill(engine).plan()
@@ -77,7 +77,7 @@ def test_a_failing_model_blocks_and_the_next_run_goes_on(tmp_path: Path) -> None
         assert stuck.blocked and not stuck.done and stuck.state == "unavailable"
         assert "fail" in stuck.problem
         embedder.fail = False
-        engine._vectors._retry_at = 0.0  # the retry time has passed
+        engine.vector_side.retry_now()  # the retry time has passed
         assert Backfill(engine).run().done
     finally:
         engine.close()

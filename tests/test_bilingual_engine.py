@@ -24,7 +24,7 @@ def test_each_language_is_read_by_its_model_and_both_ways_across(tmp_path: Path)
     try:
         engine.refresh()
         assert embed_all(engine) == 2
-        embedder = engine._vectors.embedder
+        embedder = engine.vector_side.embedder
         assert isinstance(embedder, BilingualEmbedder)
         # MiniLM and the bridge hold the English notes; no Chinese note yet.
         assert embedder.active == (True, False, True)

@@ -129,8 +129,8 @@ def test_remote_store_degrades_when_the_server_stops_and_recovers(
     try:
         engine.refresh()
         assert embed_all(engine) == 3
-        assert engine._vectors.store is not None and engine._vectors.store.remote
-        assert engine._vectors.store.count() == 3
+        assert engine.vector_side.store is not None and engine.vector_side.store.remote
+        assert engine.vector_side.store.count() == 3
         assert not (settings.cache_dir / "vectors").exists()  # type: ignore[operator]
         response = ask(engine, "tomatoes garden", limit=20)
         assert response.counts.hybrid is True and response.warnings == ()
@@ -138,7 +138,7 @@ def test_remote_store_degrades_when_the_server_stops_and_recovers(
         assert first.chunk.path == "garden.md"
         assert first.keyword_rank == 1 and first.vector_rank == 1
         # A scope goes to the server as a `where` on path: the nearest among those notes alone.
-        store = engine._vectors.store
+        store = engine.vector_side.store
         nearest = store.query(embedder.embed_query("tomatoes garden")[0], 1, {"music.md"})
         assert [hit.path for hit in nearest] == ["music.md"]
         scoped = ask(engine, "garden violin", mode="vector", paths=("music.md",))

@@ -460,8 +460,8 @@ def test_bilingual_chinese_notes_do_not_load_minilm() -> None:
     embedder = build_embedder(Settings())
     assert isinstance(embedder, BilingualEmbedder)
     embedder.embed_documents(ZH_NOTES)
-    assert embedder._cjk.loaded
-    assert not embedder._latin.loaded
+    assert embedder.cjk.loaded
+    assert not embedder.latin.loaded
 
 
 # --- a user's ONNX model folder -------------------------------------------------------------------

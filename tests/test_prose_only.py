@@ -201,8 +201,8 @@ def test_only_prose_chunks_get_a_vector(engine: Engine) -> None:
     assert engine.read().vectors.status.pending == 0
     chunks = [chunk for path in NOTES for chunk in engine.read().keyword.chunks_of(path)]
     prose = {chunk.id for chunk in chunks if is_prose(chunk)}
-    assert engine._vectors.store is not None
-    assert engine._vectors.store.ids() == prose
+    assert engine.vector_side.store is not None
+    assert engine.vector_side.store.ids() == prose
     assert {"Logo", "Trip", "Reading", "Pasted"} == {
         chunk.breadcrumb[-1] for chunk in chunks if chunk.id in prose
     }

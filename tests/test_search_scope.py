@@ -244,7 +244,7 @@ def test_the_vector_side_honours_the_scope(with_vectors: Engine, mode: str) -> N
 
 
 def test_a_note_found_by_meaning_alone_is_held_to_the_scope(with_vectors: Engine) -> None:
-    embedder = with_vectors._vectors.embedder
+    embedder = with_vectors.vector_side.embedder
     assert isinstance(embedder, FakeEmbedder)
     embedder.synonyms = {"light": "lantern"}
     try:
@@ -372,7 +372,7 @@ def crowded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 
 def store_paths(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> list[set[str] | None]:
     """Records the notes each query asks the real store to search among (None: every note)."""
-    store = engine._vectors.store
+    store = engine.vector_side.store
     assert store is not None
     asked: list[set[str] | None] = []
     query = store.query

@@ -131,7 +131,7 @@ def test_a_snapshot_held_by_a_request_stays_as_it_was(engine: Engine) -> None:
 def test_readers_answer_while_a_batch_is_half_applied(engine: Engine) -> None:
     """A batch that has changed one note and not yet the next is invisible, and holding it
     open (the writer's lock taken) keeps no request waiting."""
-    writer = engine._writer
+    writer = engine.writer
     started, finish = threading.Event(), threading.Event()
 
     def half_a_batch() -> None:

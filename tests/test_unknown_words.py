@@ -44,5 +44,5 @@ def test_a_real_word_the_vault_never_uses_still_finds_by_meaning(engine: Engine)
 
 
 def test_a_word_of_the_vault_keeps_its_results(engine: Engine) -> None:
-    engine._vectors.embedder.vocabulary = set()  # type: ignore[union-attr]  # the model reads nothing
+    engine.vector_side.embedder.vocabulary = set()  # type: ignore[union-attr]  # the model reads nothing
     assert [hit.chunk.path for hit in ask(engine, "cello").hits][:1] == ["music.md"]

@@ -146,8 +146,8 @@ def test_renaming_a_note_reuses_its_vectors(
     ready: Engine, vault: Path, embedder: FakeEmbedder
 ) -> None:
     calls = embedder.calls
-    assert ready._vectors.store is not None
-    count = ready._vectors.store.count()
+    assert ready.vector_side.store is not None
+    count = ready.vector_side.store.count()
     old_ids = {chunk.id for chunk in ready.read().keyword.chunks_of("garden.md")}
     (vault / "garden.md").rename(vault / "backyard.md")
     ready.refresh_paths(["garden.md", "backyard.md"])
@@ -156,8 +156,8 @@ def test_renaming_a_note_reuses_its_vectors(
 
     assert embed_all(ready) == len(new_ids)  # stored again under the new ids...
     assert embedder.calls == calls  # ...from the content cache, not embedded again
-    assert ready._vectors.store.count() == count
-    stored = ready._vectors.store.ids()
+    assert ready.vector_side.store.count() == count
+    stored = ready.vector_side.store.ids()
     assert new_ids <= stored and not old_ids & stored
     response = ask(ready, "tomatoes garden", limit=LIMIT, mode="vector")
     assert paths(response)[0] == "backyard.md"
@@ -188,14 +188,14 @@ def test_editing_one_section_embeds_only_that_section(
     assert embed_all(ready) == 1
     assert embedder.calls == calls + 1
     prose = {chunk_id for chunk_id in after if embeds(chunk_id)}  # the title line is not prose
-    assert len(prose) == 3 and prose <= ready._vectors.store.ids()  # type: ignore[union-attr]
+    assert len(prose) == 3 and prose <= ready.vector_side.store.ids()  # type: ignore[union-attr]
 
 
 # -- 4. deleted notes -------------------------------------------------------------------------------
 
 
 def test_deleted_notes_leave_the_store_and_the_results(ready: Engine, vault: Path) -> None:
-    store = ready._vectors.store
+    store = ready.vector_side.store
     assert store is not None
     count = store.count()
     gone = {chunk.id for chunk in ready.read().keyword.chunks_of("astronomy.md")}
@@ -209,7 +209,7 @@ def test_deleted_notes_leave_the_store_and_the_results(ready: Engine, vault: Pat
         )
 
     embed_all(ready)
-    assert ready._vectors.store is store
+    assert ready.vector_side.store is store
     assert store.count() == count - len(gone)
     assert not gone & store.ids()
     assert ready.read().vectors.status.stored == count - len(gone)
@@ -243,7 +243,7 @@ def test_backfill_resumes_after_a_restart(vault: Path, tmp_path: Path) -> None:
         assert embed_all(engine) == total - 2
         assert second.calls == total - 2
         assert engine.read().vectors.status.stored == total
-        assert engine._vectors.store is not None and engine._vectors.store.count() == total
+        assert engine.vector_side.store is not None and engine.vector_side.store.count() == total
     finally:
         engine.close()
 
@@ -313,7 +313,7 @@ def test_changing_the_embedder_rebuilds_its_own_collection(vault: Path, tmp_path
         assert status.stored == 0 and status.pending == engine.read().keyword.chunk_count()
         vault_id = str(vault.resolve())
         old, new = collection_name(vault_id, "fake-64"), collection_name(vault_id, "other-32")
-        assert engine._vectors.store is not None and engine._vectors.store.dropped == [old]
+        assert engine.vector_side.store is not None and engine.vector_side.store.dropped == [old]
         client = chromadb.PersistentClient(
             path=str(folder), settings=ChromaSettings(anonymized_telemetry=False)
         )
@@ -363,7 +363,7 @@ def test_date_filters_are_inclusive_on_the_vector_side(tmp_path: Path) -> None:
                 assert set(paths(response)) == wanted, (mode, dates)
                 assert response.counts.vector == len(wanted), (mode, dates)
         # Vector-only hits (no shared word) are held to the dates as well.
-        engine._vectors.embedder.synonyms = {"shade": "lantern"}  # type: ignore[union-attr]
+        engine.vector_side.embedder.synonyms = {"shade": "lantern"}  # type: ignore[union-attr]
         response = ask(engine, "shade", limit=LIMIT, mode="hybrid", start_date="2024-05-02")
         assert response.counts.keyword == 0
         assert set(paths(response)) == {"may10.md", "june.md"}
@@ -436,7 +436,7 @@ def test_ties_break_the_same_way_every_time(tmp_path: Path) -> None:
 
 
 def test_most_recently_changed_note_is_embedded_first(ready: Engine, vault: Path) -> None:
-    store = ready._vectors.store
+    store = ready.vector_side.store
     assert store is not None
     # Two notes change: "garden" long ago (an old mtime), "vehicles" just now. "garden" sorts
     # first by name, so only recency puts "vehicles" first.
@@ -474,7 +474,7 @@ def test_an_open_note_and_the_notes_it_links_are_embedded_first(
     order: list[str] = []
     stored: set[str] = set()
     while engine.embed_step(1):
-        store = engine._vectors.store
+        store = engine.vector_side.store
         assert store is not None
         fresh = store.ids() - stored
         stored |= fresh

@@ -38,7 +38,7 @@ def _engine(tmp_path: Path) -> Engine:
 def test_the_writer_takes_its_plain_lock_once_per_operation(tmp_path: Path) -> None:
     engine = _engine(tmp_path)
     try:
-        writer = engine._writer
+        writer = engine.writer
         assert type(writer._lock) is type(threading.Lock())  # not re-entrant
         counting = _CountingLock()
         writer._lock = counting  # type: ignore[assignment]
