@@ -28,9 +28,13 @@ from tests.helpers.timeouts import LIMITS, Limit, mark_this_run
 from tests.helpers.vault import FIXTURE_VAULT, read_vault
 
 LSP_TESTS = Path(__file__).resolve().parent / "lsp"
-LSP_IN_PROCESS = {"test_convert.py", "test_logging.py"}  # tests/lsp modules that start nothing
+LSP_IN_PROCESS = {
+    "test_convert.py",
+    "test_logging.py",
+    "test_responses.py",
+}  # tests/lsp modules that start nothing
 # Fixtures that may start a process: loading MiniLM converts it to int8 in a child process the
-# first time (tests/test_embedders.py).
+# first time (tests/embed/test_embedders.py).
 E2E_FIXTURES = {"minilm", "bilingual", "onnx_folder_embedder"}
 # Five minutes for an e2e test: measured alone with `--durations` on two shared cores, the slowest
 # took 43 s (an agent's session on a real vault), MiniLM's int8 conversion 25 s, a Neovim session
@@ -38,7 +42,7 @@ E2E_FIXTURES = {"minilm", "bilingual", "onnx_folder_embedder"}
 # with `pytest.mark.timeout(seconds, method="thread")`.
 E2E_SECONDS = 300
 LONG_E2E: Mapping[str, int] = {  # test id prefix (as pytest prints it) -> seconds
-    "tests/test_mcp_real_vaults.py::test_an_agents_session": 600,
+    "tests/agent/test_mcp_real_vaults.py::test_an_agents_session": 600,
 }
 
 
@@ -135,7 +139,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None]:
 def user_config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The user's own memlsp config (and its signing key) never leaks into or out of the tests;
     servers and CLIs the tests start inherit this too. Nor does a CLI the tests run start a
-    `memlsp serve` that outlives them: tests/test_daemon.py asks for one where it wants one."""
+    `memlsp serve` that outlives them: tests/commands/test_daemon.py asks for one where it wants one."""
     folder = tmp_path_factory.mktemp("config-home")
     changed = {"XDG_CONFIG_HOME": str(folder), "MEMLSP_NO_DAEMON": "1"}
     before = {name: os.environ.get(name) for name in changed}

@@ -27,8 +27,9 @@ from memlsp.agent.tools import (
 from memlsp.config import Settings, settings_from
 from tests.helpers.cli import environment, memlsp
 from tests.helpers.fixtures import endpoint_fixture
+from tests.helpers.paths import REPO
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vault"
+FIXTURE = REPO / "fixtures" / "vault"
 
 
 @pytest.fixture

@@ -20,8 +20,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.agent.test_mcp import FIXTURE
 from tests.helpers.cli import environment, memlsp
-from tests.test_mcp import FIXTURE
+from tests.helpers.paths import REPO
 
 pytestmark = pytest.mark.e2e
 
@@ -181,7 +182,7 @@ def test_with_no_vault_it_serves_the_folder_it_was_started_in(vault: Path, tmp_p
 
 def readme_configs() -> list[dict[str, Any]]:
     """The server entries of the README's set-up section, each client's JSON as written."""
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "README.md").read_text(encoding="utf-8")
     section = text.split("### Set-up in agents' clients", 1)[1].split("\n## ", 1)[0]
     entries = []
     for block in re.findall(r"```json\n(.*?)```", section, re.S):

@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
+from tests.agent.test_mcp_processes import cli, flags
 from tests.helpers.cli import environment
-from tests.test_mcp_processes import cli, flags
-from tests.test_real_vaults import VAULTS
+from tests.helpers.paths import REPO
+from tests.vault.test_real_vaults import VAULTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.realdata]
-QUERIES = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
+QUERIES = REPO / "benchmarks" / "data"
 SETS = {
     "knowledge-garden": "knowledge_garden_queries",
     "vaultofknowledge": "vaultofknowledge_queries",

@@ -5,14 +5,15 @@ from __future__ import annotations
 import importlib.util
 import math
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.helpers.paths import REPO
+
 
 def _load_metrics() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "metrics.py"
+    path = REPO / "benchmarks" / "metrics.py"
     spec = importlib.util.spec_from_file_location("benchmarks_metrics", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

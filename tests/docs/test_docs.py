@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.paths import REPO
+
+ROOT = REPO
 CITING = ("memlsp", "tests", "benchmarks")
 SUFFIXES = {".py", ".md", ".toml", ".txt"}
 # Written in two pieces so that this file does not match itself.

@@ -25,13 +25,13 @@ import pytest
 
 from tests.helpers.editors import (
     README,
-    REPO,
     find_nvim,
     headless_neovim,
     isolated_env,
     readme_snippet,
     run_bounded,
 )
+from tests.helpers.paths import REPO
 from tests.helpers.vault import FIXTURE_VAULT
 
 EDITORS = REPO / "tests" / "editors"

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.editors import REPO, find_nvim, headless_neovim, isolated_env, run_bounded
+from tests.helpers.editors import find_nvim, headless_neovim, isolated_env, run_bounded
+from tests.helpers.paths import REPO
 from tests.helpers.vault import FIXTURE_VAULT
 
 SCRIPT = REPO / "tests" / "nvim" / "check_features.lua"

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from tests.helpers.editors import (
-    REPO,
     find_nvim,
     headless_neovim,
     isolated_env,
     readme_snippet,
     run_bounded,
 )
+from tests.helpers.paths import REPO
 
 SCRIPT = REPO / "tests" / "nvim" / "check_mentions.lua"
 TIMEOUT_SECONDS = 180

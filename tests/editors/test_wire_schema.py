@@ -10,7 +10,6 @@ import re
 import time
 import types
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
 
@@ -28,9 +27,10 @@ from memlsp.navigation.reading import Passage, ReadRequest, read_passage
 from memlsp.navigation.recent import recent_changes
 from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import open_engine
+from tests.helpers.paths import REPO
 from tests.helpers.vault import FIXTURE_VAULT
 
-WIRE_TS = Path(__file__).resolve().parent.parent / "vscode-extension" / "src" / "wire.ts"
+WIRE_TS = REPO / "vscode-extension" / "src" / "wire.ts"
 
 # Fields the extension treats as optional because servers before them did not send them.
 OLDER_SERVERS = {

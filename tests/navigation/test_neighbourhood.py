@@ -18,7 +18,7 @@ from memlsp.vault.graph import LinkGraph
 from tests.helpers.engine import indexed_engine
 from tests.helpers.memory_vault import memory_view
 from tests.helpers.vault import parse_scanned
-from tests.test_real_vaults import NAMES, VAULTS
+from tests.vault.test_real_vaults import NAMES, VAULTS
 
 Key = tuple[str, str]  # (id, kind)
 Links = Callable[[str], NoteLinks]

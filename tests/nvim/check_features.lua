@@ -2,7 +2,7 @@
 --
 --   nvim --headless -u NONE -i NONE -n -l tests/nvim/check_features.lua VAULT CACHE PYTHON
 --
--- VAULT is a scratch copy of fixtures/vault to which tests/test_neovim.py adds `inbox/emoji-links.md`
+-- VAULT is a scratch copy of fixtures/vault to which tests/editors/test_neovim.py adds `inbox/emoji-links.md`
 -- (Chinese and emoji before its links; the fixture has no such line). The script starts
 -- `PYTHON -m memlsp --stdio` on that note, waits for `initialize` and for the server's
 -- `memlsp/indexed` notification, then checks definition, references, hover, workspace/symbol and

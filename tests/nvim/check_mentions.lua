@@ -2,7 +2,7 @@
 --
 --   nvim --headless -u NONE -i NONE -n -l tests/nvim/check_mentions.lua VAULT CACHE PYTHON RECIPE
 --
--- VAULT is the small vault tests/test_neovim_mentions.py writes; RECIPE a Lua file holding the
+-- VAULT is the small vault tests/editors/test_neovim_mentions.py writes; RECIPE a Lua file holding the
 -- README's `memlsp.showRelated` / `memlsp.showUnlinked` bindings, run here as a user's init would.
 -- The script starts `PYTHON -m memlsp --stdio` (the default embedder) on `search log.md`, waits for
 -- `memlsp/indexed` and for the unlinked-mention diagnostics Neovim receives, asks for the quick

@@ -31,6 +31,7 @@ from memlsp.settings import SETTINGS, SetBy
 from memlsp.vault.graph import LinkGraph
 from tests.helpers import cli
 from tests.helpers.engine import open_engine
+from tests.helpers.paths import REPO
 from tests.helpers.vault import write, write_notes
 from tests.lsp.conftest import finish, start_session
 
@@ -399,7 +400,7 @@ def test_the_user_config_file_may_set_user_only_settings(
 def test_vs_code_restricted_mode_ignores_a_workspace_s_user_only_settings() -> None:
     """A cloned folder's `.vscode/settings.json` is as untrusted as its `.memlsp.toml`, and it
     could also name the program to run: VS Code reads those settings from the user's only."""
-    package = Path(__file__).resolve().parent.parent / "vscode-extension" / "package.json"
+    package = REPO / "vscode-extension" / "package.json"
     manifest = json.loads(package.read_text(encoding="utf-8"))
     trust = manifest["capabilities"]["untrustedWorkspaces"]
     assert trust["supported"] == "limited" and trust["description"]

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from memlsp.settings import SETTINGS, SetBy
+from tests.helpers.paths import REPO
 
-PACKAGE = Path(__file__).resolve().parent.parent / "vscode-extension" / "package.json"
+PACKAGE = REPO / "vscode-extension" / "package.json"
 JSON_TYPES = {int: "integer", float: "number", bool: "boolean", list: "array", str: "string"}
 CLIENT_ONLY = {"memlsp.server.command", "memlsp.server.args", "memlsp.pythonPath"}
 BOUND_KEYWORDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum"}

@@ -27,6 +27,7 @@ import watchfiles
 from memlsp.config import Settings
 from memlsp.sync import watcher as watcher_module
 from memlsp.sync.watcher import VaultWatcher
+from tests.helpers.paths import REPO
 
 
 class Recorder:
@@ -358,7 +359,7 @@ def test_inotify_out_of_watches_falls_back_to_polling_with_advice(limit: str) ->
         capture_output=True,
         text=True,
         timeout=120,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=REPO,
         check=False,
     )
     assert result.returncode == 0, result.stderr

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
@@ -11,9 +10,10 @@ from memlsp.config import Settings
 from memlsp.model import LinkStatus
 from memlsp.vault.graph import LinkGraph
 from memlsp.vault.rules import VaultRules
+from tests.helpers.paths import REPO
 from tests.helpers.vault import parse_scanned
 
-VAULTS = Path(__file__).resolve().parents[2] / "shared" / "data" / "vaults"
+VAULTS = REPO.parent / "shared" / "data" / "vaults"
 NAMES = ["knowledge-garden", "vaultofknowledge", "foam-docs", "kepano-obsidian"]
 
 
