@@ -485,7 +485,7 @@ def hybrid_rows(vault: Path, cache: Path, queries: Sequence[str]) -> tuple[list[
         engine.refresh()
         first, _ = search_latency(engine, [WARM_QUERY], mode="hybrid")
         status = Backfill(engine).plan()  # compares the store with the index: all embedded?
-        embedder = engine._vectors.embedder
+        embedder = engine.vector_side.embedder
         if status.state != "ready" or embedder is None:
             problem = status.problem or status.state
             return [Row("hybrid search", f"vectors unavailable: {problem}")], []

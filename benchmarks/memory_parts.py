@@ -73,7 +73,7 @@ def main() -> None:
 
     ledger.step("onnxruntime's import")
     engine.connect_vectors()
-    embedder = engine._vectors.embedder
+    embedder = engine.vector_side.embedder
     assert embedder is not None, "no embedder: is the `embedder` setting `none`?"
     ledger.step(f"Chroma opened, {engine.read().vectors.status.stored} vector ids listed")
     embedder.embed_query("the harbour lantern is lit at dusk")

@@ -41,8 +41,8 @@ CANDIDATES = 200
 
 def _block_queries(embedder: Any, query: str) -> list[np.ndarray | None]:
     """Each block's own query vector (unit length), None for a block the embedder lacks."""
-    latin = embedder._latin.get().embed_query(query)[0]
-    cjk = embedder._cjk.get().embed_query(query)[0]
+    latin = embedder.latin.get().embed_query(query)[0]
+    cjk = embedder.cjk.get().embed_query(query)[0]
     return [latin, cjk, cjk]
 
 

@@ -98,6 +98,17 @@ class BilingualEmbedder:
         # "+bridge": vectors of the two-block layout, which had none, are not these.
         self.id = f"bilingual-{latin_id}+{cjk_id}+bridge"
 
+    @property
+    def latin(self) -> LazyEmbedder:
+        """The model for Latin-script text (blocks 0 and 2 of a document's vector come from it
+        and from `cjk`); loaded the first time it is asked for a vector."""
+        return self._latin
+
+    @property
+    def cjk(self) -> LazyEmbedder:
+        """The model for Chinese text; loaded the first time it is asked for a vector."""
+        return self._cjk
+
     def _block(self, index: int) -> slice:
         return slice(self._starts[index], self._starts[index] + self.parts[index])
 

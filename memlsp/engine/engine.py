@@ -102,6 +102,18 @@ class Engine:
         """Whether the process that wrote the index has gone, so this one could write it."""
         return self._store.writer_available()
 
+    @property
+    def vector_side(self) -> VectorSide:
+        """The vector side as it is: its store, embedder and cache, for the tests, benchmarks and
+        tools that look inside it. Searches read it through `read()`, the backfill fills it."""
+        return self._vectors
+
+    @property
+    def writer(self) -> VaultWriter:
+        """The writer this engine's `refresh` and `apply_text` go through, for the tests that
+        watch how it writes (its lock, a batch cut short)."""
+        return self._writer
+
     # -- reading (any thread, no lock) --------------------------------------------------------
 
     def read(self) -> Snapshot:

@@ -110,6 +110,11 @@ class VectorSide:
                 return False
             return self._connect()
 
+    def retry_now(self) -> None:
+        """Let the next `connect` try at once, as if `retry_seconds` had passed since the last
+        failure (a test's clock does not wait)."""
+        self._retry_at = 0.0
+
     def _connect(self) -> bool:
         try:
             if self.embedder is None:

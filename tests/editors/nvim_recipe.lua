@@ -14,6 +14,7 @@ local INDEX_MS = 60000 -- indexing the fixture vault
 local REQUEST_MS = 10000
 local STOP_MS = 5000
 
+local lsp = dofile(vim.fs.joinpath(vim.fs.dirname(arg[0]), "..", "nvim", "lsp.lua"))
 local report = { attached = false }
 
 local function finish(client)
@@ -28,27 +29,6 @@ local function finish(client)
   io.stdout:write(vim.json.encode(report), "\n")
   io.stdout:flush()
   vim.cmd("qa!")
-end
-
-local function request(client, buf, method, params)
-  local answer, err = client:request_sync(method, params, REQUEST_MS, buf)
-  if answer == nil then
-    return nil, ("%s: %s"):format(method, err or "timed out")
-  end
-  if answer.err then
-    return nil, ("%s: %s"):format(method, vim.inspect(answer.err))
-  end
-  return answer.result
-end
-
-local function as_list(result)
-  if result == nil or result == vim.NIL then
-    return {}
-  end
-  if result.uri or result.targetUri then
-    return { result }
-  end
-  return result
 end
 
 local indexed = nil
@@ -72,9 +52,9 @@ end
 report.attached = true
 report.root_dir = client.root_dir
 
-if not vim.wait(INDEX_MS, function()
-  return indexed ~= nil or client:is_stopped()
-end, 20) or indexed == nil then
+if lsp.await(client, INDEX_MS, function()
+  return indexed
+end) == nil then
   report.error = "no memlsp/indexed notification"
   finish(client)
 end
@@ -94,12 +74,12 @@ if spot == nil then
 end
 
 local position = { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = spot }
-local result, err = request(client, buf, "textDocument/definition", position)
+local result, err = lsp.request(client, buf, "textDocument/definition", position, REQUEST_MS)
 report.definition = vim.tbl_map(function(location)
   local range = location.range or location.targetSelectionRange
   return { path = vim.uri_to_fname(location.uri or location.targetUri), line = range.start.line }
-end, as_list(result))
+end, lsp.as_list(result))
 report.error = err
-report.status, err = request(client, buf, "memlsp/status", {})
+report.status, err = lsp.request(client, buf, "memlsp/status", {}, REQUEST_MS)
 report.error = report.error or err
 finish(client)

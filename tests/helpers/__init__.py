@@ -7,4 +7,6 @@
 - `lsp_client`: the one JSON-RPC client for `python -m memlsp --stdio` (tests and benchmarks)
 - `consistency`: what an index shows, captured from an engine, a server or the CLI, to compare
 - `editors`: running a real editor headless, its environment kept in a temporary folder
+- `cli`: the memlsp command line run as a process, allowed to ask a running server
+- `fixtures`: fixtures several modules share (an embedding endpoint, an indexed engine)
 """

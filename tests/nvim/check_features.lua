@@ -2,7 +2,7 @@
 --
 --   nvim --headless -u NONE -i NONE -n -l tests/nvim/check_features.lua VAULT CACHE PYTHON
 --
--- VAULT is a scratch copy of fixtures/vault to which tests/test_neovim.py adds `inbox/emoji-links.md`
+-- VAULT is a scratch copy of fixtures/vault to which tests/editors/test_neovim.py adds `inbox/emoji-links.md`
 -- (Chinese and emoji before its links; the fixture has no such line). The script starts
 -- `PYTHON -m memlsp --stdio` on that note, waits for `initialize` and for the server's
 -- `memlsp/indexed` notification, then checks definition, references, hover, workspace/symbol and
@@ -20,6 +20,8 @@ local REQUEST_MS = 10000 -- one request
 
 local harness = dofile(vim.fs.joinpath(vim.fs.dirname(arg[0]), "harness.lua"))
 local check, finish, fatal = harness.check, harness.finish, harness.fatal
+local lsp = dofile(vim.fs.joinpath(vim.fs.dirname(arg[0]), "lsp.lua"))
+local as_list = lsp.as_list
 local client = nil
 
 if not (VAULT and CACHE and PYTHON) then
@@ -51,9 +53,7 @@ local function locate(rel, needle)
 end
 
 local function rel_of(uri)
-  local path = vim.fs.normalize(vim.uri_to_fname(uri))
-  local root = VAULT .. "/"
-  return path:sub(1, #root) == root and path:sub(#root + 1) or path
+  return lsp.relative(VAULT, vim.uri_to_fname(uri))
 end
 
 local function range_of(location)
@@ -63,16 +63,6 @@ end
 local function brief(location)
   local start = range_of(location).start
   return ("%s:%d:%d"):format(rel_of(location.uri or location.targetUri), start.line, start.character)
-end
-
-local function as_list(result)
-  if result == nil or result == vim.NIL then
-    return {}
-  end
-  if result.uri or result.targetUri then
-    return { result }
-  end
-  return result
 end
 
 -- -- requests ------------------------------------------------------------------------------------
@@ -111,36 +101,26 @@ local function start()
   vim.cmd("filetype on")
   vim.cmd.edit(vim.fn.fnameescape(VAULT .. "/" .. NOTE))
   local buf = vim.api.nvim_get_current_buf()
-  local id = vim.lsp.start({
-    name = "memlsp",
-    cmd = { PYTHON, "-m", "memlsp", "--stdio" },
-    root_dir = VAULT,
-    init_options = { cache_dir = CACHE },
-    handlers = {
-      ["memlsp/indexed"] = function(_, params)
-        indexed = params
-      end,
-      ["memlsp/vectors"] = function(_, params)
-        vectors = params.vectors
-      end,
-    },
-  }, { bufnr = buf })
+  local id = vim.lsp.start(lsp.memlsp(PYTHON, VAULT, CACHE, {
+    ["memlsp/indexed"] = function(_, params)
+      indexed = params
+    end,
+    ["memlsp/vectors"] = function(_, params)
+      vectors = params.vectors
+    end,
+  }), { bufnr = buf })
   if id == nil then
     fatal("vim.lsp.start did not start a client")
   end
   client = vim.lsp.get_client_by_id(id)
   harness.client = client
-  vim.wait(START_MS, function()
-    return client:is_stopped() or client.initialized
-  end, 20)
-  if not client.initialized then
+  if not lsp.initialized(client, START_MS) then
     fatal(("memlsp did not answer `initialize` in %d ms (is memlsp importable by %s?)"):format(START_MS, PYTHON))
   end
   check("initialized", true, { server = client.server_info and client.server_info.name })
-  vim.wait(INDEX_MS, function()
-    return indexed ~= nil or client:is_stopped()
-  end, 20)
-  if indexed == nil then
+  if lsp.await(client, INDEX_MS, function()
+    return indexed
+  end) == nil then
     fatal(("no memlsp/indexed notification in %d ms"):format(INDEX_MS))
   end
   check("indexed", (indexed.notes or 0) >= 20, { notes = indexed.notes, links = indexed.links })

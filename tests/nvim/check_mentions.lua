@@ -2,7 +2,7 @@
 --
 --   nvim --headless -u NONE -i NONE -n -l tests/nvim/check_mentions.lua VAULT CACHE PYTHON RECIPE
 --
--- VAULT is the small vault tests/test_neovim_mentions.py writes; RECIPE a Lua file holding the
+-- VAULT is the small vault tests/editors/test_neovim_mentions.py writes; RECIPE a Lua file holding the
 -- README's `memlsp.showRelated` / `memlsp.showUnlinked` bindings, run here as a user's init would.
 -- The script starts `PYTHON -m memlsp --stdio` (the default embedder) on `search log.md`, waits for
 -- `memlsp/indexed` and for the unlinked-mention diagnostics Neovim receives, asks for the quick
@@ -22,6 +22,7 @@ local REQUEST_MS = 10000 -- one request, or one change reaching the diagnostics
 
 local harness = dofile(vim.fs.joinpath(vim.fs.dirname(arg[0]), "harness.lua"))
 local check, finish, fatal = harness.check, harness.finish, harness.fatal
+local lsp = dofile(vim.fs.joinpath(vim.fs.dirname(arg[0]), "lsp.lua"))
 local client = nil
 
 if not (VAULT and CACHE and PYTHON and RECIPE) then
@@ -33,9 +34,7 @@ VAULT = vim.fs.normalize(vim.fn.fnamemodify(VAULT, ":p")):gsub("/$", "")
 -- -- where things are ----------------------------------------------------------------------------
 
 local function rel_of_path(path)
-  path = vim.fs.normalize(path)
-  local root = VAULT .. "/"
-  return path:sub(1, #root) == root and path:sub(#root + 1) or path
+  return lsp.relative(VAULT, path)
 end
 
 local function rel_of(uri)
@@ -60,14 +59,7 @@ end
 -- -- requests ------------------------------------------------------------------------------------
 
 local function request(buf, method, params)
-  local answer, err = client:request_sync(method, params, REQUEST_MS, buf)
-  if answer == nil then
-    return nil, ("%s: %s"):format(method, err or "timed out")
-  end
-  if answer.err then
-    return nil, ("%s: error %s"):format(method, vim.inspect(answer.err))
-  end
-  return answer.result
+  return lsp.request(client, buf, method, params, REQUEST_MS)
 end
 
 --- The code actions Neovim's `gra` would get with the cursor at `line`, `byte` (no selection).
@@ -112,41 +104,32 @@ end
 local function start()
   vim.o.hidden = true -- a changed buffer stays loaded when another note is opened
   local buf = open(NOTE)
-  local id = vim.lsp.start({
-    name = "memlsp",
-    cmd = { PYTHON, "-m", "memlsp", "--stdio" },
-    root_dir = VAULT,
-    init_options = { cache_dir = CACHE }, -- no embedder: the default one
-    handlers = {
-      ["memlsp/indexed"] = function(_, params)
-        indexed = params
-      end,
-      ["memlsp/vectors"] = function(_, params)
-        vectors = params.vectors
-      end,
-      -- Neovim's own handler, after noting which version of the note the diagnostics are for.
-      ["textDocument/publishDiagnostics"] = function(err, result, ctx)
-        published[vim.fs.normalize(vim.uri_to_fname(result.uri))] = result.version or -1
-        return vim.lsp.handlers["textDocument/publishDiagnostics"](err, result, ctx)
-      end,
-    },
-  }, { bufnr = buf })
+  -- init_options name no embedder: the server uses its default one.
+  local id = vim.lsp.start(lsp.memlsp(PYTHON, VAULT, CACHE, {
+    ["memlsp/indexed"] = function(_, params)
+      indexed = params
+    end,
+    ["memlsp/vectors"] = function(_, params)
+      vectors = params.vectors
+    end,
+    -- Neovim's own handler, after noting which version of the note the diagnostics are for.
+    ["textDocument/publishDiagnostics"] = function(err, result, ctx)
+      published[vim.fs.normalize(vim.uri_to_fname(result.uri))] = result.version or -1
+      return vim.lsp.handlers["textDocument/publishDiagnostics"](err, result, ctx)
+    end,
+  }), { bufnr = buf })
   if id == nil then
     fatal("vim.lsp.start did not start a client")
   end
   client = vim.lsp.get_client_by_id(id)
   harness.client = client
-  vim.wait(START_MS, function()
-    return client:is_stopped() or client.initialized
-  end, 20)
-  if not client.initialized then
+  if not lsp.initialized(client, START_MS) then
     fatal(("memlsp did not answer `initialize` in %d ms"):format(START_MS))
   end
   check("initialized", true, { offset_encoding = client.offset_encoding })
-  vim.wait(INDEX_MS, function()
-    return indexed ~= nil or client:is_stopped()
-  end, 20)
-  if indexed == nil then
+  if lsp.await(client, INDEX_MS, function()
+    return indexed
+  end) == nil then
     fatal(("no memlsp/indexed notification in %d ms"):format(INDEX_MS))
   end
   check("indexed", indexed.notes ~= nil, { notes = indexed.notes })

@@ -1,0 +1,1 @@
+"""The command line, its answers, and memlsp serve with the vault's socket (memlsp/commands, daemon)."""

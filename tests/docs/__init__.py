@@ -1,0 +1,1 @@
+"""The rules the code relies on, written in docs/."""

@@ -1,0 +1,1 @@
+"""Real editors headless (Neovim, Emacs) and the VS Code extension's copy of the wire schema."""

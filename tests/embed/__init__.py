@@ -1,0 +1,1 @@
+"""The embedders, offline models and the bilingual layout (memlsp/embed)."""

@@ -1,0 +1,1 @@
+"""Storage: the vector store, a remote Chroma server, the semantic side (memlsp/index)."""

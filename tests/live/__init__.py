@@ -1,0 +1,1 @@
+"""A live vault as a person reads about it (memlsp/live)."""

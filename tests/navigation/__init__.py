@@ -1,0 +1,1 @@
+"""Editor features and vault queries as a library (memlsp/navigation)."""

@@ -1,0 +1,1 @@
+"""Parsing a note: frontmatter, links, chunks, masks, tokens (memlsp/parse)."""

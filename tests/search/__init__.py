@@ -1,0 +1,1 @@
+"""Search: fusion, relevance, scope, ranking, related notes (memlsp/search)."""

@@ -1,0 +1,1 @@
+"""The file watcher and the activity counter (memlsp/sync)."""
