@@ -75,7 +75,9 @@ reported and ignored.
 ## What a vault can and cannot change
 
 A vault is often someone else's folder (a cloned repository, a shared notes folder), so its
-`{SETTINGS_FILE}` may only tune search, parsing and how problems show. The settings that decide
+`{SETTINGS_FILE}` may only tune search, parsing and how problems show, and choose among the
+embedders that run offline from the installed packages and read nothing else, so that a vault
+choosing among them cannot send or read anything. The settings that decide
 where note text goes, what is read outside the vault and where memlsp writes are the user's alone;
 a vault's file that sets one gets one message naming them, and they are ignored. Set them in the
 editor's memlsp settings, with a command-line flag or in the user config file.

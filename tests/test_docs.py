@@ -1,7 +1,8 @@
 """The rules the code relies on are written in `docs/`, and the code cites them there: every cited
 `docs/*.md` file exists, and so does the section a citation names (`(docs/links.md, "Resolution")`).
 No file cites a design document outside the repository. Every relative link of README.md and of
-the pages in docs/ leads to a file that exists, and to a heading of it when it names one."""
+the pages in docs/ leads to a file that exists, and to a heading of it when it names one; the
+README stays under 200 lines."""
 
 from __future__ import annotations
 
@@ -105,3 +106,10 @@ def test_relative_links_lead_to_files_and_headings(page: str, target: str) -> No
         assert anchor in {_slug(heading) for heading in headings}, (
             f"{page} links to {target}: no such heading in {path.relative_to(ROOT)}"
         )
+
+
+def test_the_readme_is_short_and_keeps_the_test_command() -> None:
+    """A newcomer reads the README in minutes; the rest is in docs/. CI runs its test command."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert '\npython -m pip install -e ".[test]" && python -m pytest -q\n' in readme
