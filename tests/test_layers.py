@@ -32,6 +32,7 @@ LAYERS = {
     "cli": 6,
     "lsp": 6,
     "agent": 6,
+    "settings_doc": 6,  # writes docs/settings.md from the settings
     "__main__": 7,
 }
 # vault and index share a level but must not know about each other; navigation reads a vault view
