@@ -1,4 +1,4 @@
-"""docs/settings.md, written from the settings' declarations in memlsp/settings.py.
+"""docs/settings.md, written from the settings' declarations in memlsp/settings/table.py.
 
 The page is generated so that it cannot drift from the code: each setting's type, default, bound,
 who may set it and what a change does are read from `SETTINGS`, and tests/test_settings_doc.py
@@ -11,11 +11,8 @@ import json
 import sys
 from typing import Any
 
-from memlsp.config import SETTINGS_FILE, USER_CONFIG_FILE
-from memlsp.settings import (
-    PROBLEM_LEVELS,
-    RETIRED,
-    SETTINGS,
+from memlsp.settings.files import SETTINGS_FILE, USER_CONFIG_FILE
+from memlsp.settings.schema import (
     AtLeast,
     Between,
     Bound,
@@ -25,6 +22,7 @@ from memlsp.settings import (
     SetBy,
     Setting,
 )
+from memlsp.settings.table import PROBLEM_LEVELS, RETIRED, SETTINGS
 
 REGENERATE = "python -m memlsp.settings_doc > docs/settings.md"
 
@@ -39,10 +37,10 @@ _TYPES = {
 _INTRO = f"""\
 # Settings
 
-<!-- Generated from memlsp/settings.py by `{REGENERATE}`; do not edit by hand. -->
+<!-- Generated from memlsp/settings/table.py by `{REGENERATE}`; do not edit by hand. -->
 
 Every setting memlsp reads, with its default, its bound, who may set it and what a change does.
-Each is declared once, in `memlsp/settings.py`; this page is written from those declarations, and
+Each is declared once, in `memlsp/settings/table.py`; this page is written from those declarations, and
 a test fails when the two differ.
 
 ## Where values come from

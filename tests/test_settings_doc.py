@@ -13,7 +13,7 @@ PAGE = Path(__file__).resolve().parents[1] / "docs" / "settings.md"
 
 def test_the_page_is_the_one_the_declarations_give() -> None:
     assert PAGE.read_text(encoding="utf-8") == settings_markdown(), (
-        f"docs/settings.md differs from memlsp/settings.py: run `{REGENERATE}`"
+        f"docs/settings.md differs from memlsp/settings/table.py: run `{REGENERATE}`"
     )
 
 
