@@ -27,7 +27,7 @@ def child_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     # Each measurement is of the process it starts: no `memlsp serve` answering for it, nor one
-    # left running after it (the daemon's own figures are in the README).
+    # left running after it (the daemon's own figures are in docs/cli.md).
     env["MEMLSP_NO_DAEMON"] = "1"
     return env
 

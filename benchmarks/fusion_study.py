@@ -17,7 +17,7 @@ question. The rules compared:
 - "learned": a logistic regression over the same evidence per note (best keyword and vector
   evidence, second section, fields), trained on every other set and scored on the one left out.
 Choose rules on development sets only (our questions, SciFact train); held-out judgements are
-for the README.
+for the figures of benchmarks/README.md.
 """
 
 from __future__ import annotations

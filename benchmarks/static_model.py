@@ -6,7 +6,7 @@ on BEIR SciFact, vector search alone.
 The static model is MiniLM's answer for each word piece alone (`[CLS] piece [SEP]`, mean-pooled),
 and a text's vector the sum of its pieces' vectors weighted by their idf over the corpus: how
 static-embedding tools make a model from a transformer. It embeds in milliseconds what MiniLM
-takes minutes for; the question is what it costs in nDCG@10 (README, "Embedding speed").
+takes minutes for; the question is what it costs in nDCG@10 (benchmarks/README.md, "Embedding speed").
 `--minilm` also embeds the corpus with MiniLM (about two minutes on 2 cores) for the comparison.
 """
 

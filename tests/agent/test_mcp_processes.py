@@ -180,10 +180,10 @@ def test_with_no_vault_it_serves_the_folder_it_was_started_in(vault: Path, tmp_p
     assert run.returncode == 2 and "is not a vault" in run.stderr and "memlsp mcp" in run.stderr
 
 
-def readme_configs() -> list[dict[str, Any]]:
-    """The server entries of the README's set-up section, each client's JSON as written."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Set-up in agents' clients", 1)[1].split("\n## ", 1)[0]
+def setup_configs() -> list[dict[str, Any]]:
+    """The server entries of the set-up section of docs/agents.md, each client's JSON as written."""
+    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
+    section = text.split("## Set-up in agents' clients", 1)[1].split("\n## ", 1)[0]
     entries = []
     for block in re.findall(r"```json\n(.*?)```", section, re.S):
         config = json.loads(block)
@@ -192,8 +192,8 @@ def readme_configs() -> list[dict[str, Any]]:
     return entries
 
 
-def test_the_readme_gives_each_client_a_working_entry() -> None:
-    entries = readme_configs()
+def test_the_setup_gives_each_client_a_working_entry() -> None:
+    entries = setup_configs()
     assert len(entries) == 3  # Claude Code's .mcp.json, Claude Desktop, VS Code (Cursor: as Code's)
     for entry in entries:
         assert entry.get("type", "stdio") == "stdio"
@@ -201,12 +201,12 @@ def test_the_readme_gives_each_client_a_working_entry() -> None:
 
 
 @pytest.mark.parametrize("entry", range(3))
-async def test_each_readme_entry_starts_a_server_that_answers(
+async def test_each_setup_entry_starts_a_server_that_answers(
     vault: Path, tmp_path: Path, entry: int
 ) -> None:
     """Started as the client would start it: the entry's command (the `memlsp` installed beside
-    this Python) and its arguments, with the vault's path where the README has an example's."""
-    config = readme_configs()[entry]
+    this Python) and its arguments, with the vault's path where docs/agents.md has an example's."""
+    config = setup_configs()[entry]
     command = shutil.which("memlsp", path=str(Path(sys.executable).parent))
     assert command is not None
     args = [

@@ -1,4 +1,4 @@
-;;; eglot_recipe.el --- Drive eglot as a user would, after the README's recipe  -*- lexical-binding: t -*-
+;;; eglot_recipe.el --- Drive eglot as a user would, after the recipe of docs/editors.md  -*- lexical-binding: t -*-
 
 ;; emacs --batch -q --eval "(package-activate-all)" -l RECIPE.el -l tests/editors/eglot_recipe.el NOTE LINK
 ;;

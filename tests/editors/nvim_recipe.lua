@@ -1,4 +1,4 @@
--- Drives a real Neovim whose init.lua is the README's recipe, as a user opening one note would.
+-- Drives a real Neovim whose init.lua is the recipe of docs/editors.md, as a user opening one note would.
 --
 --   nvim --headless -u INIT_LUA -i NONE -n -l tests/editors/nvim_recipe.lua NOTE LINK
 --

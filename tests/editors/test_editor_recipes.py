@@ -1,6 +1,6 @@
-"""The README's editor recipes, run as written in the real clients, on real vault layouts.
+"""The editor recipes of docs/editors.md, run as written in the real clients, on real vault layouts.
 
-Each snippet is read from README.md (the fenced block under its bold editor heading), so a broken
+Each snippet is read from docs/editors.md (the fenced block under its bold editor heading), so a broken
 or missing recipe fails here. Only the command that starts memlsp is swapped for this Python's
 `-m memlsp`; the rest runs verbatim: the Neovim recipe as `init.lua` of a headless Neovim 0.11, the
 Emacs ones in `emacs --batch` with eglot. Helix does not run here: its TOML is checked against
@@ -24,11 +24,11 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 from tests.helpers.editors import (
-    README,
+    EDITORS_PAGE,
     find_nvim,
     headless_neovim,
     isolated_env,
-    readme_snippet,
+    recipe_snippet,
     run_bounded,
 )
 from tests.helpers.paths import REPO
@@ -49,11 +49,11 @@ pytestmark = pytest.mark.e2e  # every test here starts a process
 LOCAL_NOTE, LOCAL_LINK, LOCAL_TARGET = "search/hybrid-search.md", "[[bm25]]", "search/bm25.md"
 
 
-# -- the README's snippets -------------------------------------------------------------------------
+# -- the recipes' snippets -------------------------------------------------------------------------
 
 
 def with_command(snippet: str, pattern: str, replacement: str) -> str:
-    """The snippet with its one memlsp command line replaced (the README's names `memlsp` on PATH)."""
+    """The snippet with its one memlsp command line replaced (the recipes name `memlsp` on PATH)."""
     changed, count = re.subn(pattern, replacement, snippet, flags=re.MULTILINE)
     assert count == 1, f"the recipe should start memlsp once with {pattern!r}:\n{snippet}"
     return changed
@@ -65,7 +65,7 @@ def lua_string(text: str) -> str:
 
 def neovim_init() -> str:
     command = ", ".join(lua_string(part) for part in (sys.executable, "-m", "memlsp", "--stdio"))
-    snippet = readme_snippet("Neovim 0.11", "lua")
+    snippet = recipe_snippet("Neovim 0.11", "lua")
     return with_command(
         snippet, r'^(\s*)cmd = \{ "memlsp", "--stdio" \},$', rf"\1cmd = {{ {command} }},"
     )
@@ -73,7 +73,7 @@ def neovim_init() -> str:
 
 def emacs_recipe(heading: str) -> str:
     command = " ".join(json.dumps(part) for part in (sys.executable, "-m", "memlsp", "--stdio"))
-    snippet = readme_snippet(heading, "elisp")
+    snippet = recipe_snippet(heading, "elisp")
     return with_command(snippet, r'\("memlsp" "--stdio"\)', f"({command})".replace("\\", "\\\\"))
 
 
@@ -222,7 +222,7 @@ def emacs_version() -> int:
 
 def run_emacs(tmp_path: Path, heading: str, note: Path, link: str, cwd: Path) -> dict[str, Any]:
     if emacs_version() < 28:
-        pytest.skip("the README's Emacs recipes need Emacs 28 or later (project-root)")
+        pytest.skip("the Emacs recipes need Emacs 28 or later (project-root)")
     recipe = tmp_path / "recipe.el"
     recipe.write_text(emacs_recipe(heading), encoding="utf-8")
     home = tmp_path / "home"  # ~/.emacs.d stays in tmp
@@ -263,7 +263,7 @@ def test_emacs29_recipe_obsidian_vault(
 
 @pytest.mark.parametrize("heading", ["Emacs 28", "Emacs 29"])
 def test_emacs_recipe_unmarked_vault(tmp_path: Path, bare_vault: Path, heading: str) -> None:
-    """No marker: as the README says, eglot serves the note's own folder (and links there work)."""
+    """No marker: as docs/editors.md says, eglot serves the note's own folder (and links there work)."""
     folder = (bare_vault / LOCAL_NOTE).parent
     report = run_emacs(tmp_path, heading, bare_vault / LOCAL_NOTE, LOCAL_LINK, cwd=bare_vault)
     assert report["attached"], report["output"]
@@ -278,7 +278,7 @@ def test_helix_recipe_matches_helix_schema() -> None:
     """Helix's languages.toml: `[language-server.<name>]` with command/args, and a `[[language]]`
     entry merged with the built-in markdown one by name. Helix replaces arrays when merging, so
     `language-servers` and `roots` replace the built-in lists (marksman, `.marksman.toml`)."""
-    config = tomllib.loads(readme_snippet("Helix", "toml"))
+    config = tomllib.loads(recipe_snippet("Helix", "toml"))
     assert config["language-server"]["memlsp"] == {"command": "memlsp", "args": ["--stdio"]}
     (markdown,) = config["language"]
     assert markdown["name"] == "markdown"
@@ -287,5 +287,7 @@ def test_helix_recipe_matches_helix_schema() -> None:
     # workspace (the VCS root or the working folder), so a vault inside a git repository is found
     assert {".obsidian", ".memlsp.toml"} <= set(markdown["roots"])
     assert set(markdown) <= {"name", "roots", "language-servers"}
-    helix_text = README.read_text(encoding="utf-8").split("**Helix**", 1)[1].split("\n**", 1)[0]
+    helix_text = (
+        EDITORS_PAGE.read_text(encoding="utf-8").split("**Helix**", 1)[1].split("\n**", 1)[0]
+    )
     assert "marksman" in helix_text, "say that the list replaces Helix's default Markdown servers"

@@ -1,7 +1,7 @@
 """Unlinked mentions and related notes in a real headless Neovim 0.11 attached to memlsp.
 
 `tests/nvim/check_mentions.lua` does the work inside Neovim (diagnostics, quick fixes applied with
-Neovim's own `apply_workspace_edit`, code lenses run through the README's bindings) and prints one
+Neovim's own `apply_workspace_edit`, code lenses run through the bindings of docs/editors.md) and prints one
 JSON line per check; this test writes a small vault with a case of each rule of docs/mentions.md,
 runs it, and asserts on those lines what each case must give.
 """
@@ -21,7 +21,7 @@ from tests.helpers.editors import (
     find_nvim,
     headless_neovim,
     isolated_env,
-    readme_snippet,
+    recipe_snippet,
     run_bounded,
 )
 from tests.helpers.paths import REPO
@@ -120,7 +120,7 @@ def place(item: dict[str, Any]) -> tuple[str, int, int]:
 
 def run_neovim(tmp_path: Path, vault: Path) -> subprocess.CompletedProcess[str]:
     recipe = tmp_path / "recipe.lua"
-    recipe.write_text(readme_snippet("Neovim: related notes", "lua"), encoding="utf-8")
+    recipe.write_text(recipe_snippet("Neovim: related notes", "lua"), encoding="utf-8")
     args = headless_neovim(find_nvim(), SCRIPT, vault, tmp_path / "cache", sys.executable, recipe)
     return run_bounded(args, REPO, isolated_env(tmp_path / "home"), TIMEOUT_SECONDS)
 
@@ -134,7 +134,7 @@ CHECKS = (
     "link all in this note",
     "diagnostics after linking",
     "code lenses",
-    "README bindings load",
+    "recipe bindings load",
     "show unlinked",
     "show related",
     "link all unlinked mentions",
@@ -227,9 +227,9 @@ def test_code_lenses_on_the_mentioned_note(neovim: Session) -> None:
     assert lenses["related"]["arguments"] == [uri], report
 
 
-def test_the_readme_binding_lists_the_unlinked_mentions(neovim: Session) -> None:
+def test_the_recipe_binding_lists_the_unlinked_mentions(neovim: Session) -> None:
     report = neovim.report
-    assert neovim["README bindings load"]["ok"], report
+    assert neovim["recipe bindings load"]["ok"], report
     shown = neovim["show unlinked"]
     assert shown["title"] == "Mentions of Reciprocal Rank Fusion", report
     assert shown["window"], report
@@ -244,7 +244,7 @@ def test_the_readme_binding_lists_the_unlinked_mentions(neovim: Session) -> None
     assert sorted(shown["items"], key=place) == sorted(expected, key=place), report
 
 
-def test_the_readme_binding_lists_the_related_notes(neovim: Session) -> None:
+def test_the_recipe_binding_lists_the_related_notes(neovim: Session) -> None:
     report = neovim.report
     shown = neovim["show related"]
     assert shown["title"] == "Related to Reciprocal Rank Fusion", report

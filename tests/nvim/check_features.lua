@@ -332,7 +332,7 @@ local function check_completion_by_meaning(buf)
   vim.api.nvim_win_set_buf(0, buf)
   vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
   vim.bo[buf].omnifunc = "v:lua.vim.lsp.omnifunc"
-  -- As the README's LspAttach recipe: Neovim's LSP completion expands the chosen item whole.
+  -- As the LspAttach recipe of docs/editors.md: Neovim's LSP completion expands the chosen item whole.
   vim.lsp.completion.enable(true, client.id, buf)
   vim.api.nvim_feedkeys(vim.keycode("A<C-x><C-o><Cmd>lua _G.memlsp_choose_by_meaning()<CR><Esc>"), "x", false)
   written = vim.api.nvim_buf_get_lines(buf, line, line + 1, false)[1]
@@ -344,7 +344,7 @@ local function check_completion_by_meaning(buf)
 end
 
 --- The code lens on the note's first line, through Neovim's own codelens module (refresh, then
---- the lenses it keeps for the buffer), and its command bound as the README says.
+--- the lenses it keeps for the buffer), and its command bound as docs/editors.md says.
 local function check_code_lens(buf)
   vim.lsp.commands["memlsp.showLinks"] = function()
     vim.lsp.buf.references()

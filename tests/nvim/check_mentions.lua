@@ -3,12 +3,12 @@
 --   nvim --headless -u NONE -i NONE -n -l tests/nvim/check_mentions.lua VAULT CACHE PYTHON RECIPE
 --
 -- VAULT is the small vault tests/editors/test_neovim_mentions.py writes; RECIPE a Lua file holding the
--- README's `memlsp.showRelated` / `memlsp.showUnlinked` bindings, run here as a user's init would.
+-- `memlsp.showRelated` / `memlsp.showUnlinked` bindings of docs/editors.md, run here as a user's init would.
 -- The script starts `PYTHON -m memlsp --stdio` (the default embedder) on `search log.md`, waits for
 -- `memlsp/indexed` and for the unlinked-mention diagnostics Neovim receives, asks for the quick
 -- fixes at two mentions and applies "Link all … in this note" with Neovim's own
 -- `apply_workspace_edit`; then opens `Reciprocal Rank Fusion.md`, runs its `N unlinked` and
--- `N related` code lenses through the README's bindings (the quickfix list), and applies
+-- `N related` code lenses through the bindings of docs/editors.md (the quickfix list), and applies
 -- "Link all N unlinked mentions of …" from its first line, which edits files not open too; they are
 -- written with `:wall`. Each check prints one JSON line {"check": ..., "ok": ..., ...}; the test
 -- asserts what they hold. Every wait is bounded; the exit code is 0 when every check passed.
@@ -218,7 +218,7 @@ local function check_link_all_here(buf)
   })
 end
 
--- -- the mentioned note: lenses, the README's bindings, link all ------------------------------------
+-- -- the mentioned note: lenses, the recipe's bindings, link all ------------------------------------
 
 local function lens_titles(buf)
   return vim.tbl_map(function(lens)
@@ -282,9 +282,9 @@ local function check_lenses(buf)
   return unlinked, related
 end
 
-local function check_readme_bindings(buf, unlinked, related)
+local function check_recipe_bindings(buf, unlinked, related)
   local loaded, err = pcall(dofile, RECIPE)
-  check("README bindings load", loaded, { error = not loaded and tostring(err) or nil })
+  check("recipe bindings load", loaded, { error = not loaded and tostring(err) or nil })
   if not loaded then
     return
   end
@@ -350,6 +350,6 @@ check_link_all_here(buf)
 local mentioned = open(MENTIONED)
 vim.lsp.buf_attach_client(mentioned, client.id)
 local unlinked, related = check_lenses(mentioned)
-check_readme_bindings(mentioned, unlinked, related)
+check_recipe_bindings(mentioned, unlinked, related)
 check_link_all_mentions(mentioned, { NOTE, "hybrid search.md", "论文摘录.md" })
 finish()

@@ -44,7 +44,7 @@ newcomer (no memlsp settings at all; memlsp installed only in <vault>/.venv; not
   venv, server-from-venv, ready, outline, references, embedding-1, embedding-2,
   relative-pythonPath (.venv/bin/python in User settings), restart, output-clean
 
-mcp (no extension; the README's .vscode/mcp.json in the vault, memlsp on code-server's PATH)
+mcp (no extension; the .vscode/mcp.json of docs/agents.md in the vault, memlsp on code-server's PATH)
   listed      MCP: List Servers shows memlsp from .vscode/mcp.json, stopped
   server      started from that list, VS Code's output channel "MCP: memlsp" says it discovered
               5 tools, and its tools/list answer names search, read, links, related, recent
@@ -2204,7 +2204,7 @@ def newcomer_paths(main: Paths) -> Paths:
 
 
 def install_into_vault_venv(paths: Paths, python: str) -> Path:
-    """`python3 -m venv .venv && .venv/bin/pip install <checkout>` in the vault, as the README says.
+    """`python3 -m venv .venv && .venv/bin/pip install <checkout>` in the vault, as docs/editors.md says.
     The checkout is a copy of the package's files: building in place would write to the repository."""
     checkout = paths.build / "memlsp-checkout"
     if checkout.exists():
@@ -2369,16 +2369,16 @@ def run_newcomer(main: Paths, vsix: Path, python: str, port: int, results: Resul
 
 MCP = "mcp-"
 MCP_TOOLS = ("search", "read", "links", "related", "recent")  # no `write` without --allow-writes
-README_VSCODE_MCP = "**VS Code**: `.vscode/mcp.json`"  # the README's line above its JSON
+README_VSCODE_MCP = "**VS Code**: `.vscode/mcp.json`"  # the line of docs/agents.md above its JSON
 
 
 def readme_vscode_mcp_json() -> str:
-    """The `.vscode/mcp.json` the README gives for VS Code, as it is written there."""
-    readme = (REPO_DIR / "README.md").read_text(encoding="utf-8")
+    """The `.vscode/mcp.json` docs/agents.md gives for VS Code, as it is written there."""
+    readme = (REPO_DIR / "docs" / "agents.md").read_text(encoding="utf-8")
     at = readme.find(README_VSCODE_MCP)
     found = re.compile(r"```json\n(.*?)\n```", re.DOTALL).search(readme, at) if at >= 0 else None
     if found is None:
-        raise ProofError(f"README.md has no JSON block after {README_VSCODE_MCP!r}")
+        raise ProofError(f"docs/agents.md has no JSON block after {README_VSCODE_MCP!r}")
     return found.group(1) + "\n"
 
 
@@ -2470,7 +2470,7 @@ def listed_tools(channel: str) -> list[str] | None:
 
 
 def check_mcp(page: Page, url: str, paths: Paths, results: Results) -> bool:
-    """The README's .vscode/mcp.json: VS Code lists the server, starts it from its own UI and
+    """The .vscode/mcp.json of docs/agents.md: VS Code lists the server, starts it from its own UI and
     reports its tools."""
     row = mcp_server_row(page)
     screenshot(page, paths, f"{MCP}01-servers")
@@ -2512,7 +2512,7 @@ def check_mcp(page: Page, url: str, paths: Paths, results: Results) -> bool:
 
 
 def run_mcp(main: Paths, vsix: Path, python: str, port: int, results: Results) -> None:
-    """No extension: only the README's .vscode/mcp.json in the vault copy."""
+    """No extension: only the .vscode/mcp.json of docs/agents.md in the vault copy."""
     paths = mcp_paths(main)
     reset_code_server_data(paths)
     prepare_vault(paths)
