@@ -40,7 +40,7 @@ LATIN_QUERY = (1.0, 0.6, 0.0)
 CJK_QUERY = (0.25, 1.0, 0.6)
 CJK_SHARE = 0.1  # a chunk whose letters are at least 10% CJK counts as Chinese
 # What similarities mean, per question script and block (the language pair it reads), measured
-# by benchmarks/calibrate.py on the real vaults (README, "What a score means"); they include the
+# by benchmarks/calibrate.py on the real vaults (docs/search.md, "Scores"); they include the
 # query's block weights above. `floor` is `low`: a chunk less similar than the typical best match
 # of a question no note answers is not a result by meaning alone. Chinese questions reach English
 # notes through MiniLM (block 0) and the bridge (block 2) alike, so the two share a scale.

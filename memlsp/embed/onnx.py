@@ -54,7 +54,7 @@ def integer_model(model: Path, folder: Path) -> Path:
     into float32 constants on load: it runs in float, with 90 MB of weights. Quantizing the
     optimized float graph dynamically (int8 weights per channel, activations per batch) keeps the
     weights at 23 MB and runs the products in integers: 1.5 times as fast on this machine, with
-    vectors at cosine 0.99 to the float ones (README, "Semantic search"). Without the `onnx`
+    vectors at cosine 0.99 to the float ones (docs/search.md, "Embedders"). Without the `onnx`
     package the float model is used as it is."""
     stat = model.stat()
     import onnxruntime  # its version is part of the key: a new one may optimise differently

@@ -103,7 +103,7 @@ def search(
     if vector_hits and meaningless and not keyword_hits and stats.known_share == 0:
         # Nearest neighbours always exist. For a query that neither the vault nor the model
         # has a word for ("qwzxplk") they are not answers; similarity alone cannot tell them
-        # from real ones with the default models (README, "Nothing is an answer").
+        # from real ones with the default models (docs/search.md, "Nothing is an answer").
         vector_hits = []
         warnings = [*warnings, "no note and no model knows these words: nothing found"]
     chunks: dict[str, Chunk] = {hit.chunk.id: hit.chunk for hit in keyword_hits}
