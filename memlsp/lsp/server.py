@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from memlsp import __version__
+from memlsp.daemon.host import SocketHost
 from memlsp.engine.snapshot import Snapshot
 from memlsp.live.vault import LiveVault
 from memlsp.lsp import convert
@@ -29,7 +30,6 @@ from memlsp.lsp.context import CursorRequest, NoteRequest
 from memlsp.lsp.diagnostics import Publisher
 from memlsp.lsp.progress import ProgressListener
 from memlsp.lsp.protocol import MemlspProtocol
-from memlsp.lsp.socket_host import SocketHost
 from memlsp.lsp.vaults import Vaults
 from memlsp.sync.activity import Activity
 
@@ -55,7 +55,7 @@ class MemlspServer(LanguageServer):
             warn=lambda text: self.tell(text, types.MessageType.Warning),
             say=self.say,
             opened=self._feed_open_documents,
-            closed=self.sockets.close,
+            closed=self.sockets.close_vault,
         )
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
