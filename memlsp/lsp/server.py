@@ -202,7 +202,8 @@ class MemlspServer(LanguageServer):
             text = lines[position.line] if position.line < len(lines) else ""
             encoding = self.workspace.position_encoding
             column = convert.column_of(text, position.character, encoding)
-            return work(CursorRequest(note.snapshot, note.path, note.buffer, position.line, column))
+            # The lines the column was found on are the request's: read again, a file may differ.
+            return work(CursorRequest(note.snapshot, note.path, lines, position.line, column))
 
         return await self.in_note(uri, at, nothing)
 
