@@ -182,7 +182,7 @@ def _serve_flags(args: argparse.Namespace) -> list[str]:
 def _serve_vault(args: argparse.Namespace, settings: Settings) -> int:
     if not daemon.supported():
         raise UsageError("memlsp serve needs Unix domain sockets, which this system lacks")
-    from memlsp.commands.serve import serve
+    from memlsp.daemon.serve import serve
 
     return serve(args.vault.resolve(), settings, args.idle)
 

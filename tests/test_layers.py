@@ -27,12 +27,12 @@ LAYERS = {
     "navigation": 5,
     "live": 5,
     "wire": 5,
-    "daemon": 5,
     "commands": 5,
-    "cli": 6,
-    "lsp": 6,
-    "agent": 6,
-    "__main__": 7,
+    "daemon": 6,
+    "cli": 7,
+    "lsp": 7,
+    "agent": 7,
+    "__main__": 8,
 }
 # vault and index share a level but must not know about each other; navigation reads a vault view
 # (vault/view.py), never the engine, so it runs on any vault that can make one.

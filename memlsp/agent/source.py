@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memlsp import daemon
 from memlsp.commands.answers import answer_on_socket
-from memlsp.commands.serve import AnswersOnSocket
+from memlsp.daemon.host import SocketHost
 from memlsp.live.vault import LiveVault
 from memlsp.settings.files import cache_dir_for
 from memlsp.settings.table import Settings
@@ -31,7 +31,7 @@ class VaultSource:
         self._socket = daemon.socket_path(cache) if daemon.supported() else None
         self._key = tuple(sorted(daemon.settings_key(settings, cache).items()))
         self._own: LiveVault | None = None
-        self._answers: AnswersOnSocket | None = None
+        self._answers: SocketHost | None = None
         self._opening = threading.Lock()
 
     def start(self) -> None:
@@ -63,7 +63,7 @@ class VaultSource:
         with self._opening:
             if self._own is None:
                 log.info("no process has %s open; opening it here", self.root)
-                self._answers = AnswersOnSocket()
+                self._answers = SocketHost()
                 vault = LiveVault(
                     self.root, self.settings, self._answers, watch=self.settings.watch
                 )

@@ -12,10 +12,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from memlsp import daemon, wire
+from memlsp import wire
 from memlsp.commands.arguments import DEPTHS, UsageError, command_parser
 from memlsp.commands.graph_text import graph_dot, graph_mermaid, graph_text
 from memlsp.commands.reading import read, recent
+from memlsp.commands.request_reply import NotMine, Refused, Reply, Request, settings_key
 from memlsp.engine.snapshot import Snapshot
 from memlsp.live.vault import LiveVault
 from memlsp.model import MOST_MEANING, ResolvedLink, SearchRequest, printable
@@ -33,27 +34,27 @@ SETTLE_WAIT = 30.0
 VECTORS_WAIT = 60.0
 
 
-def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
+def answer_on_socket(vault: LiveVault, request: Request) -> Reply:
     """A command of `ANSWERED` asked on the vault's socket, answered as this command line would
-    answer it in a process of its own, from what is on disk now; `daemon.Refused` when not."""
+    answer it in a process of its own, from what is on disk now; `Refused` when not."""
     args = command_parser(for_socket=True).parse_args(request.argv)
     if args.command not in ANSWERED:
-        raise daemon.Refused(f"{args.command!r} is not answered over the socket")
+        raise Refused(f"{args.command!r} is not answered over the socket")
     cwd = Path(request.cwd)
     if (cwd / args.vault).resolve() != vault.root:
-        raise daemon.NotMine(f"this process serves {vault.root}")
+        raise NotMine(f"this process serves {vault.root}")
     engine = vault.engine if vault.wait_ready(READY_WAIT) else None
     if engine is None or vault.state == "failed":
-        raise daemon.Refused(f"{vault.root} is not indexed: {vault.status().summary}")
-    mine = tuple(sorted(daemon.settings_key(vault.settings, engine.cache_dir).items()))
+        raise Refused(f"{vault.root} is not indexed: {vault.status().summary}")
+    mine = tuple(sorted(settings_key(vault.settings, engine.cache_dir).items()))
     if request.settings != mine:
         theirs = dict(request.settings)
         differ = sorted(k for k, v in mine if theirs.get(k) != v)
-        raise daemon.NotMine(f"opened with other settings ({', '.join(differ) or 'their names'})")
+        raise NotMine(f"opened with other settings ({', '.join(differ) or 'their names'})")
     if getattr(args, "queries", None) is not None:
         args.queries = cwd / args.queries
     if not vault.settle(SETTLE_WAIT):
-        raise daemon.Refused("the index did not catch up with the disk in time")
+        raise Refused("the index did not catch up with the disk in time")
     if needs_vectors(args):
         vault.vectors_settled(SEARCH_EMBED_LIMIT, VECTORS_WAIT)  # else it says what is missing
     out, err = io.StringIO(), io.StringIO()
@@ -66,7 +67,7 @@ def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
         except UsageError as error:
             print(f"memlsp: {error}", file=err)
             code = 2
-    return daemon.Reply(out.getvalue(), err.getvalue(), code)
+    return Reply(out.getvalue(), err.getvalue(), code)
 
 
 def needs_vectors(args: argparse.Namespace) -> bool:

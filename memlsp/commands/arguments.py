@@ -7,11 +7,13 @@ import argparse
 from pathlib import Path
 from typing import NoReturn
 
-from memlsp import __version__, daemon
+from memlsp import __version__
+from memlsp.commands.request_reply import Refused
 from memlsp.model import DIRECTIONS, MAX_PER_NODE, MEANING, MOST_MEANING, SEARCH_MODES
 from memlsp.settings.table import EMBEDDERS, FUSION_RULES
 
 # `memlsp graph --depth`: five links around a note already reach most of a vault.
+IDLE = 600.0  # seconds without a request before `memlsp serve` exits
 DEPTHS = range(1, 6)
 GRAPH_FORMATS = ("text", "json", "mermaid", "dot")
 
@@ -25,7 +27,7 @@ class _Refusing(argparse.ArgumentParser):
     exit (the language server's stdout is its protocol). No `--help` or `--version` either."""
 
     def error(self, message: str) -> NoReturn:
-        raise daemon.Refused(f"bad arguments: {message}")
+        raise Refused(f"bad arguments: {message}")
 
 
 def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
@@ -225,9 +227,9 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     serve.add_argument(
         "--idle",
         type=_seconds,
-        default=daemon.IDLE,
+        default=IDLE,
         metavar="SECONDS",
-        help=f"exit after this long without a request (default {daemon.IDLE:.0f})",
+        help=f"exit after this long without a request (default {IDLE:.0f})",
     )
     return parser
 

@@ -93,7 +93,12 @@ class LiveVault:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"index {root.name}", daemon=True)
         self._embedding = EmbeddingLoop(
-            self, lambda: self._engine, self.activity, self._stopping, self._stepped
+            root,
+            lambda status, done: self.listener.vectors_progress(self, status, done),
+            lambda: self._engine,
+            self.activity,
+            self._stopping,
+            self._stepped,
         )
         # What `settle` and `vectors_settled` wait for, changed by the writer and embedding threads.
         self._settles_taken = 0

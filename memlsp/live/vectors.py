@@ -10,14 +10,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from memlsp.engine.backfill import Backfill, Step
 from memlsp.engine.engine import Engine
+from memlsp.index.semantic import VectorStatus
 from memlsp.sync.activity import Activity
-
-if TYPE_CHECKING:
-    from memlsp.live.vault import LiveVault
 
 log = logging.getLogger(__name__)
 
@@ -33,26 +31,31 @@ class VectorsAt:
     step: Step
 
 
+# How embedding goes, for the vault's owner: `done` False while it goes on, True when it caught up
+# or cannot go on (`Listener.vectors_progress`).
+Report = Callable[[VectorStatus, bool], None]
+
+
 class EmbeddingLoop:
     """`run` until `stopping` is set; `wake` after each change so new chunks are planned soon."""
 
     def __init__(
         self,
-        vault: LiveVault,
+        root: Path,
+        report: Report,
         engine: Callable[[], Engine | None],
         activity: Activity,
         stopping: threading.Event,
         stepped: Callable[[VectorsAt], None],
     ) -> None:
-        self._vault = vault
+        self._root = root
+        self._report = report
         self._engine = engine  # the current one: a new one after taking over from another process
         self._activity = activity
         self._stopping = stopping
         self._stepped = stepped
         self._wake = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, name=f"vectors {vault.root.name}", daemon=True
-        )
+        self._thread = threading.Thread(target=self._run, name=f"vectors {root.name}", daemon=True)
 
     def start(self) -> None:
         if not self._thread.is_alive():
@@ -74,7 +77,6 @@ class EmbeddingLoop:
     def _run(self) -> None:
         """Connect (again) when the vector side is unavailable, every `vector_retry_seconds`."""
         _lower_priority()
-        listener = self._vault.listener
         busy = False
         reported = 0.0
         said = ("", "")  # the last unavailable state reported, so each is told once
@@ -90,7 +92,7 @@ class EmbeddingLoop:
                     blocked = Step(0, status.pending, status.state, status.problem)
                     self._stepped(VectorsAt(snapshot.revision, blocked))
                     if (status.state, status.problem) != said:
-                        listener.vectors_progress(self._vault, status, True)
+                        self._report(status, True)
                         said = (status.state, status.problem)
                     busy = False
                     self._sleep(snapshot.settings.vector_retry_seconds)
@@ -102,16 +104,16 @@ class EmbeddingLoop:
                 self._stepped(VectorsAt(revision, step))
                 done = step.embedded
             except Exception:  # never let the thread die: keyword search goes on regardless
-                log.exception("embedding %s failed", self._vault.root)
+                log.exception("embedding %s failed", self._root)
                 done = 0
             if done:
                 busy = True
                 if time.monotonic() - reported > VECTOR_REPORT:
-                    listener.vectors_progress(self._vault, engine.read().vectors.status, False)
+                    self._report(engine.read().vectors.status, False)
                     reported = time.monotonic()
                 continue
             if busy or not reported:
-                listener.vectors_progress(self._vault, engine.read().vectors.status, True)
+                self._report(engine.read().vectors.status, True)
                 busy, reported, said = False, time.monotonic(), ("", "")
             self._sleep(VECTOR_IDLE)
 

@@ -18,7 +18,8 @@ class NoteRequest:
     snapshot: Snapshot
     path: str  # vault-relative
     # The open buffer's lines as they were when the request came: the position is in that
-    # version, and the client may send more edits while the request runs on a thread.
+    # version, and the client may send more edits while the request runs on a thread. (A request
+    # at a cursor holds the lines its column was found on, from the buffer or the file.)
     buffer: Sequence[str] | None
 
     @property

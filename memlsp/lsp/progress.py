@@ -1,6 +1,6 @@
 """Indexing and embedding shown to the user as `$/progress`, and the notifications that tell a
-client a vault is indexed (`memlsp/indexed`), embedded (`memlsp/vectors`) or changed
-(`memlsp/changed`)."""
+client a vault is indexed (`memlsp/indexed`) or embedded (`memlsp/vectors`). Told by a vault's
+threads through `vault_events.py`; talks to the client through its port (`client_port.py`)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,16 @@ import asyncio
 import itertools
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from memlsp import wire
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import notes_done, sections_done
-from memlsp.live.vault import Listener, LiveVault
+from memlsp.live.vault import LiveVault
 from memlsp.lsp import convert
+from memlsp.lsp.client_port import ClientPort
 from memlsp.model import IndexSummary
-
-if TYPE_CHECKING:
-    from memlsp.lsp.server import MemlspServer
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +30,8 @@ class ProgressBar:
     _numbers = itertools.count(1)
     CREATE_TIMEOUT = 10.0  # seconds a client may take to accept the token
 
-    def __init__(self, server: MemlspServer, kind: str) -> None:
-        self.server = server
+    def __init__(self, port: ClientPort, kind: str) -> None:
+        self.port = port
         self.token = f"memlsp-{kind}-{next(self._numbers)}"
         self._begun: asyncio.Task[bool] | None = None
 
@@ -42,10 +39,12 @@ class ProgressBar:
         def start() -> None:
             self._begun = asyncio.ensure_future(self._begin(title, message))
 
-        self.server.from_thread(start)
+        self.port.on_loop(start)
 
     async def _begin(self, title: str, message: str) -> bool:
-        progress = self.server.work_done_progress
+        progress = self.port.progress()
+        if progress is None:
+            return False
         try:
             await asyncio.wait_for(progress.create_async(self.token), self.CREATE_TIMEOUT)
         except Exception as error:  # the client refused or never answered: no progress shown
@@ -60,50 +59,48 @@ class ProgressBar:
 
         def send() -> None:
             begun = self._begun
-            if begun is not None and begun.done() and begun.result():
-                self.server.work_done_progress.report(self.token, value)
+            progress = self.port.progress()
+            if begun is not None and begun.done() and begun.result() and progress is not None:
+                progress.report(self.token, value)
 
-        self.server.from_thread(send)
+        self.port.on_loop(send)
 
     def end(self, message: str) -> None:
         async def finish() -> None:
-            if self._begun is None or not await self._begun:
+            progress = self.port.progress()
+            if self._begun is None or not await self._begun or progress is None:
                 return
-            progress = self.server.work_done_progress
             progress.end(self.token, types.WorkDoneProgressEnd(message=message))
             progress.tokens.pop(self.token, None)
 
-        self.server.from_thread(lambda: _keep(asyncio.ensure_future(finish())))
+        self.port.on_loop(lambda: keep(asyncio.ensure_future(finish())))
 
 
 _running: set[asyncio.Future[None]] = set()
 
 
-def _keep(task: asyncio.Future[None]) -> None:
+def keep(task: asyncio.Future[None]) -> None:
     """Hold a fire-and-forget task until it is done (the loop keeps only a weak reference)."""
     _running.add(task)
     task.add_done_callback(_running.discard)
 
 
-class ProgressListener(Listener):
+class VaultProgress:
     """Indexing and embedding as `$/progress`, in the words of `VaultStatus.summary`;
-    `memlsp/indexed` when a vault is ready, `memlsp/vectors` when embedding caught up."""
+    `memlsp/indexed` when a vault is ready, `memlsp/vectors` when embedding caught up. Its
+    methods are the `Listener`'s, called from the vault's threads."""
 
-    def __init__(self, server: MemlspServer) -> None:
-        self.server = server
+    def __init__(self, port: ClientPort) -> None:
+        self.port = port
         self.bars: dict[tuple[str, Path], ProgressBar] = {}
 
-    def _supports_progress(self) -> bool:
-        window = self.server.client_capabilities.window
-        return bool(window and window.work_done_progress)
-
     def _begin(self, kind: str, vault: LiveVault, title: str, message: str) -> None:
-        if not self._supports_progress():
+        if self.port.progress() is None:  # the client shows no `$/progress`
             return
         old = self.bars.pop((kind, vault.root), None)
         if old is not None:
             old.end("")
-        bar = self.bars[(kind, vault.root)] = ProgressBar(self.server, kind)
+        bar = self.bars[(kind, vault.root)] = ProgressBar(self.port, kind)
         bar.begin(title, message)
 
     def _end(self, kind: str, vault: LiveVault, message: str) -> None:
@@ -112,7 +109,6 @@ class ProgressListener(Listener):
             bar.end(message)
 
     def indexing_started(self, vault: LiveVault) -> None:
-        self.server.sockets.answer(vault, lambda: self.server.vaults.get(vault.root) is vault)
         self._begin("index", vault, f"Indexing {vault.root.name}", "looking for changed notes")
 
     def indexing_progress(self, vault: LiveVault, done: int, total: int) -> None:
@@ -128,9 +124,9 @@ class ProgressListener(Listener):
             f"({summary.unresolved:,} to notes not written yet, {summary.ambiguous:,} ambiguous)",
         )
         for text in summary.messages:
-            self.server.tell(f"memlsp: {text}", types.MessageType.Warning)
+            self.port.log(f"memlsp: {text}", types.MessageType.Warning)
         params = wire.indexed_json(convert.uri_of(vault.root), summary)
-        self.server.from_thread(lambda: self.server.protocol.notify("memlsp/indexed", params))
+        self.port.on_loop(lambda: self.port.notify("memlsp/indexed", params))
 
     def vectors_progress(self, vault: LiveVault, status: VectorStatus, done: bool) -> None:
         """`$/progress` while embedding, and `memlsp/vectors` when it caught up or cannot go on."""
@@ -148,21 +144,9 @@ class ProgressListener(Listener):
             message = f"semantic search unavailable: {status.problem}"
         self._end("vectors", vault, message)
         if status.state == "unavailable":
-            self.server.tell(
+            self.port.log(
                 f"memlsp: semantic search unavailable, keyword search only: {status.problem}",
                 types.MessageType.Warning,
             )
         params = wire.vectors_notice_json(convert.uri_of(vault.root), status)
-        self.server.from_thread(lambda: self.server.protocol.notify("memlsp/vectors", params))
-
-    def changed(self, vault: LiveVault) -> None:
-        snapshot = vault.read()
-        revision = snapshot.revision if snapshot is not None else 0
-        params = wire.changed_json(convert.uri_of(vault.root), revision)
-
-        def tell() -> None:
-            self.server.diagnostics.vault_changed(vault)
-            self.server.protocol.notify("memlsp/changed", params)
-            self.server.refresh_code_lenses()
-
-        self.server.from_thread(tell)
+        self.port.on_loop(lambda: self.port.notify("memlsp/vectors", params))

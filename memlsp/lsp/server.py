@@ -1,10 +1,12 @@
 """The language server: what its handlers share, and how they reach a note of a vault.
 
 Feature handlers live in `lsp/features/`. The parts they share each have a module: the open vaults
-and routing (`vaults.py`), the client's settings (`client_settings.py`), progress and
-notifications (`progress.py`), diagnostics (`diagnostics.py`), the command line's socket
-(`socket_host.py`) and the watch on the editor's process (`watchdog.py`). A request about a note
-reads one snapshot of its vault, taken when it begins (`context.py`).
+and routing (`vaults.py`), the client's settings (`client_settings.py`), a vault's news fanned out
+to the client (`vault_events.py`: progress in `progress.py`, diagnostics in `diagnostics.py`,
+`memlsp/changed`, code lenses, the command line's socket through `daemon/host.py`) and the watch on
+the editor's process (`watchdog.py`). Those parts talk to the client through a narrow port this
+server builds (`client_port.py`), never through the server itself. A request about a note reads
+one snapshot of its vault, taken when it begins (`context.py`).
 """
 
 from __future__ import annotations
@@ -18,18 +20,20 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.progress import Progress
 from pygls.workspace import TextDocument
 
 from memlsp import __version__
+from memlsp.daemon.host import SocketHost
 from memlsp.engine.snapshot import Snapshot
 from memlsp.live.vault import LiveVault
 from memlsp.lsp import convert
+from memlsp.lsp.client_port import ClientPort
 from memlsp.lsp.client_settings import ClientSettings
 from memlsp.lsp.context import CursorRequest, NoteRequest
 from memlsp.lsp.diagnostics import Publisher
-from memlsp.lsp.progress import ProgressListener
 from memlsp.lsp.protocol import MemlspProtocol
-from memlsp.lsp.socket_host import SocketHost
+from memlsp.lsp.vault_events import VaultEvents
 from memlsp.lsp.vaults import Vaults
 from memlsp.sync.activity import Activity
 
@@ -46,17 +50,43 @@ class MemlspServer(LanguageServer):
         self.shutdown_requested = False  # `exit` before `shutdown` is an error exit
         self._loop: asyncio.AbstractEventLoop | None = None
         self.activity = Activity()  # requests in flight: what embedding steps aside for
-        self.diagnostics = Publisher(self)
+        port = self._port()
+        self.diagnostics = Publisher(port)
         self.sockets = SocketHost()
+        self.events = VaultEvents(
+            port,
+            self.diagnostics,
+            self.sockets,
+            still_open=lambda vault: self.vaults.get(vault.root) is vault,
+        )
         self.vaults = Vaults(
-            ProgressListener(self),
+            self.events,
             self.activity,
             tell=self.tell,
             warn=lambda text: self.tell(text, types.MessageType.Warning),
             say=self.say,
             opened=self._feed_open_documents,
-            closed=self.sockets.close,
+            closed=self.sockets.close_vault,
         )
+
+    def _port(self) -> ClientPort:
+        """What the parts that talk to the client on their own may ask of it."""
+        return ClientPort(
+            on_loop=self.from_thread,
+            notify=lambda method, params: self.protocol.notify(method, params),
+            log=self.tell,
+            progress=self._progress,
+            publish_diagnostics=self.text_document_publish_diagnostics,
+            refresh_lenses=self.refresh_code_lenses,
+            document=self.document,
+            open_uris=lambda: list(self.workspace.text_documents),
+            note_at=lambda uri: self.vaults.route(uri),
+            encoding=lambda: self.encoding,
+        )
+
+    def _progress(self) -> Progress | None:
+        window = self.client_capabilities.window
+        return self.work_done_progress if window and window.work_done_progress else None
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """The event loop the client is talked to on, from any thread."""
@@ -81,7 +111,7 @@ class MemlspServer(LanguageServer):
         for problem in self.client_settings.change(options):
             self.tell(f"memlsp: {problem}", types.MessageType.Warning)
         for vault in self.vaults.use_settings(self.client_settings.current):
-            self.diagnostics.vault_changed(vault)
+            self.events.settings_changed(vault)
 
     def open_folder(self, folder: Path) -> None:
         self.vaults.open_folder(folder, self.client_settings.current)
@@ -172,7 +202,8 @@ class MemlspServer(LanguageServer):
             text = lines[position.line] if position.line < len(lines) else ""
             encoding = self.workspace.position_encoding
             column = convert.column_of(text, position.character, encoding)
-            return work(CursorRequest(note.snapshot, note.path, note.buffer, position.line, column))
+            # The lines the column was found on are the request's: read again, a file may differ.
+            return work(CursorRequest(note.snapshot, note.path, lines, position.line, column))
 
         return await self.in_note(uri, at, nothing)
 

@@ -131,6 +131,7 @@ class Vaults:
         vault = self._by_root.pop(root.resolve(), None)
         if vault is not None:
             vault.stop()
+        self._told_incomplete.discard(root.resolve())  # opened again, it may be partial again
         self._closed(root.resolve())  # only now: the vault's threads have stopped
 
     def use_settings(self, settings: Settings) -> list[LiveVault]:

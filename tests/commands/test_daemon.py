@@ -24,6 +24,8 @@ from typing import Any
 import pytest
 
 from memlsp import daemon
+from memlsp.daemon.host import SocketHost
+from memlsp.live.vault import LiveVault
 from memlsp.settings.files import cache_dir_for
 from memlsp.settings.table import Settings
 from tests.helpers.cli import environment, memlsp
@@ -418,3 +420,29 @@ async def test_the_language_server_answers_the_cli_for_its_vault(tmp_path: Path)
         fresh = await asyncio.to_thread(memlsp, "-v", *args[:2], "quokkas", *args[3:], "--json")
         assert paths(fresh) == ["inbox/fresh.md"] and fresh.stderr == ""
     assert not path.exists()  # the socket closed with the vault
+
+
+def test_a_socket_opened_while_its_host_closes_is_closed(tmp_path: Path) -> None:
+    """The socket answers from inside its opening, before the host lists it: a close in between
+    (a SIGTERM right after the first answer, a vault the editor closed meanwhile) is seen by the
+    thread that opened it, which closes it. The one host of the server, `serve` and MCP."""
+    root = write_notes(tmp_path / "vault", {"apples.md": "# Apples\n\nTrees.\n"})
+    live = LiveVault(root, Settings(cache_dir=tmp_path / "cache", embedder="none"), watch=False)
+    live.start()
+    try:
+        assert live.wait_ready(30) and live.engine is not None
+        path = daemon.socket_path(live.engine.cache_dir)
+        assert path is not None
+        host = SocketHost()
+        still_open = iter([True, False])  # open when asked, closed by the time it is listed
+        host.answer(live, lambda: next(still_open))
+        assert not daemon.answers(path) and host.idle() is None
+        assert not host.elsewhere.is_set()
+        host.answer(live)  # asked again (a rescan): this time it stays
+        assert daemon.answers(path) and host.idle() is not None
+        host.close()
+        assert not daemon.answers(path) and not path.exists()
+        host.answer(live)  # a closed host opens nothing again
+        assert not daemon.answers(path)
+    finally:
+        live.stop()

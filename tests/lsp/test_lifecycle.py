@@ -154,6 +154,33 @@ async def test_a_vault_folder_deleted_while_the_server_runs(
     await raw_client.shutdown_session()
 
 
+async def test_workspace_symbols_of_two_vaults_are_merged_by_score(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    """A second vault's best hit is not cut off by the first vault's weaker ones: symbols are
+    merged by score across vaults, as `memlsp/search` merges its results."""
+    prose = "A long note about many things, which names the zyzzyva only once in passing. "
+    prose += "Other words follow. " * 40
+    weak = {"weak.md": f"# Weak\n\n{prose}\n", "weaker.md": f"# Weaker\n\n{prose * 3}\n"}
+    session = await start_session(raw_client, tmp_path, "vscode", {"symbol_limit": 2}, weak)
+    others = {f"other{n}.md": f"# Other {n}\n\nNothing of the kind here.\n" for n in range(20)}
+    strong = {"zyzzyva.md": "# Zyzzyva\n\nZyzzyva, zyzzyva.\n", **others}
+    second = write_notes(tmp_path / "second", strong)
+    folder = types.WorkspaceFolder(uri=second.as_uri(), name="second")
+    raw_client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])
+        )
+    )
+    await session.wait_until("memlsp/indexed", lambda p: p.root == second.as_uri())
+    searched = await session.request("memlsp/search", {"query": "zyzzyva", "limit": 2})
+    best = [result["uri"] for result in searched["results"]]
+    assert len(best) == 2 and best[1] == (second / "zyzzyva.md").as_uri()  # one of each vault
+    found = await session.symbols("zyzzyva")
+    assert [symbol.location.uri for symbol in found] == best
+    await raw_client.shutdown_session()
+
+
 async def test_workspace_folders_added_and_removed(
     raw_client: LanguageClient, tmp_path: Path
 ) -> None:

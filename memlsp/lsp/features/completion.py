@@ -8,7 +8,7 @@ from typing import Any
 from lsprotocol import types
 
 from memlsp.lsp import client, convert
-from memlsp.lsp.context import NoteRequest
+from memlsp.lsp.context import CursorRequest
 from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.completion import complete
 from memlsp.navigation.meaning import with_meaning
@@ -22,19 +22,14 @@ def register(server: MemlspServer) -> None:
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGERS)
     )
     async def on_completion(params: types.CompletionParams) -> dict[str, Any] | None:
-        uri, position = params.text_document.uri, params.position
-
-        def work(note: NoteRequest) -> dict[str, Any] | None:
-            lines = note.lines()
-            if position.line >= len(lines):
+        def work(at: CursorRequest) -> dict[str, Any] | None:
+            lines = at.lines()
+            if at.line >= len(lines):
                 return None  # past the last line (an empty last line offers nothing either)
-            text = lines[position.line]
-            encoding = server.workspace.position_encoding
-            column = convert.column_of(text, position.character, encoding)
-            found = complete(note.view, note.path, lines, position.line, column)
-            about = note.snapshot.notes_about
-            found = with_meaning(note.view, note.path, found, column, about)
+            found = complete(at.view, at.path, lines, at.line, at.column)
+            found = with_meaning(at.view, at.path, found, at.column, at.snapshot.notes_about)
             snippets = client.takes_snippets(server.client_capabilities)
-            return convert.completion_list(found, text, position.line, server.encoding, snippets)
+            text = lines[at.line]
+            return convert.completion_list(found, text, at.line, server.encoding, snippets)
 
-        return await server.in_note(uri, work, None)
+        return await server.at_cursor(params.text_document.uri, params.position, work, None)

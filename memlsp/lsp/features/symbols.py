@@ -18,14 +18,17 @@ def register(server: MemlspServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
         query = params.query.strip()
-        found: list[types.WorkspaceSymbol] = []
+        found: list[tuple[float, types.WorkspaceSymbol]] = []
         limit = 0  # the largest of the vaults' own limits, for the whole answer
         for vault in server.vaults.all():
             snapshot = server.read(vault)
             if snapshot is not None:
                 limit = max(limit, snapshot.settings.symbol_limit)
                 found += await server.run(partial(_symbols, snapshot, query))
-        return found[:limit]
+        # Merged by score, as `memlsp/search` merges (a score means the same in every vault);
+        # equal scores, and the hubs of an empty query, keep the vaults' order.
+        found.sort(key=lambda scored: -scored[0])
+        return [symbol for _, symbol in found[:limit]]
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def document_symbol(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
@@ -41,20 +44,24 @@ def register(server: MemlspServer) -> None:
         return await server.in_note(uri, lambda note: symbols(outline(note.view, note.path)), [])
 
 
-def _symbols(snapshot: Snapshot, query: str) -> list[types.WorkspaceSymbol]:
-    """Search results; for an empty query the most-linked notes, a vault's hubs."""
+def _symbols(snapshot: Snapshot, query: str) -> list[tuple[float, types.WorkspaceSymbol]]:
+    """Search results with their scores; for an empty query the most-linked notes, a vault's
+    hubs (scored 0: they have no score to merge by)."""
     root, limit = snapshot.root, snapshot.settings.symbol_limit
     if query:
         response = snapshot.search(SearchRequest(query, limit=limit, expand=False))
-        return [convert.workspace_symbol(root, hit) for hit in response.hits]
+        return [(hit.score, convert.workspace_symbol(root, hit)) for hit in response.hits]
     view = snapshot.view
     notes = view.graph.notes
     return [
-        types.WorkspaceSymbol(
-            name=notes[path].title if path in notes else path,
-            kind=types.SymbolKind.File,
-            container_name=path,
-            location=types.Location(convert.note_uri(root, path), convert.line_range(0)),
+        (
+            0.0,
+            types.WorkspaceSymbol(
+                name=notes[path].title if path in notes else path,
+                kind=types.SymbolKind.File,
+                container_name=path,
+                location=types.Location(convert.note_uri(root, path), convert.line_range(0)),
+            ),
         )
         for path in most_linked(view, limit)
     ]

@@ -1,4 +1,5 @@
-"""A local socket per live vault, so that `memlsp search` asks a process that has the models loaded.
+"""A local socket per live vault, so that `memlsp search` asks a process that has the models loaded:
+both ends, the server (`VaultSocket`) and the client (`ask`).
 
 A process that keeps a vault live (the language server, `memlsp serve`) answers the command line's
 `search`, `links`, `related`, `mentions` and `graph` on a Unix socket in the vault's cache folder: a
@@ -11,7 +12,7 @@ One JSON object per line each way, in UTF-8 (ASCII in fact: JSON escapes keep ev
 surrogate of a file name that is not UTF-8 as it was). A request carries the command's arguments,
 the client's folder and the settings it would open the vault with; the answer is what the command
 printed and its exit status, or why this process does not answer it (`not_mine`, `error`), and the
-command line then runs the command itself.
+command line then runs the command itself (the values: `commands/request_reply.py`).
 
 Only what the client needs is imported at the top: the client must stay light (no index, no model).
 """
@@ -30,20 +31,18 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memlsp.commands.request_reply import Handler, Refused, Reply, Request, parse_request
 from memlsp.settings.files import is_private
-from memlsp.settings.table import Settings, answer_key
 
 if sys.platform != "win32":
     import fcntl
 
 log = logging.getLogger(__name__)
 
-PROTOCOL = 1
 SOCKET_NAME = "memlsp.sock"
 MAX_SOCKET_PATH = 100  # bytes: an address holds 108 on Linux and 104 on macOS, with its NUL
 MAX_REQUEST = 1 << 20  # bytes of a request: arguments and a folder, a few hundred in practice
@@ -55,7 +54,6 @@ ANSWER_TIMEOUT = 300.0  # seconds a client waits for an answer (a first index ma
 START_TIMEOUT = 30.0  # seconds a client waits for the socket of a daemon it started
 ENDED_GRACE = 3.0  # ... and after that daemon exited, for another started at the same moment
 DRAIN = 1 << 24  # bytes read and dropped after answering a request that was too long
-IDLE = 600.0  # seconds without a request before `memlsp serve` exits
 LOG_FILE = "serve.log"
 
 
@@ -83,76 +81,12 @@ def socket_path(cache_dir: Path) -> Path | None:
     return path if len(os.fsencode(path)) <= MAX_SOCKET_PATH else None
 
 
-def settings_key(settings: Settings, cache_dir: Path) -> dict[str, str]:
-    """What decides a command's answer, as text to compare: a process opened with other settings
-    does not answer. The cache folder is compared as the folder it resolves to."""
-    return {**answer_key(settings), "cache_folder": str(cache_dir)}
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    argv: tuple[str, ...]  # the command line after `memlsp`
-    cwd: str  # the client's folder: relative paths in `argv` are relative to it
-    settings: tuple[tuple[str, str], ...]  # `settings_key` of the settings the client would use
-
-    def json(self) -> dict[str, Any]:
-        return {
-            "memlsp": PROTOCOL,
-            "argv": list(self.argv),
-            "cwd": self.cwd,
-            "settings": dict(self.settings),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """What the command printed and its exit status."""
-
-    stdout: str
-    stderr: str
-    code: int
-
-
-class Refused(Exception):
-    """The server does not answer this request; the message says why, in one line."""
-
-    kind = "error"
-
-
-class NotMine(Refused):
-    """Another vault, or other settings than this process opened the vault with."""
-
-    kind = "not_mine"
-
-
 class Unanswered(Exception):
     """No answer to use: the command line runs the command itself."""
 
 
 class NoServer(Unanswered):
     """Nothing listens on the socket."""
-
-
-Handler = Callable[[Request], Reply]
-
-
-def parse_request(line: bytes) -> Request:
-    try:
-        data = json.loads(line)
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise Refused(f"not a JSON line: {error}") from None
-    if not isinstance(data, dict):
-        raise Refused("a request must be a JSON object")
-    if data.get("memlsp") != PROTOCOL:
-        raise Refused(f"unknown protocol {data.get('memlsp')!r}; this server speaks {PROTOCOL}")
-    argv, cwd, settings = data.get("argv"), data.get("cwd"), data.get("settings")
-    if not isinstance(argv, list) or not all(isinstance(item, str) for item in argv):
-        raise Refused("'argv' must be a list of strings")
-    if not isinstance(cwd, str) or not os.path.isabs(cwd):
-        raise Refused("'cwd' must be an absolute path")
-    if not isinstance(settings, dict) or not all(isinstance(v, str) for v in settings.values()):
-        raise Refused("'settings' must be an object of strings")
-    return Request(tuple(argv), cwd, tuple(sorted(settings.items())))
 
 
 def _line(data: dict[str, Any]) -> bytes:
