@@ -11,7 +11,8 @@ One JSON object per line each way, in UTF-8 (ASCII in fact: JSON escapes keep ev
 surrogate of a file name that is not UTF-8 as it was). A request carries the command's arguments,
 the client's folder and the settings it would open the vault with; the answer is what the command
 printed and its exit status, or why this process does not answer it (`not_mine`, `error`), and the
-command line then runs the command itself.
+command line then runs the command itself. A request may also carry a typed call (an agent's
+tools send one), answered with the answer's JSON alone (`answer`).
 
 Only what the client needs is imported at the top: the client must stay light (no index, no model).
 """
@@ -94,14 +95,18 @@ class Request:
     argv: tuple[str, ...]  # the command line after `memlsp`
     cwd: str  # the client's folder: relative paths in `argv` are relative to it
     settings: tuple[tuple[str, str], ...]  # `settings_key` of the settings the client would use
+    # A typed call (commands/calls.py `call_json`, with the vault's path), answered with the
+    # answer's JSON; `argv` asks the same of a server too old to know calls.
+    call: dict[str, Any] | None = None
 
     def json(self) -> dict[str, Any]:
-        return {
+        data = {
             "memlsp": PROTOCOL,
             "argv": list(self.argv),
             "cwd": self.cwd,
             "settings": dict(self.settings),
         }
+        return data if self.call is None else {**data, "call": self.call}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,7 @@ class Reply:
     stdout: str
     stderr: str
     code: int
+    answer: dict[str, Any] | None = None  # a typed call's answer, as JSON
 
 
 class Refused(Exception):
@@ -152,7 +158,10 @@ def parse_request(line: bytes) -> Request:
         raise Refused("'cwd' must be an absolute path")
     if not isinstance(settings, dict) or not all(isinstance(v, str) for v in settings.values()):
         raise Refused("'settings' must be an object of strings")
-    return Request(tuple(argv), cwd, tuple(sorted(settings.items())))
+    call = data.get("call")
+    if call is not None and not isinstance(call, dict):
+        raise Refused("'call' must be an object")
+    return Request(tuple(argv), cwd, tuple(sorted(settings.items())), call)
 
 
 def _line(data: dict[str, Any]) -> bytes:
@@ -311,6 +320,8 @@ class VaultSocket:
             log.exception("answering %r failed", line[:200])
             return {"error": f"internal error: {error}"}
         log.info("%s answered in %.3f s", " ".join(request.argv[:1]), time.perf_counter() - started)
+        if reply.answer is not None:
+            return {"answer": reply.answer}
         return {"stdout": reply.stdout, "stderr": reply.stderr, "code": reply.code}
 
 
@@ -395,6 +406,8 @@ def _reply(line: bytes) -> Reply:
     for kind in ("not_mine", "error"):
         if kind in data:
             raise Unanswered(f"the server answered {kind.replace('_', ' ')}: {data[kind]}")
+    if isinstance(data.get("answer"), dict):
+        return Reply("", "", 0, data["answer"])
     stdout, stderr, code = data.get("stdout"), data.get("stderr"), data.get("code")
     if not (isinstance(stdout, str) and isinstance(stderr, str) and type(code) is int):
         raise Unanswered("an answer without stdout, stderr and code")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict, cast
@@ -21,7 +22,6 @@ from typing import TYPE_CHECKING, Literal, TypedDict, cast
 from memlsp.engine.snapshot import NoteLinks
 from memlsp.index.semantic import VectorStatus
 from memlsp.model import (
-    UNPRINTABLE,
     Heading,
     Hit,
     IndexSummary,
@@ -809,7 +809,7 @@ def json_text(data: object) -> str:
     is not UTF-8) raw, and a lone surrogate cannot be written as UTF-8 at all. Outside strings
     the only such character is the newline of the indentation."""
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    return UNPRINTABLE.sub(lambda m: m[0] if m[0] == "\n" else f"\\u{ord(m[0]):04x}", text)
+    return JSON_UNPRINTABLE.sub(lambda m: m[0] if m[0] == "\n" else f"\\u{ord(m[0]):04x}", text)
 
 
 # -- status and notifications ------------------------------------------------------------------
@@ -1056,3 +1056,20 @@ COMMAND_LINE: dict[str, object] = {
     "read": ReadJson,
     "recent": RecentJson,
 }
+
+
+# -- JSON on one line, and what JSON escapes ------------------------------------------------------
+
+# What `printable` escapes, and the bidi marks (LRM, RLM, ALM), which reorder the text around them
+# as a terminal or an agent's view shows it; JSON carries them escaped, to be read back as they are.
+JSON_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+
+def json_line(data: object, *, compact: bool = False) -> str:
+    """`json_text` on one line, escaped as it escapes; `compact` leaves out the spaces after `,`
+    and `:` (an agent's answer, measured in tokens)."""
+    separators = (",", ":") if compact else (", ", ": ")
+    text = json.dumps(data, ensure_ascii=False, separators=separators)
+    return JSON_UNPRINTABLE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
