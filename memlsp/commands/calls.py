@@ -100,6 +100,7 @@ class RecentCall:
     command: ClassVar[str] = "recent"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "days", float(self.days))  # 7 days answer as 7.0, as `--days 7`
         if not (math.isfinite(self.days) and self.days > 0):
             raise UsageError(f"--days must be a number of days above 0, not {self.days:g}")
         if self.days > MAX_DAYS:
