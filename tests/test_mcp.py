@@ -287,6 +287,17 @@ async def test_the_budget_cuts_read_and_says_where_to_go_on(vault: Path, tmp_pat
     assert (first["text"] + "\n" + rest["text"]).splitlines() == text.splitlines()
 
 
+async def test_read_fits_the_budget_measured_on_its_json(vault: Path, tmp_path: Path) -> None:
+    """Few words, many links: the lines' words fit read's own budget, the links' JSON does not;
+    fewer lines are read, and the cut says where to go on."""
+    text = "# Linked\n\n" + "".join(f"[[bm25]] [[tantivy]] [[nowhere-{n}]]\n" for n in range(300))
+    (vault / "linked.md").write_text(text)
+    async with agent(vault, settings_for(tmp_path / "cache")) as client:
+        first = await call(client, "read", path="linked.md", budget_tokens=2000)
+    assert answer_tokens(first) <= 2000
+    assert first["cut"] and f"start_line={first['end_line'] + 1}" in first["cut"]
+
+
 async def test_a_note_that_asks_the_agent_to_act_is_returned_as_data(
     vault: Path, tmp_path: Path
 ) -> None:

@@ -67,11 +67,7 @@ ANSWERED: dict[str, Command] = {
 
 def answer_json(snapshot: Snapshot, call: Call, vault: str) -> Mapping[str, Any]:
     """The `wire` JSON of a typed call; `UsageError` naming `vault` when its note is not there."""
-    command = ANSWERED[call.command]
-    try:
-        return command.json(command.answer(snapshot, call))
-    except NoNote as error:
-        raise UsageError(f"{error} in {vault}") from None
+    return ANSWERED[call.command].json(_answer(snapshot, call, vault))
 
 
 def print_answer(
@@ -83,14 +79,19 @@ def print_answer(
         search_lines(snapshot, args, out)
         return
     command = ANSWERED[call.command]
-    try:
-        answer = command.answer(snapshot, call)
-    except NoNote as error:
-        raise UsageError(f"{error} in {args.vault}") from None
+    answer = _answer(snapshot, call, args.vault)
     if args.json or getattr(args, "format", None) == "json":
         print(wire.json_text(command.json(answer)), file=out)
     else:
         print(command.text(answer, args), file=out)
+
+
+def _answer(snapshot: Snapshot, call: Call, vault: object) -> Any:
+    """The command's answer; its note not found is said with the vault as the asker named it."""
+    try:
+        return ANSWERED[call.command].answer(snapshot, call)
+    except NoNote as error:
+        raise UsageError(f"{error} in {vault}") from None
 
 
 def command_call(args: argparse.Namespace) -> Call | None:
