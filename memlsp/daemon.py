@@ -1,18 +1,17 @@
 """A local socket per live vault, so that `memlsp search` asks a process that has the models loaded.
 
-A process that keeps a vault live (the language server, `memlsp serve`) answers the command line's
-`search`, `links`, `related`, `mentions` and `graph` on a Unix socket in the vault's cache folder: a
-command then costs a connection instead of opening the index and loading two models. One process
+A process that keeps a vault live (the language server, `memlsp serve`) answers the commands of
+commands/answers.py on a Unix socket in the vault's cache folder: a command then costs a
+connection instead of opening the index and loading two models. One process
 answers per socket, the one that holds an exclusive lock on the file beside it; the system releases
 that lock when its process dies, so a socket file left behind is removed and bound again, and a
 socket that answers is never taken.
 
-One JSON object per line each way, in UTF-8 (ASCII in fact: JSON escapes keep even the lone
-surrogate of a file name that is not UTF-8 as it was). A request carries the command's arguments,
-the client's folder and the settings it would open the vault with; the answer is what the command
-printed and its exit status, or why this process does not answer it (`not_mine`, `error`), and the
-command line then runs the command itself. A request may also carry a typed call (an agent's
-tools send one), answered with the answer's JSON alone (`answer`).
+One JSON object per line each way, in ASCII (JSON escapes keep a name's lone surrogate as it was).
+A request carries the command's arguments (from an agent, also as a typed call), the client's
+folder and the settings it would open the vault with; the answer is what the command printed and
+its exit status (a call's: its JSON), or why this process does not answer (`not_mine`, `error`):
+the command line then runs the command itself.
 
 Only what the client needs is imported at the top: the client must stay light (no index, no model).
 """
@@ -95,18 +94,16 @@ class Request:
     argv: tuple[str, ...]  # the command line after `memlsp`
     cwd: str  # the client's folder: relative paths in `argv` are relative to it
     settings: tuple[tuple[str, str], ...]  # `settings_key` of the settings the client would use
-    # A typed call (commands/calls.py `call_json`, with the vault's path), answered with the
-    # answer's JSON; `argv` asks the same of a server too old to know calls.
-    call: dict[str, Any] | None = None
+    call: Any = None  # the same as a typed call (commands/calls.py), answered with its JSON
 
     def json(self) -> dict[str, Any]:
-        data = {
+        return {
             "memlsp": PROTOCOL,
             "argv": list(self.argv),
             "cwd": self.cwd,
             "settings": dict(self.settings),
+            "call": self.call,
         }
-        return data if self.call is None else {**data, "call": self.call}
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,10 +155,7 @@ def parse_request(line: bytes) -> Request:
         raise Refused("'cwd' must be an absolute path")
     if not isinstance(settings, dict) or not all(isinstance(v, str) for v in settings.values()):
         raise Refused("'settings' must be an object of strings")
-    call = data.get("call")
-    if call is not None and not isinstance(call, dict):
-        raise Refused("'call' must be an object")
-    return Request(tuple(argv), cwd, tuple(sorted(settings.items())), call)
+    return Request(tuple(argv), cwd, tuple(sorted(settings.items())), data.get("call"))
 
 
 def _line(data: dict[str, Any]) -> bytes:
@@ -320,9 +314,8 @@ class VaultSocket:
             log.exception("answering %r failed", line[:200])
             return {"error": f"internal error: {error}"}
         log.info("%s answered in %.3f s", " ".join(request.argv[:1]), time.perf_counter() - started)
-        if reply.answer is not None:
-            return {"answer": reply.answer}
-        return {"stdout": reply.stdout, "stderr": reply.stderr, "code": reply.code}
+        typed = {} if reply.answer is None else {"answer": reply.answer}
+        return {"stdout": reply.stdout, "stderr": reply.stderr, "code": reply.code, **typed}
 
 
 def _refuse(connection: socket.socket, error: Refused, *, drain: bool = False) -> None:
@@ -406,12 +399,10 @@ def _reply(line: bytes) -> Reply:
     for kind in ("not_mine", "error"):
         if kind in data:
             raise Unanswered(f"the server answered {kind.replace('_', ' ')}: {data[kind]}")
-    if isinstance(data.get("answer"), dict):
-        return Reply("", "", 0, data["answer"])
     stdout, stderr, code = data.get("stdout"), data.get("stderr"), data.get("code")
     if not (isinstance(stdout, str) and isinstance(stderr, str) and type(code) is int):
         raise Unanswered("an answer without stdout, stderr and code")
-    return Reply(stdout, stderr, code)
+    return Reply(stdout, stderr, code, data.get("answer"))  # the client checks a call's answer
 
 
 def _trusted(path: Path) -> bool:

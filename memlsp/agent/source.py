@@ -85,12 +85,15 @@ class VaultSource:
 
 def _answer_of(reply: daemon.Reply) -> Mapping[str, Any]:
     """A typed answer as it came; what an older server printed, parsed; its complaint raised."""
-    if reply.answer is not None:
+    if isinstance(reply.answer, dict):
         return reply.answer
     if reply.code != 0:
         lines = [line.removeprefix("memlsp: ") for line in reply.stderr.splitlines()]
         raise UsageError(" ".join(line for line in lines if line))
-    answer = json.loads(reply.stdout)
+    try:
+        answer = json.loads(reply.stdout)
+    except ValueError:
+        answer = None
     if not isinstance(answer, dict):
         raise daemon.Unanswered("an answer that is not a JSON object")
     return answer

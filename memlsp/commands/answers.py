@@ -116,7 +116,7 @@ def answer_on_socket(vault: LiveVault, request: daemon.Request) -> daemon.Reply:
             raise daemon.Refused(f"{args.command!r} is not answered over the socket")
         root = cwd / args.vault
     else:
-        root = Path(str(request.call.get("vault", "")))
+        root = Path(str(request.call.get("vault", "") if isinstance(request.call, dict) else ""))
     if not root.is_absolute() or root.resolve() != vault.root:
         raise daemon.NotMine(f"this process serves {vault.root}")
     _check_settings(vault, request)
