@@ -89,6 +89,7 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
     from memlsp.commands import answers
     from memlsp.engine.engine import Engine
 
+    call = None if args.command == "index" else answers.command_call(args)  # checked first
     try:
         engine = Engine.open(vault, settings)
     except OSError as error:  # no cache folder can be made (a read-only disk, a vault at `/`)
@@ -102,9 +103,9 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
                 summary, vault, engine.read().vectors.status, embedded, wall, as_json=args.json
             )
         else:
-            if answers.needs_vectors(args):
+            if answers.reads_vectors(args, call):
                 _embed(engine, limit=answers.SEARCH_EMBED_LIMIT)
-            answers.ANSWERED[args.command](engine.read(), args, sys.stdout)
+            answers.print_answer(engine.read(), args, call, sys.stdout)
     finally:
         engine.close()
     return 0

@@ -1,21 +1,29 @@
-"""The tools an agent sees, each a command line's `--json` answer asked of the vault's source.
+"""The tools an agent sees, each a command's typed call answered by the vault's source with the
+command line's `--json` answer.
 
 Names and parameters are fixed (agents' configurations name them). Every answer is capped by the
-agent's `budget_tokens` or `DEFAULT_BUDGET` and says what was cut. An error is one sentence the
+agent's `budget_tokens` or `DEFAULT_BUDGET`, measured as budget.py measures, and says what was
+cut. An error is one sentence the
 agent can act on, never a trace.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from memlsp.agent.budget import (
+    DEFAULT_BUDGET,
+    Answer,
+    answer_tokens,
+    graph_within_budget,
+    json_text,
+    list_within_budget,
+)
 from memlsp.agent.source import VaultSource
 from memlsp.agent.writing import (
     Section,
@@ -26,15 +34,22 @@ from memlsp.agent.writing import (
     target_file,
     write_atomically,
 )
-from memlsp.parse.tokens import estimate_tokens
+from memlsp.commands.arguments import UsageError
+from memlsp.commands.calls import (
+    Call,
+    GraphCall,
+    ReadCall,
+    RecentCall,
+    RelatedCall,
+    SearchCall,
+    checked_request,
+)
+from memlsp.model import Direction
 from memlsp.vault.rules import VaultRules
 
-# Tokens of one answer when the agent names no budget: what an answer is whole in nearly every
-# case (depth 2 around nine notes in ten of the real vaults is under 8,000 tokens, around their
-# hubs up to ~15,000; a long note's section as much), under the 25,000 tokens Claude Code accepts
-# of one tool answer.
-DEFAULT_BUDGET = 20000
 MAX_WRITE_BYTES = 1 << 20  # a note an agent writes; larger ones are refused
+WHOLE = 1 << 30  # a read's budget for the whole text
+READ_TRIES = 4  # asks of a read whose JSON is over the budget, each for fewer lines
 
 
 class ToolFailed(ToolError):
@@ -47,7 +62,6 @@ class Memory:
     def __init__(self, source: VaultSource, *, allow_writes: bool) -> None:
         self.source = source
         self.allow_writes = allow_writes
-        self.root = str(source.root)
 
     def search(
         self,
@@ -59,22 +73,15 @@ class Memory:
         after: str | None,
         before: str | None,
         budget_tokens: int | None,
-    ) -> dict[str, Any]:
-        flags = ["--limit", str(limit), "--mode", mode]
-        flags += ["--budget-tokens", str(budget_tokens or DEFAULT_BUDGET)]
-        for path in paths or ():
-            flags += ["--path", path]
-        for tag in tags or ():
-            flags += ["--tag", tag]
-        if after:
-            flags += ["--start-date", after]
-        if before:
-            flags += ["--end-date", before]
-        answer = self._ask("search", flags, query)
+    ) -> Answer:
+        budget = budget_tokens or DEFAULT_BUDGET
+        values = {"query": query, "limit": limit, "mode": mode, "budget_tokens": budget}
+        values.update(paths=paths, tags=tags, start_date=after or None, end_date=before or None)
+        answer = self._answer(lambda: SearchCall(checked_request(values)))
         if not answer.get("results"):
             why = "; ".join(answer.get("warnings") or [])
             raise ToolFailed(f"nothing found for {query!r}" + (f": {why}" if why else ""))
-        return answer
+        return list_within_budget(answer, "results", budget)
 
     def read(
         self,
@@ -83,31 +90,43 @@ class Memory:
         start_line: int | None,
         end_line: int | None,
         budget_tokens: int | None,
-    ) -> dict[str, Any]:
-        flags = ["--budget-tokens", str(budget_tokens or DEFAULT_BUDGET)]
-        if heading is not None:
-            flags += ["--heading", heading]
-        if start_line is not None:
-            flags += ["--start-line", str(start_line)]
-        if end_line is not None:
-            flags += ["--end-line", str(end_line)]
-        return self._ask("read", flags, path)
+    ) -> Answer:
+        """The lines that fit the budget, counted on the answer's JSON: read's own budget counts
+        the lines' words, so when the JSON (links, headings, frontmatter) is over, fewer lines
+        are asked for, in proportion."""
+        budget = budget_tokens or DEFAULT_BUDGET
 
-    def links(self, path: str, direction: str, depth: int) -> dict[str, Any]:
+        def lines_within(words: int) -> Answer:
+            return self._answer(lambda: ReadCall(path, heading, start_line, end_line, words))
+
+        words = budget
+        answer = lines_within(words)
+        for _ in range(READ_TRIES):
+            tokens = answer_tokens(answer)
+            if tokens <= budget or words == 1 or answer["start_line"] >= answer["end_line"]:
+                break
+            words = max(1, words * budget // tokens * 9 // 10)
+            answer = lines_within(words)
+        tokens = answer_tokens(answer)
+        if tokens > budget:
+            cut = f"{answer['cut'] + '; ' if answer['cut'] else ''}still about {tokens:,} tokens"
+            return {**answer, "cut": f"{cut}, over the budget of {budget:,}"}
+        return answer
+
+    def links(self, path: str, direction: Direction, depth: int) -> Answer:
         # The links alone: `related` is the tool for notes close in meaning.
-        flags = ["--depth", str(depth), "--direction", direction, "--meaning", "0"]
-        answer = self._ask("graph", flags, path)
-        return within_budget(answer, DEFAULT_BUDGET)
+        answer = self._answer(lambda: GraphCall(path, depth, direction, meaning=0))
+        return graph_within_budget(answer, DEFAULT_BUDGET)
 
-    def related(self, path: str, limit: int) -> dict[str, Any]:
-        answer = self._ask("related", ["--limit", str(limit)], path)
+    def related(self, path: str, limit: int) -> Answer:
+        answer = self._answer(lambda: RelatedCall(path, limit))
         return list_within_budget(answer, "results", DEFAULT_BUDGET)
 
-    def recent(self, days: float, limit: int) -> dict[str, Any]:
-        answer = self._ask("recent", ["--days", str(days), "--limit", str(limit)])
+    def recent(self, days: float, limit: int) -> Answer:
+        answer = self._answer(lambda: RecentCall(days, limit))
         return list_within_budget(answer, "notes", DEFAULT_BUDGET)
 
-    def write(self, path: str, content: str, mode: str, heading: str | None) -> dict[str, Any]:
+    def write(self, path: str, content: str, mode: str, heading: str | None) -> Answer:
         if not self.allow_writes:
             raise ToolFailed(WRITES_OFF)
         data = content.encode("utf-8", errors="surrogateescape")
@@ -140,16 +159,19 @@ class Memory:
                     raise ToolFailed("mode 'replace_section' needs the section's 'heading'")
                 text = replaced(old, self._section(path, heading), content)
         write_atomically(target, text.encode("utf-8", errors="surrogateescape"))
-        now = self._ask("read", ["--budget-tokens", "1"], path)  # indexed once this answers
-        answer = {"path": path, "mode": mode, "bytes": target.stat().st_size}
-        answer["line_count"] = now.get("line_count")
-        return answer
+        now = self._answer(lambda: ReadCall(path, budget_tokens=1))  # indexed once this answers
+        return {
+            "path": path,
+            "mode": mode,
+            "bytes": target.stat().st_size,
+            "line_count": now.get("line_count"),
+        }
 
     def _unchanged_on_disk(self, path: str, target: Path) -> str:
         """The note's text on disk, refused when the vault holds other text for it (an editor's
         unsaved changes, which a write would have the editor overwrite or fight)."""
         old = target.read_bytes().decode("utf-8", errors="surrogateescape")
-        seen = self._ask("read", ["--budget-tokens", str(1 << 30)], path)
+        seen = self._answer(lambda: ReadCall(path, budget_tokens=WHOLE))
         if seen.get("text", "").splitlines() != old.splitlines():
             raise ToolFailed(
                 f"{path} has unsaved changes in an editor (or changed while read): save it first"
@@ -157,73 +179,21 @@ class Memory:
         return old
 
     def _section(self, path: str, heading: str) -> Section:
-        found = self._ask("read", ["--heading", heading, "--budget-tokens", str(1 << 30)], path)
+        found = self._answer(lambda: ReadCall(path, heading, budget_tokens=WHOLE))
         return Section(str(found["heading"]), int(found["start_line"]), int(found["end_line"]))
 
-    def _ask(self, command: str, flags: list[str], *after: str) -> dict[str, Any]:
-        """`memlsp COMMAND --json FLAGS -- VAULT AFTER...` (after `--`, a query or a path that
-        starts with '-' is still a query or a path)."""
-        reply = self.source.ask([command, "--json", *flags, "--", self.root, *after])
-        if reply.code != 0:
-            lines = [line.removeprefix("memlsp: ") for line in reply.stderr.splitlines()]
-            raise ToolFailed(" ".join(line for line in lines if line) or "failed")
-        answer = json.loads(reply.stdout)
-        assert isinstance(answer, dict)
-        return answer
+    def _answer(self, call: Callable[[], Call]) -> Answer:
+        """The answer to a call (built here, so that a bad argument is the agent's error too)."""
+        try:
+            return self.source.answer(call())
+        except UsageError as error:
+            raise ToolFailed(str(error) or "failed") from None
 
 
 WRITES_OFF = (
     "writing is off: this memlsp server was started without --allow-writes "
     "(the user adds it to the server's command to let agents write notes)"
 )
-
-
-def within_budget(graph: dict[str, Any], budget: int) -> dict[str, Any]:
-    """A graph answer cut to `budget` tokens: the farthest nodes go first, with their edges."""
-    if answer_tokens(graph) <= budget:
-        return graph
-    nodes = sorted(graph["nodes"], key=lambda node: node["distance"])
-    kept = len(nodes)
-    while kept > 1:
-        kept = max(1, kept * 3 // 4)
-        ids = {node["id"] for node in nodes[:kept]}
-        edges = [e for e in graph["edges"] if e["source"] in ids and e["target"] in ids]
-        smaller = {**graph, "nodes": nodes[:kept], "edges": edges}
-        if answer_tokens(smaller) <= budget:
-            break
-    cut = len(nodes) - kept
-    smaller["cut"] = (
-        f"{cut} of {len(nodes)} nodes (the farthest) left out to stay within {budget:,} tokens; "
-        "ask with a smaller depth or direction 'out' or 'in'"
-    )
-    return smaller
-
-
-def list_within_budget(answer: dict[str, Any], key: str, budget: int) -> dict[str, Any]:
-    """An answer whose list under `key` is cut from its end to fit `budget` tokens."""
-    items = answer[key]
-    kept = len(items)
-    while kept > 1 and answer_tokens({**answer, key: items[:kept]}) > budget:
-        kept -= 1
-    if kept == len(items):
-        return answer
-    return {
-        **answer,
-        key: items[:kept],
-        "cut": f"the last {len(items) - kept} of {len(items)} {key} left out to stay within "
-        f"{budget:,} tokens; ask with a smaller limit",
-    }
-
-
-def answer_tokens(answer: object) -> int:
-    """Tokens of an answer as JSON: a word or a CJK character each (`estimate_tokens`), or, for
-    JSON's punctuation and paths, which that leaves out, one per 3.5 bytes when that is more."""
-    text = json_text(answer)
-    return max(estimate_tokens(text), math.ceil(len(text.encode("utf-8")) / 3.5))
-
-
-def json_text(answer: object) -> str:
-    return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
 
 
 # -- how the tools are presented: names, parameters and descriptions ------------------------------

@@ -1,84 +1,93 @@
-"""The printed answers to `memlsp read` and `memlsp recent`, from one snapshot of the vault, in a
-process of its own or on the vault's socket alike (commands/answers.py lists them there)."""
+"""`memlsp read` and `memlsp recent`: a note's lines as they are now, and the notes changed
+lately, from one snapshot; each as the domain value its JSON and its text are made from."""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import math
 import re
 import time
-from typing import TextIO
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from memlsp import wire
 from memlsp.commands.arguments import UsageError
+from memlsp.commands.calls import ReadCall, RecentCall
+from memlsp.commands.links import note_path
 from memlsp.engine.snapshot import Snapshot
-from memlsp.model import printable, printable_lines
-from memlsp.navigation.reading import ReadError, ReadRequest, read_passage
-from memlsp.navigation.recent import recent_changes
+from memlsp.model import Note, printable, printable_lines
+from memlsp.navigation.reading import Passage, ReadError, ReadRequest, read_passage
+from memlsp.navigation.recent import RecentChanges, recent_changes
 from memlsp.vault.rules import VaultRules
 
 _DRIVE = re.compile(r"[A-Za-z]:/")  # `C:/notes/a.md`, as Windows writes an absolute path
 
 
-def read(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
-    """The lines as they are, and after a blank line `(cut: ...)` when the budget cut them."""
-    if args.budget_tokens is not None and args.budget_tokens < 1:
-        raise UsageError(f"--budget-tokens must be at least 1, not {args.budget_tokens}")
-    path = _note(snapshot, args)
-    request = ReadRequest(args.heading, args.start_line, args.end_line, args.budget_tokens)
+def read(snapshot: Snapshot, call: ReadCall) -> Passage:
+    path = _note(snapshot, call.note)
+    request = ReadRequest(call.heading, call.start_line, call.end_line, call.budget_tokens)
     records = VaultRules.of(snapshot.settings).is_records(path)
     try:
-        passage = read_passage(snapshot.view, path, request, records=records)
+        return read_passage(snapshot.view, path, request, records=records)
     except ReadError as error:
         raise UsageError(printable(str(error))) from error
-    if args.json:
-        print(wire.json_text(wire.read_json(passage)), file=out)
-        return
+
+
+def read_text(passage: Passage, _: argparse.Namespace) -> str:
+    """The lines as they are, and after a blank line `(cut: ...)` when the budget cut them."""
     # The text is the note's own, but for what would drive the terminal (ESC, BEL, bidi controls).
-    print(printable_lines(passage.text), file=out)
-    if passage.cut:
-        print(f"\n(cut: {passage.cut})", file=out)
+    text = printable_lines(passage.text)
+    return f"{text}\n\n(cut: {passage.cut})" if passage.cut else text
 
 
-def _note(snapshot: Snapshot, args: argparse.Namespace) -> str:
+def _note(snapshot: Snapshot, note: str) -> str:
     """The note NOTE names. Only the snapshot's notes can be named, and only their text is read,
     through the snapshot: a path that leaves the vault is refused before it is looked up."""
-    reference = args.note.strip().replace("\\", "/")
+    reference = note.strip().replace("\\", "/")
     if reference.startswith("/") or _DRIVE.match(reference) or ".." in reference.split("/"):
         raise UsageError(
-            f"{args.note!r} is outside the vault: give a vault-relative path or a note name"
+            f"{note!r} is outside the vault: give a vault-relative path or a note name"
         )
-    path = snapshot.find_note(args.note)
-    if path is None:
-        raise UsageError(f"no note {args.note!r} in {args.vault}")
-    return path
+    return note_path(snapshot, note)
 
 
-def recent(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> None:
-    """`2026-12-03 21:40  path  title` a line (local time), newest first, then `N more`."""
-    if not (math.isfinite(args.days) and args.days > 0):
-        raise UsageError(f"--days must be a number of days above 0, not {args.days:g}")
-    if args.limit < 1:
-        raise UsageError(f"--limit must be at least 1, not {args.limit}")
+@dataclass(frozen=True, slots=True)
+class Recent:
+    """The notes changed lately, and the notes they are (for their titles)."""
+
+    changes: RecentChanges
+    notes: Mapping[str, Note]
+
+
+def recent(snapshot: Snapshot, call: RecentCall) -> Recent:
     notes = snapshot.graph.notes
     answer = recent_changes(
         ((path, snapshot.last_saved(path)) for path in notes),
         now_ns=time.time_ns(),
-        days=args.days,
-        limit=args.limit,
+        days=call.days,
+        limit=call.limit,
     )
-    if args.json:
-        print(wire.json_text(wire.recent_json(answer, notes)), file=out)
-        return
-    for change in answer.changes:
+    return Recent(answer, notes)
+
+
+def recent_json(answer: Recent) -> wire.RecentJson:
+    return wire.recent_json(answer.changes, answer.notes)
+
+
+def recent_text(answer: Recent, _: argparse.Namespace) -> str:
+    """`2026-12-03 21:40  path  title` a line (local time), newest first, then `N more`."""
+    lines = []
+    for change in answer.changes.changes:
         unsaved = "  [unsaved]" if change.unsaved else ""
-        line = f"{_local_minute(change.modified_ns)}  {change.path}  {notes[change.path].title}"
-        print(printable(line + unsaved), file=out)
-    if answer.more:
-        print(f"{answer.more} more", file=out)
-    if not answer.changes:
-        print(f"no notes changed in the last {args.days:g} days", file=out)
+        title = answer.notes[change.path].title
+        lines.append(
+            printable(f"{_local_minute(change.modified_ns)}  {change.path}  {title}{unsaved}")
+        )
+    if answer.changes.more:
+        lines.append(f"{answer.changes.more} more")
+    if not answer.changes.changes:
+        lines.append(f"no notes changed in the last {answer.changes.days:g} days")
+    return "\n".join(lines)
 
 
 def _local_minute(ns: int) -> str:

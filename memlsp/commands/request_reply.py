@@ -34,6 +34,7 @@ class Request:
     argv: tuple[str, ...]  # the command line after `memlsp`
     cwd: str  # the client's folder: relative paths in `argv` are relative to it
     settings: tuple[tuple[str, str], ...]  # `settings_key` of the settings the client would use
+    call: Any = None  # the same as a typed call (commands/calls.py), answered with its JSON
 
     def json(self) -> dict[str, Any]:
         return {
@@ -41,6 +42,7 @@ class Request:
             "argv": list(self.argv),
             "cwd": self.cwd,
             "settings": dict(self.settings),
+            "call": self.call,
         }
 
 
@@ -51,6 +53,7 @@ class Reply:
     stdout: str
     stderr: str
     code: int
+    answer: dict[str, Any] | None = None  # a typed call's answer, as JSON
 
 
 class Refused(Exception):
@@ -84,4 +87,4 @@ def parse_request(line: bytes) -> Request:
         raise Refused("'cwd' must be an absolute path")
     if not isinstance(settings, dict) or not all(isinstance(v, str) for v in settings.values()):
         raise Refused("'settings' must be an object of strings")
-    return Request(tuple(argv), cwd, tuple(sorted(settings.items())))
+    return Request(tuple(argv), cwd, tuple(sorted(settings.items())), data.get("call"))

@@ -1,18 +1,18 @@
 """A local socket per live vault, so that `memlsp search` asks a process that has the models loaded:
 both ends, the server (`VaultSocket`) and the client (`ask`).
 
-A process that keeps a vault live (the language server, `memlsp serve`) answers the command line's
-`search`, `links`, `related`, `mentions` and `graph` on a Unix socket in the vault's cache folder: a
-command then costs a connection instead of opening the index and loading two models. One process
+A process that keeps a vault live (the language server, `memlsp serve`) answers the commands of
+commands/answers.py on a Unix socket in the vault's cache folder: a command then costs a
+connection instead of opening the index and loading two models. One process
 answers per socket, the one that holds an exclusive lock on the file beside it; the system releases
 that lock when its process dies, so a socket file left behind is removed and bound again, and a
 socket that answers is never taken.
 
-One JSON object per line each way, in UTF-8 (ASCII in fact: JSON escapes keep even the lone
-surrogate of a file name that is not UTF-8 as it was). A request carries the command's arguments,
-the client's folder and the settings it would open the vault with; the answer is what the command
-printed and its exit status, or why this process does not answer it (`not_mine`, `error`), and the
-command line then runs the command itself (the values: `commands/request_reply.py`).
+One JSON object per line each way, in ASCII (JSON escapes keep a name's lone surrogate as it was).
+A request carries the command's arguments (from an agent, also as a typed call), the client's
+folder and the settings it would open the vault with; the answer is what the command printed and
+its exit status (a call's: its JSON), or why this process does not answer (`not_mine`, `error`):
+the command line then runs the command itself (the values: `commands/request_reply.py`).
 
 Only what the client needs is imported at the top: the client must stay light (no index, no model).
 """
@@ -245,7 +245,8 @@ class VaultSocket:
             log.exception("answering %r failed", line[:200])
             return {"error": f"internal error: {error}"}
         log.info("%s answered in %.3f s", " ".join(request.argv[:1]), time.perf_counter() - started)
-        return {"stdout": reply.stdout, "stderr": reply.stderr, "code": reply.code}
+        typed = {} if reply.answer is None else {"answer": reply.answer}
+        return {"stdout": reply.stdout, "stderr": reply.stderr, "code": reply.code, **typed}
 
 
 def _refuse(connection: socket.socket, error: Refused, *, drain: bool = False) -> None:
@@ -332,7 +333,7 @@ def _reply(line: bytes) -> Reply:
     stdout, stderr, code = data.get("stdout"), data.get("stderr"), data.get("code")
     if not (isinstance(stdout, str) and isinstance(stderr, str) and type(code) is int):
         raise Unanswered("an answer without stdout, stderr and code")
-    return Reply(stdout, stderr, code)
+    return Reply(stdout, stderr, code, data.get("answer"))  # the client checks a call's answer
 
 
 def _trusted(path: Path) -> bool:

@@ -86,7 +86,9 @@ def hit_tokens(hit: Hit) -> int:
 
 
 def within_budget(hits: list[Hit], budget_tokens: int | None) -> list[Hit]:
-    """Results in order while they fit the budget; the first is always kept."""
+    """Results in order while they fit the budget; the first is always kept. The budget counts
+    words (`hit_tokens`: a result's text and its linked notes), as `search --budget-tokens` says;
+    an agent's answers are measured on their JSON instead (agent/budget.py)."""
     if budget_tokens is None:
         return hits
     kept: list[Hit] = []

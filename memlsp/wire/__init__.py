@@ -16,7 +16,14 @@ import X` names any shape; the family modules import one another's modules, neve
 
 from __future__ import annotations
 
-from memlsp.wire.common import PositionJson, RangeJson, json_text, range_json
+from memlsp.wire.common import (
+    JSON_UNPRINTABLE,
+    PositionJson,
+    RangeJson,
+    json_line,
+    json_text,
+    range_json,
+)
 from memlsp.wire.graph import (
     GraphDirection,
     GraphEdgeJson,
@@ -154,6 +161,7 @@ COMMAND_LINE: dict[str, object] = {
 __all__ = [
     "COMMAND_LINE",
     "FRONTMATTER_DEPTH",
+    "JSON_UNPRINTABLE",
     "MESSAGES",
     "ChangedJson",
     "EmbeddingJson",
@@ -211,6 +219,7 @@ __all__ = [
     "graph_json",
     "index_summary_json",
     "indexed_json",
+    "json_line",
     "json_text",
     "json_value",
     "link_json",

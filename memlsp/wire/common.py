@@ -7,9 +7,16 @@ what `printable` escapes (C1 and bidi controls among them), so a note's text pri
 from __future__ import annotations
 
 import json
+import re
 from typing import TypedDict
 
-from memlsp.model import UNPRINTABLE, Span
+from memlsp.model import Span
+
+# What `printable` escapes, and the bidi marks (LRM, RLM, ALM), which reorder the text around them
+# as a terminal or an agent's view shows it; JSON carries them escaped, to be read back as they are.
+JSON_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 class PositionJson(TypedDict):
@@ -36,4 +43,12 @@ def json_text(data: object) -> str:
     is not UTF-8) raw, and a lone surrogate cannot be written as UTF-8 at all. Outside strings
     the only such character is the newline of the indentation."""
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    return UNPRINTABLE.sub(lambda m: m[0] if m[0] == "\n" else f"\\u{ord(m[0]):04x}", text)
+    return JSON_UNPRINTABLE.sub(lambda m: m[0] if m[0] == "\n" else f"\\u{ord(m[0]):04x}", text)
+
+
+def json_line(data: object, *, compact: bool = False) -> str:
+    """`json_text` on one line, escaped as it escapes; `compact` leaves out the spaces after `,`
+    and `:` (an agent's answer, measured in tokens)."""
+    separators = (",", ":") if compact else (", ", ": ")
+    text = json.dumps(data, ensure_ascii=False, separators=separators)
+    return JSON_UNPRINTABLE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)

@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from memlsp.agent.budget import (
+    DEFAULT_BUDGET,
+    answer_tokens,
+    graph_within_budget,
+    list_within_budget,
+)
 from memlsp.agent.server import INSTRUCTIONS, MemoryServer
 from memlsp.agent.source import VaultSource
-from memlsp.agent.tools import (
-    DEFAULT_BUDGET,
-    Memory,
-    answer_tokens,
-    list_within_budget,
-    within_budget,
-)
+from memlsp.agent.tools import Memory
 from memlsp.settings.table import Settings, settings_from
 from tests.helpers.cli import environment, memlsp
 from tests.helpers.fixtures import endpoint_fixture
@@ -208,6 +208,20 @@ async def test_the_budget_cuts_search_and_says_so(vault: Path, tmp_path: Path) -
     assert any("budget_tokens" in warning for warning in cut["warnings"])
 
 
+async def test_search_is_cut_by_the_measure_of_its_json_as_every_tool(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Few words and many bytes (one long token a note): the command line's word budget keeps
+    them all; the answer an agent gets still fits its budget, and says what it left out."""
+    for n in range(8):
+        (vault / "inbox" / f"blob-{n}.md").write_text(f"# Blob {n}\n\nquartzite {'x' * 4000}\n")
+    async with agent(vault, settings_for(tmp_path / "cache")) as client:
+        answer = await call(client, "search", query="quartzite", budget_tokens=3000)
+    assert 1 <= len(answer["results"]) < 8
+    assert answer_tokens(answer) <= 3000
+    assert answer["cut"].startswith(f"the last {8 - len(answer['results'])} of 8 results")
+
+
 async def test_a_note_changed_on_disk_is_found_by_the_next_search(
     vault: Path, tmp_path: Path
 ) -> None:
@@ -261,6 +275,17 @@ async def test_the_budget_cuts_read_and_says_where_to_go_on(vault: Path, tmp_pat
         assert going_on == first["end_line"] + 1
         rest = await call(client, "read", path="long.md", start_line=going_on)
     assert (first["text"] + "\n" + rest["text"]).splitlines() == text.splitlines()
+
+
+async def test_read_fits_the_budget_measured_on_its_json(vault: Path, tmp_path: Path) -> None:
+    """Few words, many links: the lines' words fit read's own budget, the links' JSON does not;
+    fewer lines are read, and the cut says where to go on."""
+    text = "# Linked\n\n" + "".join(f"[[bm25]] [[tantivy]] [[nowhere-{n}]]\n" for n in range(300))
+    (vault / "linked.md").write_text(text)
+    async with agent(vault, settings_for(tmp_path / "cache")) as client:
+        first = await call(client, "read", path="linked.md", budget_tokens=2000)
+    assert answer_tokens(first) <= 2000
+    assert first["cut"] and f"start_line={first['end_line'] + 1}" in first["cut"]
 
 
 async def test_a_note_that_asks_the_agent_to_act_is_returned_as_data(
@@ -412,14 +437,14 @@ def test_a_graph_over_budget_keeps_its_nearest_nodes_and_says_so() -> None:
     ]
     graph = {"note": "hub.md", "depth": 3, "direction": "both", "nodes": nodes, "edges": edges,
              "left_out": {"nodes": 0, "edges": 0}, "cut": None}  # fmt: skip
-    cut = within_budget(graph, 2000)
+    cut = graph_within_budget(graph, 2000)
     assert answer_tokens(cut) <= 2000
     kept = {node["id"] for node in cut["nodes"]}
     assert "hub.md" in kept and len(kept) < len(nodes)
     assert max(n["distance"] for n in cut["nodes"]) <= 1  # the farthest went first
     assert all(e["source"] in kept and e["target"] in kept for e in cut["edges"])
     assert cut["cut"].startswith(f"{len(nodes) - len(kept)} of {len(nodes)} nodes")
-    assert within_budget(cut, 2000) is cut  # within budget: as it was
+    assert graph_within_budget(cut, 2000) is cut  # within budget: as it was
 
 
 def test_a_list_over_budget_is_cut_from_its_end() -> None:
@@ -432,3 +457,32 @@ def test_a_list_over_budget_is_cut_from_its_end() -> None:
     assert cut["notes"] == answer["notes"][: len(cut["notes"])]
     assert cut["cut"].startswith(f"the last {50 - len(cut['notes'])} of 50 notes left out")
     assert list_within_budget(answer, "notes", 100_000) is answer
+
+
+def test_a_graph_of_one_node_over_budget_says_it_is_still_over() -> None:
+    """The note alone, with tags enough to be over: kept, and the cut does not claim it fits."""
+    node = {"id": "a.md", "kind": "note", "title": "A", "distance": 0, "inlinks": 0}
+    graph = {"note": "a.md", "depth": 1, "direction": "both", "edges": [],
+             "nodes": [{**node, "tags": [f"tag-{i}" for i in range(2000)]}],
+             "left_out": {"nodes": 0, "edges": 0}, "cut": None}  # fmt: skip
+    cut = graph_within_budget(graph, 1000)
+    assert cut["nodes"] == graph["nodes"]
+    assert "over the budget of 1,000" in cut["cut"] and "to stay within" not in cut["cut"]
+
+
+def test_a_list_whose_first_item_is_over_budget_says_it_is_still_over() -> None:
+    answer: dict[str, Any] = {"results": [{"text": "word " * 3000}, {"text": "word " * 3000}]}
+    cut = list_within_budget(answer, "results", 1000)
+    assert len(cut["results"]) == 1
+    assert cut["cut"].startswith("the last 1 of 2 results left out, and what is left is still")
+    assert "over the budget of 1,000" in cut["cut"]
+
+
+def test_a_cut_list_keeps_as_many_items_as_fit_with_its_sentence() -> None:
+    answer: dict[str, Any] = {
+        "notes": [{"path": f"n{i}.md", "title": "word " * 30} for i in range(50)]
+    }
+    cut = list_within_budget(answer, "notes", 500)
+    kept = len(cut["notes"])
+    one_more = {**answer, "notes": answer["notes"][: kept + 1], "cut": cut["cut"]}
+    assert answer_tokens(cut) <= 500 < answer_tokens(one_more)

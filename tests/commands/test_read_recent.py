@@ -21,9 +21,9 @@ import pytest
 
 from memlsp import daemon
 from memlsp.cli import ASKED, main
-from memlsp.commands import reading
-from memlsp.commands.answers import ANSWERED
+from memlsp.commands.answers import ANSWERED, print_answer
 from memlsp.commands.arguments import UsageError, command_parser
+from memlsp.commands.calls import call_of
 from memlsp.navigation.recent import NS_PER_DAY, Change, recent_changes
 from memlsp.settings.files import cache_dir_for
 from memlsp.settings.table import Settings
@@ -274,14 +274,14 @@ def test_an_open_buffer_is_read_and_a_file_gone_since_is_said(vault: Path, tmp_p
         snapshot = engine.read()
         args = command_parser().parse_args(["read", str(vault), "b", "--json"])
         out = io.StringIO()
-        reading.read(snapshot, args, out)
+        print_answer(snapshot, args, call_of(args), out)
         data = json.loads(out.getvalue())
         assert data["text"] == "# Bananas\n\nEdited [[dup]]."
         assert [link["target"] for link in data["links"]] == ["dup"]
         (vault / "plain.md").unlink()
         args = command_parser().parse_args(["read", str(vault), "plain"])
         with pytest.raises(UsageError) as refused:
-            reading.read(snapshot, args, out)
+            print_answer(snapshot, args, call_of(args), out)
     finally:
         engine.close()
     assert str(refused.value) == (
@@ -461,7 +461,7 @@ def test_an_unsaved_buffer_changed_now_and_a_saved_one_when_its_file_did(
         engine.apply_text("new.md", "# New\n")  # never saved
         args = command_parser().parse_args(["recent", str(root), "--days", "5", "--json"])
         out = io.StringIO()
-        reading.recent(engine.read(), args, out)
+        print_answer(engine.read(), args, call_of(args), out)
     finally:
         engine.close()
     notes = json.loads(out.getvalue())["notes"]
@@ -482,6 +482,7 @@ def test_an_unsaved_buffer_changed_now_and_a_saved_one_when_its_file_did(
         (("--days", "-1"), "--days must be a number of days above 0, not -1"),
         (("--days", "nan"), "--days must be a number of days above 0, not nan"),
         (("--days", "inf"), "--days must be a number of days above 0, not inf"),
+        (("--days", "1e300"), "--days must be at most 1,000,000, not 1e+300"),
         (("--limit", "0"), "--limit must be at least 1, not 0"),
     ],
 )
