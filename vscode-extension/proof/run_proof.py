@@ -1986,7 +1986,7 @@ def run_checks(url: str, paths: Paths, results: Results) -> None:
 
 GRAPH_NOTE = "search/bm25.md"
 GRAPH_CLICK = "search/inverted-index.md"  # bm25.md links to it and it links back
-# What the extension logs when the page has drawn a graph's first frame (src/graphPanel.ts).
+# What the extension logs when the page has drawn a graph's first frame (src/graph/frames.ts).
 GRAPH_FRAME = re.compile(
     r"graph of (?P<note>.+?) at depth (?P<depth>\d): (?P<nodes>\d+) nodes, (?P<edges>\d+) edges; "
     r"answered in (?P<answer>\d+) ms, first frame drawn (?P<draw>\d+) ms after the answer reached "

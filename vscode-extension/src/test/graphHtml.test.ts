@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { contentSecurityPolicy, escapeAttribute, graphHtml, newNonce } from "../graphHtml";
+import { contentSecurityPolicy, escapeAttribute, graphHtml, newNonce } from "../graph/html";
 
 const BASE = "https://file+.vscode-resource.vscode-cdn.net/ext/media";
 const CSP_SOURCE = "https://*.vscode-cdn.net";

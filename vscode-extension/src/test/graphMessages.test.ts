@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { clampDepth, parseWebviewMessage } from "../graphMessages";
+import { clampDepth, parseWebviewMessage } from "../graph/messages";
 
 const ids = new Set(["index.md", "search/bm25.md"]);
 

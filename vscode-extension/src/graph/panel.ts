@@ -1,16 +1,18 @@
 // memlsp: Show Graph: a webview beside the editor with the graph around the Markdown note last
 // active (memlsp/graph), following it as the user moves between notes. A click on a node opens it
-// in the editor's column. The page (graphHtml), its model (graphModel) and the messages it may send
-// (graphMessages) are pure modules; this one only talks to VS Code.
+// in the editor's column. The page (html), its model (model), the messages it may send (messages),
+// and what is logged of its frames (frames) are pure modules; this
+// one only talks to VS Code.
 
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
-import { graphHtml, newNonce } from "./graphHtml";
-import { clampDepth, HostMessage, parseWebviewMessage } from "./graphMessages";
-import { graphViewModel } from "./graphModel";
-import { debounce } from "./related";
-import { isNote } from "./relatedView";
-import type { GraphDirection, GraphJson, Messages } from "./wire";
+import { debounce } from "../related";
+import { isNote } from "../relatedView";
+import type { GraphDirection, GraphJson, Messages } from "../wire";
+import { ShownGraphs } from "./frames";
+import { graphHtml, newNonce } from "./html";
+import { clampDepth, HostMessage, parseWebviewMessage } from "./messages";
+import { graphViewModel } from "./model";
 
 export const GRAPH_VIEW_TYPE = "memlsp.graph";
 const FOLLOW_DEBOUNCE_MS = 300;
@@ -28,16 +30,6 @@ const MEANING_NEIGHBOURS = 5;
 const DEFAULT_DEPTH = 1;
 const DEPTH_KEY = "memlsp.graph.depth";
 const METHOD_NOT_FOUND = -32601; // JSON-RPC's code: a server from before memlsp/graph
-const KEEP_SHOWN = 8; // graphs sent lately, for the page's replies about them
-
-/** A graph sent to the page: what the page's replies about it are logged with. */
-interface Shown {
-  note: string;
-  depth: number;
-  askedAt: number; // Date.now() when it was asked for
-  answeredIn: number; // ms the server took
-  drawn: boolean; // its first frame is logged (a page reloaded draws it again: not logged twice)
-}
 
 export class GraphPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -53,8 +45,7 @@ export class GraphPanel implements vscode.Disposable {
   private ready = false;
   private pending: vscode.CancellationTokenSource | undefined;
   private answerText = ""; // the answer shown, as JSON: the same answer again is not drawn again
-  private seq = 0;
-  private readonly shown = new Map<number, Shown>();
+  private readonly shown = new ShownGraphs();
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
@@ -112,6 +103,17 @@ export class GraphPanel implements vscode.Disposable {
     }
   }
 
+  private page(webview: vscode.Webview): string {
+    const media = vscode.Uri.joinPath(this.extensionUri, "media");
+    return graphHtml({
+      nonce: newNonce(),
+      cspSource: webview.cspSource,
+      library: webview.asWebviewUri(vscode.Uri.joinPath(media, "vendor", "force-graph.min.js")).toString(),
+      script: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph", "webview", "graphView.js")).toString(),
+      style: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph.css")).toString(),
+    });
+  }
+
   private createPanel(): vscode.WebviewPanel {
     const media = vscode.Uri.joinPath(this.extensionUri, "media");
     const panel = vscode.window.createWebviewPanel(
@@ -121,13 +123,7 @@ export class GraphPanel implements vscode.Disposable {
       { enableScripts: true, localResourceRoots: [media], enableFindWidget: false },
     );
     const webview = panel.webview;
-    webview.html = graphHtml({
-      nonce: newNonce(),
-      cspSource: webview.cspSource,
-      library: webview.asWebviewUri(vscode.Uri.joinPath(media, "vendor", "force-graph.min.js")).toString(),
-      script: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph", "webview", "graphView.js")).toString(),
-      style: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph.css")).toString(),
-    });
+    webview.html = this.page(webview);
     this.ready = false;
     panel.onDidDispose(() => {
       this.panel = undefined;
@@ -211,9 +207,7 @@ export class GraphPanel implements vscode.Disposable {
     this.answerText = text;
     this.graph = answer;
     this.ids = new Set(answer.nodes.map((node) => node.id));
-    const seq = ++this.seq;
-    this.shown.set(seq, { note: answer.note, depth: answer.depth, askedAt: started, answeredIn, drawn: false });
-    this.shown.delete(seq - KEEP_SHOWN);
+    const seq = this.shown.add({ note: answer.note, depth: answer.depth, askedAt: started, answeredIn });
     this.post({ type: "graph", model: graphViewModel(answer), depth: this.depth, seq });
   }
 
@@ -246,25 +240,15 @@ export class GraphPanel implements vscode.Disposable {
         await this.open(message.id);
         break;
       case "frame": {
-        const shown = this.shown.get(message.seq);
-        if (shown && !shown.drawn) {
-          this.log(
-            `graph of ${shown.note} at depth ${shown.depth}: ${message.nodes} nodes, ${message.edges} edges; ` +
-              `answered in ${shown.answeredIn} ms, first frame drawn ${message.ms.toFixed(0)} ms after the answer reached the page ` +
-              `(${Date.now() - shown.askedAt} ms after the question)`,
-          );
-          shown.drawn = true;
+        const line = this.shown.frame(message, Date.now());
+        if (line) {
+          this.log(line);
         }
         break;
       }
-      case "settled": {
-        const shown = this.shown.get(message.seq);
-        this.log(
-          `graph of ${shown?.note ?? "?"}: layout settled after ${message.ticks} ticks, ${message.ms.toFixed(0)} ms; ` +
-            `slowest frame ${message.slowest.toFixed(0)} ms`,
-        );
+      case "settled":
+        this.log(this.shown.settled(message));
         break;
-      }
     }
   }
 

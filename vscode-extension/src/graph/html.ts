@@ -3,7 +3,7 @@
 // puts note text into the DOM with textContent only, from the messages it is sent.
 
 import { randomBytes } from "node:crypto";
-import { MAX_DEPTH, MIN_DEPTH } from "./graphMessages";
+import { MAX_DEPTH, MIN_DEPTH } from "./messages";
 
 export interface GraphPage {
   nonce: string; // fresh for each page: only scripts carrying it run

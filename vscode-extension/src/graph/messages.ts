@@ -2,7 +2,7 @@
 // checked before anything is done with it: the page shows note text from the vault, and a
 // message is only ever one of these, about a node of the graph it was sent.
 
-import type { GraphViewModel } from "./graphModel";
+import type { GraphViewModel } from "./model";
 
 export const MIN_DEPTH = 1;
 export const MAX_DEPTH = 3;
