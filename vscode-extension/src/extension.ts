@@ -33,6 +33,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Markdo
   const follow = (event: ServerEvent): void => {
     switch (event.kind) {
       case "started":
+        graph.setBounds(event.bounds);
         related.refresh();
         graph.refresh();
         break;

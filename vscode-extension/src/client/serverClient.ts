@@ -9,9 +9,10 @@ import * as os from "node:os";
 import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, LanguageClient, LanguageClientOptions, State } from "vscode-languageclient/node";
 import { errorText } from "../errors";
+import { announcedBounds } from "../graph/bounds";
 import { CLIENT_SETTINGS, ServerSettingName, serverOptions } from "../settings";
 import { anyBusy, startingView, statusItems, stoppedView } from "../status";
-import type { Messages } from "../wire";
+import type { GraphBoundsJson, Messages } from "../wire";
 import { NoWorkDoneProgress, middleware } from "./builtinMarkdown";
 import { canImportMemlsp, isExecutableFile } from "./probes";
 import { hasPythonExtension, pythonExtensionInterpreter } from "./pythonExtension";
@@ -26,7 +27,7 @@ const CHANGED = ["memlsp/indexed", "memlsp/changed"] as const;
 const VECTORS = "memlsp/vectors";
 
 export type ServerEvent =
-  | { kind: "started" }
+  | { kind: "started"; bounds: GraphBoundsJson | undefined } // bounds: the graph's, if announced
   | { kind: "changed" }
   | { kind: "vectors" };
 
@@ -120,7 +121,7 @@ export class ServerClient implements vscode.Disposable {
         this.events.fire({ kind: method === VECTORS ? "vectors" : "changed" });
       });
     }
-    this.events.fire({ kind: "started" });
+    this.events.fire({ kind: "started", bounds: announcedBounds(next.initializeResult) });
     if (explicit) {
       void vscode.window.showInformationMessage(`memlsp: the server is running: ${commandLine} (from ${found.origin}).`);
     }

@@ -1,17 +1,18 @@
 // memlsp: Show Graph: a webview beside the editor with the graph around the Markdown note last
 // active (memlsp/graph), following it as the user moves between notes. A click on a node opens it
 // in the editor's column. The page (html), its model (model), the messages it may send (messages),
-// and what is logged of its frames (frames) are pure modules; this
+// the depths it offers (bounds) and what is logged of its frames (frames) are pure modules; this
 // one only talks to VS Code.
 
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 import { debounce } from "../related";
 import { isNote } from "../relatedView";
-import type { GraphDirection, GraphJson, Messages } from "../wire";
+import type { GraphBoundsJson, GraphDirection, GraphJson, Messages } from "../wire";
+import { DEFAULT_DEPTHS, DepthRange, clampDepth, depthRange, sameRange } from "./bounds";
 import { ShownGraphs } from "./frames";
 import { graphHtml, newNonce } from "./html";
-import { clampDepth, HostMessage, parseWebviewMessage } from "./messages";
+import { HostMessage, parseWebviewMessage } from "./messages";
 import { graphViewModel } from "./model";
 
 export const GRAPH_VIEW_TYPE = "memlsp.graph";
@@ -22,7 +23,7 @@ type GraphAnswer = Messages["memlsp/graph"]; // null: the URI is no note of an o
 /** memlsp/graph's params (memlsp/lsp/features/graph.py). */
 interface GraphParams {
   uri: string;
-  depth: number; // 1..3
+  depth: number; // within the server's bounds
   direction: GraphDirection;
   meaning: number; // how many notes closest in meaning to add (0: none)
 }
@@ -46,6 +47,7 @@ export class GraphPanel implements vscode.Disposable {
   private pending: vscode.CancellationTokenSource | undefined;
   private answerText = ""; // the answer shown, as JSON: the same answer again is not drawn again
   private readonly shown = new ShownGraphs();
+  private depths: DepthRange = DEFAULT_DEPTHS;
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
@@ -53,7 +55,7 @@ export class GraphPanel implements vscode.Disposable {
     private readonly state: vscode.Memento,
     private readonly log: (line: string) => void,
   ) {
-    this.depth = clampDepth(state.get<unknown>(DEPTH_KEY), DEFAULT_DEPTH);
+    this.depth = clampDepth(state.get<unknown>(DEPTH_KEY), DEFAULT_DEPTH, this.depths);
     this.disposables.push(
       vscode.window.onDidChangeActiveTextEditor((editor) => this.follow(editor)),
       { dispose: () => this.loadSoon.cancel() },
@@ -103,6 +105,21 @@ export class GraphPanel implements vscode.Disposable {
     }
   }
 
+  /** The server (re)started and announced its bounds, or none: the toolbar offers the depths
+   * within them, and a page already shown is loaded again with those choices. */
+  setBounds(bounds: GraphBoundsJson | undefined): void {
+    const depths = depthRange(bounds);
+    if (sameRange(depths, this.depths)) {
+      return;
+    }
+    this.depths = depths;
+    this.depth = clampDepth(this.state.get<unknown>(DEPTH_KEY), DEFAULT_DEPTH, depths);
+    if (this.panel) {
+      this.ready = false; // the new page says when it is
+      this.panel.webview.html = this.page(this.panel.webview);
+    }
+  }
+
   private page(webview: vscode.Webview): string {
     const media = vscode.Uri.joinPath(this.extensionUri, "media");
     return graphHtml({
@@ -111,6 +128,7 @@ export class GraphPanel implements vscode.Disposable {
       library: webview.asWebviewUri(vscode.Uri.joinPath(media, "vendor", "force-graph.min.js")).toString(),
       script: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph", "webview", "graphView.js")).toString(),
       style: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph.css")).toString(),
+      depths: this.depths,
     });
   }
 
@@ -219,7 +237,7 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   private async onMessage(raw: unknown): Promise<void> {
-    const message = parseWebviewMessage(raw, this.ids);
+    const message = parseWebviewMessage(raw, this.ids, this.depths);
     if (!message) {
       this.log(`graph view: ignored a message it may not send: ${JSON.stringify(raw)?.slice(0, 200)}`);
       return;
