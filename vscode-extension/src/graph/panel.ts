@@ -8,29 +8,21 @@ import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 import { debounce } from "../related";
 import { isNote } from "../relatedView";
-import type { GraphBoundsJson, GraphDirection, GraphJson, Messages } from "../wire";
+import type { GraphBoundsJson, GraphJson, Messages } from "../wire";
 import { DEFAULT_DEPTHS, DepthRange, clampDepth, depthRange, sameRange } from "./bounds";
 import { ShownGraphs } from "./frames";
 import { graphHtml, newNonce } from "./html";
 import { HostMessage, parseWebviewMessage } from "./messages";
 import { graphViewModel } from "./model";
+import { NO_VAULT_TEXT, failureText, graphParams, noServerText } from "./request";
 
 export const GRAPH_VIEW_TYPE = "memlsp.graph";
 const FOLLOW_DEBOUNCE_MS = 300;
 
 type GraphAnswer = Messages["memlsp/graph"]; // null: the URI is no note of an open vault
 
-/** memlsp/graph's params (memlsp/lsp/features/graph.py). */
-interface GraphParams {
-  uri: string;
-  depth: number; // within the server's bounds
-  direction: GraphDirection;
-  meaning: number; // how many notes closest in meaning to add (0: none)
-}
-const MEANING_NEIGHBOURS = 5;
 const DEFAULT_DEPTH = 1;
 const DEPTH_KEY = "memlsp.graph.depth";
-const METHOD_NOT_FOUND = -32601; // JSON-RPC's code: a server from before memlsp/graph
 
 export class GraphPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -184,28 +176,22 @@ export class GraphPanel implements vscode.Disposable {
     panel.title = `Graph: ${vscode.workspace.asRelativePath(note, false)}`;
     const lsp = this.client();
     if (!lsp?.isRunning()) {
-      this.showText(lsp ? "Waiting for the memlsp server…" : "The memlsp server is not running.");
+      this.showText(noServerText(lsp !== undefined));
       return;
     }
     this.pending?.cancel();
     const source = new vscode.CancellationTokenSource();
     this.pending = source;
     this.post({ type: "loading", depth: this.depth });
-    const params: GraphParams = { uri: note.toString(), depth: this.depth, direction: "both", meaning: MEANING_NEIGHBOURS };
     const started = Date.now();
     let answer: GraphAnswer;
     try {
-      answer = await lsp.sendRequest<GraphAnswer>("memlsp/graph", params, source.token);
+      answer = await lsp.sendRequest<GraphAnswer>("memlsp/graph", graphParams(note.toString(), this.depth), source.token);
     } catch (error) {
       if (source.token.isCancellationRequested) {
         return;
       }
-      const unknown = typeof error === "object" && error !== null && "code" in error && error.code === METHOD_NOT_FOUND;
-      this.showText(
-        unknown
-          ? "This memlsp server has no graph (it does not answer memlsp/graph): update memlsp, then Restart Server."
-          : `Could not ask for the graph: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.showText(failureText(error));
       return;
     }
     if (source.token.isCancellationRequested || note !== this.note) {
@@ -213,7 +199,7 @@ export class GraphPanel implements vscode.Disposable {
     }
     const answeredIn = Date.now() - started;
     if (!answer) {
-      this.showText("This note is in no open vault: open its folder to see its graph.");
+      this.showText(NO_VAULT_TEXT);
       return;
     }
     // A refresh after a change elsewhere in the vault often brings the same graph: the page keeps
