@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Bad-input proof for the memlsp VS Code extension, in a real code-server driven by Playwright.
 
-Reuses run_proof's install / code-server / browser helpers. Each check runs in its own fresh
-user-data dir and code-server instance (under build/bad/<check>/):
+Reuses the proof's install / code-server / browser helpers (memlsp_proof/). Each check runs in
+its own fresh user-data dir and code-server instance (under build/bad/<check>/):
 
   no-memlsp        pythonPath without memlsp, empty server.command: exactly one error
                    notification naming memlsp and what was tried; Quick Open still works
@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run_proof as rp
+import run_proof
+from memlsp_proof import main_navigation, newcomer, setup, workbench
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -45,27 +46,27 @@ ROOT_B = "vault-beta"
 # --- Per-check setup -----------------------------------------------------------------------
 
 
-def check_paths(main: rp.Paths, name: str) -> rp.Paths:
+def check_paths(main: setup.Paths, name: str) -> setup.Paths:
     """A fresh build dir for one check; its tools/ is a link to the shared tools."""
     build = main.build / "bad" / name
     if build.exists():
         shutil.rmtree(build)
     build.mkdir(parents=True)
     (build / "tools").symlink_to(main.tools)
-    paths = rp.Paths(build)
+    paths = setup.Paths(build)
     paths.screenshots.mkdir(parents=True)
     return paths
 
 
-def write_settings(paths: rp.Paths, python: str, extra: dict[str, Any]) -> None:
-    rp.write_user_settings(paths, {**rp.main_settings(paths, python), **extra})
+def write_settings(paths: setup.Paths, python: str, extra: dict[str, Any]) -> None:
+    setup.write_user_settings(paths, {**setup.main_settings(paths, python), **extra})
 
 
-def shot(page: Page, main: rp.Paths, name: str) -> None:
+def shot(page: Page, main: setup.Paths, name: str) -> None:
     main.screenshots.mkdir(parents=True, exist_ok=True)
     target = main.screenshots / f"bad-{name}.png"
     page.screenshot(path=str(target))
-    rp.log(f"screenshot {target}")
+    setup.log(f"screenshot {target}")
 
 
 def open_url(page: Page, url: str) -> None:
@@ -81,7 +82,7 @@ def notifications(page: Page) -> list[tuple[str, str]]:
     """(severity, message) of every notification, read from the notification center."""
     with suppress(Exception):
         page.keyboard.press("Escape")
-        rp.run_command(page, "Notifications: Show Notifications")
+        workbench.run_command(page, "Notifications: Show Notifications")
         time.sleep(1)
     items = page.evaluate(
         """() => {
@@ -102,7 +103,7 @@ def notifications(page: Page) -> list[tuple[str, str]]:
 def hide_notifications(page: Page) -> None:
     with suppress(Exception):
         page.keyboard.press("Escape")
-        rp.run_command(page, "Notifications: Hide Notifications")
+        workbench.run_command(page, "Notifications: Hide Notifications")
         time.sleep(0.5)
 
 
@@ -112,17 +113,17 @@ def memlsp_errors(page: Page) -> list[str]:
 
 def with_browser(
     url_path: str,
-    paths: rp.Paths,
+    paths: setup.Paths,
     body: Callable[[Page, str], tuple[bool, str]],
-    main: rp.Paths,
+    main: setup.Paths,
     name: str,
     env: dict[str, str] | None = None,
 ) -> tuple[bool, str]:
     from playwright.sync_api import sync_playwright
 
-    with rp.code_server(paths, rp.free_port(), env) as url, sync_playwright() as playwright:
+    with setup.code_server(paths, setup.free_port(), env) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=rp.CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+            executable_path=setup.CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
         )
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.set_default_timeout(30_000)
@@ -140,24 +141,24 @@ def with_browser(
 # --- Checks --------------------------------------------------------------------------------
 
 
-def check_no_memlsp(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]:
+def check_no_memlsp(main: setup.Paths, vsix: Path, python: str) -> tuple[bool, str]:
     name = "no-memlsp"
     paths = check_paths(main, name)
-    rp.prepare_vault(paths)
+    setup.prepare_vault(paths)
     write_settings(
         paths, python, {"memlsp.pythonPath": NO_MEMLSP_PYTHON, "memlsp.server.command": ""}
     )
-    rp.install_vsix(paths, vsix)
+    setup.install_vsix(paths, vsix)
 
     def body(page: Page, _url: str) -> tuple[bool, str]:
-        opened = rp.open_note(page, "index.md")
-        errors = rp.poll(lambda: memlsp_errors(page), timeout=40, interval=2) or []
+        opened = workbench.open_note(page, "index.md")
+        errors = workbench.poll(lambda: memlsp_errors(page), timeout=40, interval=2) or []
         time.sleep(8)  # any second notification would arrive by now
         errors = memlsp_errors(page)
         shot(page, main, name)
         hide_notifications(page)
-        opened_after = rp.open_note(page, "tantivy.md")
-        status = rp.memlsp_status_text(page)
+        opened_after = workbench.open_note(page, "tantivy.md")
+        status = workbench.memlsp_status_text(page)
         mentions_tried = bool(errors) and (
             NO_MEMLSP_PYTHON in errors[0] or "tried" in errors[0].lower()
         )
@@ -171,19 +172,19 @@ def check_no_memlsp(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]
     return with_browser(f"/?folder={paths.vault}", paths, body, main, name)
 
 
-def check_not_found(main: rp.Paths, vsix: Path, _python: str) -> tuple[bool, str]:
+def check_not_found(main: setup.Paths, vsix: Path, _python: str) -> tuple[bool, str]:
     name = "not-found"
     paths = check_paths(main, name)
-    rp.prepare_vault(paths)
-    rp.write_user_settings(paths, {})
-    rp.install_vsix(paths, vsix)
+    setup.prepare_vault(paths)
+    setup.write_user_settings(paths, {})
+    setup.install_vsix(paths, vsix)
 
     def error_toasts(page: Page) -> list[str]:
-        return [t for t in rp.notification_toasts(page) if "cannot find the memlsp" in t]
+        return [t for t in workbench.notification_toasts(page) if "cannot find the memlsp" in t]
 
     def body(page: Page, _url: str) -> tuple[bool, str]:
-        rp.open_note(page, "index.md")
-        first = rp.poll(lambda: error_toasts(page), timeout=40, interval=1) or []
+        workbench.open_note(page, "index.md")
+        first = workbench.poll(lambda: error_toasts(page), timeout=40, interval=1) or []
         toast = page.locator(".notifications-toasts .notification-toast", has_text="cannot find")
         buttons = [b.strip() for b in toast.locator(".monaco-button").all_inner_texts()]
         shot(page, main, name)
@@ -194,8 +195,8 @@ def check_not_found(main: rp.Paths, vsix: Path, _python: str) -> tuple[bool, str
         shot(page, main, f"{name}-how-to-install")
         page.keyboard.press("Escape")
         time.sleep(1)
-        rp.run_command(page, "memlsp: Restart Server")
-        again = rp.poll(lambda: error_toasts(page), timeout=40, interval=1) or []
+        workbench.run_command(page, "memlsp: Restart Server")
+        again = workbench.poll(lambda: error_toasts(page), timeout=40, interval=1) or []
         shot(page, main, f"{name}-restart")
         from_pypi = " ".join(["pip", "install", "memlsp"])
         shows_commands = (
@@ -216,28 +217,30 @@ def check_not_found(main: rp.Paths, vsix: Path, _python: str) -> tuple[bool, str
             f"Server: {len(again)} error toast(s)"
         )
 
-    return with_browser(f"/?folder={paths.vault}", paths, body, main, name, rp.newcomer_env(paths))
+    return with_browser(
+        f"/?folder={paths.vault}", paths, body, main, name, newcomer.newcomer_env(paths)
+    )
 
 
-def check_crash(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]:
+def check_crash(main: setup.Paths, vsix: Path, python: str) -> tuple[bool, str]:
     name = "crash-on-start"
     paths = check_paths(main, name)
-    rp.prepare_vault(paths)
+    setup.prepare_vault(paths)
     write_settings(paths, python, {"memlsp.server.command": "/bin/false", "memlsp.server.args": []})
-    rp.install_vsix(paths, vsix)
+    setup.install_vsix(paths, vsix)
 
     def body(page: Page, _url: str) -> tuple[bool, str]:
-        opened = rp.open_note(page, "index.md")
-        first = rp.poll(lambda: memlsp_errors(page), timeout=40, interval=2) or []
+        opened = workbench.open_note(page, "index.md")
+        first = workbench.poll(lambda: memlsp_errors(page), timeout=40, interval=2) or []
         hide_notifications(page)
         time.sleep(30)
         allnotes = notifications(page)
         errors = [m for s, m in allnotes if s == "error" and "memlsp" in m.lower()]
         shot(page, main, name)
         hide_notifications(page)
-        opened_after = rp.open_note(page, "tantivy.md")
+        opened_after = workbench.open_note(page, "tantivy.md")
         starts = count_starts(paths)
-        status = rp.memlsp_status_text(page)
+        status = workbench.memlsp_status_text(page)
         ok = bool(first) and 0 < len(allnotes) <= 5 and opened and opened_after
         return ok, (
             f"first error: {first[0][:160] if first else None!r}; after 30 s {len(allnotes)} "
@@ -248,7 +251,7 @@ def check_crash(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]:
     return with_browser(f"/?folder={paths.vault}", paths, body, main, name)
 
 
-def count_starts(paths: rp.Paths) -> int | str:
+def count_starts(paths: setup.Paths) -> int | str:
     """Server starts logged in the memlsp output channel (code-server's log files), if found."""
     total = 0
     found = False
@@ -258,20 +261,20 @@ def count_starts(paths: rp.Paths) -> int | str:
     return total if found else "n/a"
 
 
-def check_no_markdown(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]:
+def check_no_markdown(main: setup.Paths, vsix: Path, python: str) -> tuple[bool, str]:
     name = "no-markdown"
     paths = check_paths(main, name)
     paths.vault.mkdir(parents=True)
     (paths.vault / "notes.txt").write_text("just text, no markdown here\n", encoding="utf-8")
     write_settings(paths, python, {})
-    rp.install_vsix(paths, vsix)
+    setup.install_vsix(paths, vsix)
 
     def body(page: Page, _url: str) -> tuple[bool, str]:
         time.sleep(20)
         allnotes = notifications(page)
         errors = [m for s, m in allnotes if s == "error" and "memlsp" in m.lower()]
         hide_notifications(page)
-        text, icon = rp.memlsp_status_text(page)
+        text, icon = workbench.memlsp_status_text(page)
         shot(page, main, name)
         status_error = "codicon-error" in icon or "codicon-circle-slash" in icon
         ok = not errors and not status_error
@@ -283,33 +286,33 @@ def check_no_markdown(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, st
     return with_browser(f"/?folder={paths.vault}", paths, body, main, name)
 
 
-def check_multi_root(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str]:
+def check_multi_root(main: setup.Paths, vsix: Path, python: str) -> tuple[bool, str]:
     name = "multi-root"
     paths = check_paths(main, name)
     paths.vault.mkdir(parents=True)
     for root in (ROOT_A, ROOT_B):
-        shutil.copytree(rp.FIXTURE_VAULT, paths.vault / root)
+        shutil.copytree(setup.FIXTURE_VAULT, paths.vault / root)
     workspace = paths.vault / "two.code-workspace"
     workspace.write_text(
         json.dumps({"folders": [{"path": ROOT_A}, {"path": ROOT_B}], "settings": {}}, indent=2),
         encoding="utf-8",
     )
     write_settings(paths, python, {})
-    rp.install_vsix(paths, vsix)
+    setup.install_vsix(paths, vsix)
 
     def body(page: Page, _url: str) -> tuple[bool, str]:
-        opened = rp.open_note(page, "index.md")
+        opened = workbench.open_note(page, "index.md")
 
         def ready() -> list[tuple[str, str]] | None:
             # One status bar item per vault, each named by its folder.
-            items = rp.memlsp_status_items(page)
+            items = workbench.memlsp_status_items(page)
             done = [
                 icon for _, icon in items if "codicon-check" in icon or "codicon-warning" in icon
             ]
             return items if len(items) == 2 and len(done) == 2 else None
 
-        found = rp.poll(ready, timeout=180, interval=1)
-        status = found or rp.memlsp_status_items(page)
+        found = workbench.poll(ready, timeout=180, interval=1)
+        status = found or workbench.memlsp_status_items(page)
         errors = memlsp_errors(page)
         hide_notifications(page)
         if not found:
@@ -318,7 +321,7 @@ def check_multi_root(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str
                 False,
                 f"server not ready: status {status}; opened index.md {opened}; errors {errors[:2]}",
             )
-        rp.run_command(page, "memlsp: Search Vault")
+        workbench.run_command(page, "memlsp: Search Vault")
         quick_input = page.locator(".quick-input-widget input")
         page.locator(".quick-input-widget input[placeholder*='Search the vault']").wait_for(
             timeout=15_000
@@ -331,7 +334,7 @@ def check_multi_root(main: rp.Paths, vsix: Path, python: str) -> tuple[bool, str
             time.sleep(0.3)
             quick_input.fill("tantivy")
             time.sleep(3)
-            rows = rp.search_results(page)
+            rows = main_navigation.search_results(page)
             verdict = both_roots(rows)
             if verdict:
                 break
@@ -375,14 +378,14 @@ def main(argv: list[str]) -> int:
         at = args_list.index("--only")
         only.append(args_list[at + 1])
         del args_list[at : at + 2]
-    args = rp.parse_args(args_list)
-    main_paths = rp.Paths(args.build_dir.resolve())
-    results = rp.Results()
+    args = run_proof.parse_args(args_list)
+    main_paths = setup.Paths(args.build_dir.resolve())
+    results = workbench.Results()
     try:
         if not args.skip_install:
-            rp.install_all(main_paths)
-        vsix = rp.build_vsix(main_paths)
-    except rp.ProofError as error:
+            setup.install_all(main_paths)
+        vsix = setup.build_vsix(main_paths)
+    except setup.ProofError as error:
         results.record("setup", False, str(error))
         return 1
     main_paths.screenshots.mkdir(parents=True, exist_ok=True)
@@ -393,11 +396,11 @@ def main(argv: list[str]) -> int:
             continue
         try:
             ok, detail = check(main_paths, vsix, args.python)
-        except rp.ProofError as error:
+        except setup.ProofError as error:
             ok, detail = False, f"setup: {error}"
         results.record(name, ok, detail)
-    rp.log(f"screenshots in {main_paths.screenshots} (bad-*.png)")
-    rp.log(f"{len(results.passed)} passed, {len(results.failed)} failed")
+    setup.log(f"screenshots in {main_paths.screenshots} (bad-*.png)")
+    setup.log(f"{len(results.passed)} passed, {len(results.failed)} failed")
     return 1 if results.failed else 0
 
 

@@ -1,8 +1,10 @@
 // The server's settings as VS Code holds them (`memlsp.<name>`) turned into the object the server
-// reads from `initializationOptions` and `workspace/didChangeConfiguration`. The names are the
-// server's own (memlsp/config.py USER_SETTINGS); tests/test_extension_settings.py keeps
-// package.json in step with it, and src/test/settings.test.ts keeps this list in step with
-// package.json.
+// reads from `initializationOptions` and `workspace/didChangeConfiguration`. The names are those
+// the server declares in `memlsp.settings` (`SETTINGS`) that a user may give, all but the ones
+// set by nobody. The list is a copy, checked twice: tests/test_extension_settings.py checks
+// package.json's settings against the declarations (name, type, default, bounds), and
+// src/test/settings.test.ts checks this list against package.json. A setting added to the server
+// fails the first until package.json contributes it, then the second until it is listed here.
 
 export const SERVER_SETTINGS = [
   "max_chunk_tokens",

@@ -166,3 +166,17 @@ export function statusLines(status: StatusAnswerJson): string[] {
 export function anyBusy(status: StatusAnswerJson): boolean {
   return status.vaults.some(isBusy);
 }
+
+// The single item's views while no vault answers: the server starting, stopped, or not started.
+
+export function startingView(commandLine: string): StatusItemView {
+  return { key: "", kind: "busy", text: "$(sync~spin) memlsp · Starting", tooltip: `memlsp: starting ${commandLine}` };
+}
+
+export function stoppedView(): StatusItemView {
+  return { key: "", kind: "failed", text: "$(circle-slash) memlsp: stopped", tooltip: "memlsp: the server stopped. Click for details." };
+}
+
+export function startErrorView(message: string): StatusItemView {
+  return { key: "", kind: "failed", text: "$(error) memlsp", tooltip: message };
+}

@@ -203,6 +203,15 @@ export interface GraphLeftOutJson {
   edges: number;
 }
 
+/** The graph's bounds, announced in the initialize result as
+ * `capabilities.experimental.memlspGraph` (absent from a server from before it). */
+export interface GraphBoundsJson {
+  min_depth: number; // the depths a graph may be asked for, both ends included
+  max_depth: number;
+  max_per_node: number; // neighbours taken from one node in each direction
+  max_nodes: number; // nodes in one answer
+}
+
 /** The notes within `depth` links of a note, the links between them, its closest by meaning. */
 export interface GraphJson {
   note: string;

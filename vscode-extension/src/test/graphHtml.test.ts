@@ -1,17 +1,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { contentSecurityPolicy, escapeAttribute, graphHtml, newNonce } from "../graphHtml";
+import { DEFAULT_DEPTHS, DepthRange } from "../graph/bounds";
+import { contentSecurityPolicy, escapeAttribute, graphHtml, newNonce } from "../graph/html";
 
 const BASE = "https://file+.vscode-resource.vscode-cdn.net/ext/media";
 const CSP_SOURCE = "https://*.vscode-cdn.net";
 
-function page(nonce = "n0nce-Value_1"): string {
+function page(nonce = "n0nce-Value_1", depths: DepthRange = DEFAULT_DEPTHS): string {
   return graphHtml({
     nonce,
     cspSource: CSP_SOURCE,
     library: `${BASE}/vendor/force-graph.min.js`,
     script: `${BASE}/graph/webview/graphView.js`,
     style: `${BASE}/graph.css`,
+    depths,
   });
 }
 
@@ -58,4 +60,10 @@ test("attribute values are escaped; nonces are fresh and unguessable", () => {
   for (const nonce of nonces) {
     assert.match(nonce, /^[A-Za-z0-9_-]{24}$/);
   }
+});
+
+test("the toolbar offers the depths it is given, and 1..3 when the server announced none", () => {
+  assert.match(page(undefined, { min: 2, max: 2 }), /<select id="depth"[^>]*><option value="2">2<\/option><\/select>/);
+  assert.match(page(undefined, { min: 1, max: 2 }), /<select id="depth"[^>]*><option value="1">1<\/option><option value="2">2<\/option><\/select>/);
+  assert.deepEqual(DEFAULT_DEPTHS, { min: 1, max: 3 });
 });

@@ -11,7 +11,7 @@ import {
   nodeTooltip,
   parseFilter,
   visibleIds,
-} from "../graphModel";
+} from "../graph/model";
 import { GraphEdgeJson, GraphJson, GraphNodeJson } from "../wire";
 
 function node(id: string, overrides: Partial<GraphNodeJson> = {}): GraphNodeJson {

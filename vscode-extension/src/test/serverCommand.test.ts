@@ -9,7 +9,7 @@ import {
   findOnPath,
   installSteps,
   serverExecutable,
-} from "../serverCommand";
+} from "../client/serverCommand";
 
 // The advice that fails (no such package on PyPI), spelled so that grepping for it finds none.
 const FROM_PYPI = new RegExp(["pip", "install", "memlsp"].join(" "));

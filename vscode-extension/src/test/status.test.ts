@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { anyBusy, statusItems, statusLines } from "../status";
+import { anyBusy, startErrorView, startingView, statusItems, statusLines, stoppedView } from "../status";
 import { StatusAnswerJson, VaultStatusJson } from "../wire";
 
 /** A vault as an older server reports it: no name, summary or busy. */
@@ -96,4 +96,20 @@ test("Show Status lines are plain words: no revision, no pending changes", () =>
   for (const line of lines) {
     assert.doesNotMatch(line, /revision|pending|chunks/);
   }
+});
+
+test("while no vault answers, one item: starting (with the command), stopped, or the start error", () => {
+  assert.deepEqual(startingView("/v/bin/python -m memlsp --stdio"), {
+    key: "",
+    kind: "busy",
+    text: "$(sync~spin) memlsp · Starting",
+    tooltip: "memlsp: starting /v/bin/python -m memlsp --stdio",
+  });
+  assert.deepEqual(stoppedView(), {
+    key: "",
+    kind: "failed",
+    text: "$(circle-slash) memlsp: stopped",
+    tooltip: "memlsp: the server stopped. Click for details.",
+  });
+  assert.deepEqual(startErrorView("memlsp: not found"), { key: "", kind: "failed", text: "$(error) memlsp", tooltip: "memlsp: not found" });
 });

@@ -4,9 +4,9 @@
 // Note text reaches the DOM through textContent only; colours come from VS Code's theme variables.
 
 import type ForceGraphKind from "force-graph";
-import type { GraphViewEdge, GraphViewModel, GraphViewNode, NodeLook } from "../graphModel.js";
-import { NODE_RADIUS_UNIT, isEmptyFilter, nodeTooltip, parseFilter, visibleIds } from "../graphModel.js";
-import type { HostMessage, WebviewMessage } from "../graphMessages.js";
+import type { GraphViewEdge, GraphViewModel, GraphViewNode, NodeLook } from "../graph/model.js";
+import { NODE_RADIUS_UNIT, isEmptyFilter, nodeTooltip, parseFilter, visibleIds } from "../graph/model.js";
+import type { HostMessage, WebviewMessage } from "../graph/messages.js";
 
 declare const ForceGraph: typeof ForceGraphKind;
 declare function acquireVsCodeApi(): {

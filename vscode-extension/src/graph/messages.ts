@@ -2,10 +2,8 @@
 // checked before anything is done with it: the page shows note text from the vault, and a
 // message is only ever one of these, about a node of the graph it was sent.
 
-import type { GraphViewModel } from "./graphModel";
-
-export const MIN_DEPTH = 1;
-export const MAX_DEPTH = 3;
+import { type DepthRange, inRange } from "./bounds";
+import type { GraphViewModel } from "./model";
 
 /** From the extension to the webview. */
 export type HostMessage =
@@ -41,9 +39,9 @@ function isCount(value: unknown): value is number {
   return isMeasure(value) && Number.isInteger(value);
 }
 
-/** The message if it is one the webview may send about this graph (its node ids), else
- * undefined: unknown types, extra fields, ids of no node, depths out of 1..3 are all refused. */
-export function parseWebviewMessage(raw: unknown, ids: ReadonlySet<string>): WebviewMessage | undefined {
+/** The message if it is one the webview may send about this graph (its node ids) with the depths
+ * it offers, else undefined: unknown types, extra fields, ids of no node, other depths are all refused. */
+export function parseWebviewMessage(raw: unknown, ids: ReadonlySet<string>, depths: DepthRange): WebviewMessage | undefined {
   if (!isRecord(raw)) {
     return undefined;
   }
@@ -55,7 +53,7 @@ export function parseWebviewMessage(raw: unknown, ids: ReadonlySet<string>): Web
         ? { type: "open", id: raw.id }
         : undefined;
     case "depth":
-      return hasKeys(raw, ["type", "n"]) && isCount(raw.n) && raw.n >= MIN_DEPTH && raw.n <= MAX_DEPTH
+      return hasKeys(raw, ["type", "n"]) && isCount(raw.n) && inRange(raw.n, depths)
         ? { type: "depth", n: raw.n }
         : undefined;
     case "frame":
@@ -77,9 +75,4 @@ export function parseWebviewMessage(raw: unknown, ids: ReadonlySet<string>): Web
     default:
       return undefined;
   }
-}
-
-/** A depth as the extension keeps it: a whole number in 1..3, else `fallback`. */
-export function clampDepth(value: unknown, fallback: number): number {
-  return isCount(value) && value >= MIN_DEPTH && value <= MAX_DEPTH ? value : fallback;
 }

@@ -14,9 +14,9 @@ import {
   noteName,
   relatedMessage,
   relatedRow,
-} from "./related";
-import { RELATED_LIMIT, insertAtCursor, isNote } from "./relatedView";
-import { MentionAnswerJson, Messages } from "./wire";
+} from "../related";
+import { RELATED_LIMIT, insertAtCursor, isNote } from "../relatedView";
+import { MentionAnswerJson, Messages } from "../wire";
 
 const INSERT_LINK: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("link"), tooltip: "Insert link" };
 

@@ -1,43 +1,28 @@
 // memlsp: Show Graph: a webview beside the editor with the graph around the Markdown note last
 // active (memlsp/graph), following it as the user moves between notes. A click on a node opens it
-// in the editor's column. The page (graphHtml), its model (graphModel) and the messages it may send
-// (graphMessages) are pure modules; this one only talks to VS Code.
+// in the editor's column. The page (html), its model (model), the messages it may send (messages),
+// the depths it offers (bounds) and what is logged of its frames (frames) are pure modules; this
+// one only talks to VS Code.
 
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
-import { graphHtml, newNonce } from "./graphHtml";
-import { clampDepth, HostMessage, parseWebviewMessage } from "./graphMessages";
-import { graphViewModel } from "./graphModel";
-import { debounce } from "./related";
-import { isNote } from "./relatedView";
-import type { GraphDirection, GraphJson, Messages } from "./wire";
+import { debounce } from "../related";
+import { isNote } from "../relatedView";
+import type { GraphBoundsJson, GraphJson, Messages } from "../wire";
+import { DEFAULT_DEPTHS, DepthRange, clampDepth, depthRange, sameRange } from "./bounds";
+import { ShownGraphs } from "./frames";
+import { graphHtml, newNonce } from "./html";
+import { HostMessage, parseWebviewMessage } from "./messages";
+import { graphViewModel } from "./model";
+import { NO_VAULT_TEXT, failureText, graphParams, noServerText } from "./request";
 
 export const GRAPH_VIEW_TYPE = "memlsp.graph";
 const FOLLOW_DEBOUNCE_MS = 300;
 
 type GraphAnswer = Messages["memlsp/graph"]; // null: the URI is no note of an open vault
 
-/** memlsp/graph's params (memlsp/lsp/features/graph.py). */
-interface GraphParams {
-  uri: string;
-  depth: number; // 1..3
-  direction: GraphDirection;
-  meaning: number; // how many notes closest in meaning to add (0: none)
-}
-const MEANING_NEIGHBOURS = 5;
 const DEFAULT_DEPTH = 1;
 const DEPTH_KEY = "memlsp.graph.depth";
-const METHOD_NOT_FOUND = -32601; // JSON-RPC's code: a server from before memlsp/graph
-const KEEP_SHOWN = 8; // graphs sent lately, for the page's replies about them
-
-/** A graph sent to the page: what the page's replies about it are logged with. */
-interface Shown {
-  note: string;
-  depth: number;
-  askedAt: number; // Date.now() when it was asked for
-  answeredIn: number; // ms the server took
-  drawn: boolean; // its first frame is logged (a page reloaded draws it again: not logged twice)
-}
 
 export class GraphPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -53,8 +38,8 @@ export class GraphPanel implements vscode.Disposable {
   private ready = false;
   private pending: vscode.CancellationTokenSource | undefined;
   private answerText = ""; // the answer shown, as JSON: the same answer again is not drawn again
-  private seq = 0;
-  private readonly shown = new Map<number, Shown>();
+  private readonly shown = new ShownGraphs();
+  private depths: DepthRange = DEFAULT_DEPTHS;
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
@@ -62,7 +47,7 @@ export class GraphPanel implements vscode.Disposable {
     private readonly state: vscode.Memento,
     private readonly log: (line: string) => void,
   ) {
-    this.depth = clampDepth(state.get<unknown>(DEPTH_KEY), DEFAULT_DEPTH);
+    this.depth = clampDepth(state.get<unknown>(DEPTH_KEY), DEFAULT_DEPTH, this.depths);
     this.disposables.push(
       vscode.window.onDidChangeActiveTextEditor((editor) => this.follow(editor)),
       { dispose: () => this.loadSoon.cancel() },
@@ -112,6 +97,33 @@ export class GraphPanel implements vscode.Disposable {
     }
   }
 
+  /** The server (re)started and announced its bounds, or none: the toolbar offers the depths
+   * within them, and a page already shown is loaded again with those choices. */
+  setBounds(bounds: GraphBoundsJson | undefined): void {
+    const depths = depthRange(bounds);
+    if (sameRange(depths, this.depths)) {
+      return;
+    }
+    this.depths = depths;
+    this.depth = clampDepth(this.state.get<unknown>(DEPTH_KEY), DEFAULT_DEPTH, depths);
+    if (this.panel) {
+      this.ready = false; // the new page says when it is
+      this.panel.webview.html = this.page(this.panel.webview);
+    }
+  }
+
+  private page(webview: vscode.Webview): string {
+    const media = vscode.Uri.joinPath(this.extensionUri, "media");
+    return graphHtml({
+      nonce: newNonce(),
+      cspSource: webview.cspSource,
+      library: webview.asWebviewUri(vscode.Uri.joinPath(media, "vendor", "force-graph.min.js")).toString(),
+      script: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph", "webview", "graphView.js")).toString(),
+      style: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph.css")).toString(),
+      depths: this.depths,
+    });
+  }
+
   private createPanel(): vscode.WebviewPanel {
     const media = vscode.Uri.joinPath(this.extensionUri, "media");
     const panel = vscode.window.createWebviewPanel(
@@ -121,13 +133,7 @@ export class GraphPanel implements vscode.Disposable {
       { enableScripts: true, localResourceRoots: [media], enableFindWidget: false },
     );
     const webview = panel.webview;
-    webview.html = graphHtml({
-      nonce: newNonce(),
-      cspSource: webview.cspSource,
-      library: webview.asWebviewUri(vscode.Uri.joinPath(media, "vendor", "force-graph.min.js")).toString(),
-      script: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph", "webview", "graphView.js")).toString(),
-      style: webview.asWebviewUri(vscode.Uri.joinPath(media, "graph.css")).toString(),
-    });
+    webview.html = this.page(webview);
     this.ready = false;
     panel.onDidDispose(() => {
       this.panel = undefined;
@@ -170,28 +176,22 @@ export class GraphPanel implements vscode.Disposable {
     panel.title = `Graph: ${vscode.workspace.asRelativePath(note, false)}`;
     const lsp = this.client();
     if (!lsp?.isRunning()) {
-      this.showText(lsp ? "Waiting for the memlsp server…" : "The memlsp server is not running.");
+      this.showText(noServerText(lsp !== undefined));
       return;
     }
     this.pending?.cancel();
     const source = new vscode.CancellationTokenSource();
     this.pending = source;
     this.post({ type: "loading", depth: this.depth });
-    const params: GraphParams = { uri: note.toString(), depth: this.depth, direction: "both", meaning: MEANING_NEIGHBOURS };
     const started = Date.now();
     let answer: GraphAnswer;
     try {
-      answer = await lsp.sendRequest<GraphAnswer>("memlsp/graph", params, source.token);
+      answer = await lsp.sendRequest<GraphAnswer>("memlsp/graph", graphParams(note.toString(), this.depth), source.token);
     } catch (error) {
       if (source.token.isCancellationRequested) {
         return;
       }
-      const unknown = typeof error === "object" && error !== null && "code" in error && error.code === METHOD_NOT_FOUND;
-      this.showText(
-        unknown
-          ? "This memlsp server has no graph (it does not answer memlsp/graph): update memlsp, then Restart Server."
-          : `Could not ask for the graph: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.showText(failureText(error));
       return;
     }
     if (source.token.isCancellationRequested || note !== this.note) {
@@ -199,7 +199,7 @@ export class GraphPanel implements vscode.Disposable {
     }
     const answeredIn = Date.now() - started;
     if (!answer) {
-      this.showText("This note is in no open vault: open its folder to see its graph.");
+      this.showText(NO_VAULT_TEXT);
       return;
     }
     // A refresh after a change elsewhere in the vault often brings the same graph: the page keeps
@@ -211,9 +211,7 @@ export class GraphPanel implements vscode.Disposable {
     this.answerText = text;
     this.graph = answer;
     this.ids = new Set(answer.nodes.map((node) => node.id));
-    const seq = ++this.seq;
-    this.shown.set(seq, { note: answer.note, depth: answer.depth, askedAt: started, answeredIn, drawn: false });
-    this.shown.delete(seq - KEEP_SHOWN);
+    const seq = this.shown.add({ note: answer.note, depth: answer.depth, askedAt: started, answeredIn });
     this.post({ type: "graph", model: graphViewModel(answer), depth: this.depth, seq });
   }
 
@@ -225,7 +223,7 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   private async onMessage(raw: unknown): Promise<void> {
-    const message = parseWebviewMessage(raw, this.ids);
+    const message = parseWebviewMessage(raw, this.ids, this.depths);
     if (!message) {
       this.log(`graph view: ignored a message it may not send: ${JSON.stringify(raw)?.slice(0, 200)}`);
       return;
@@ -246,25 +244,15 @@ export class GraphPanel implements vscode.Disposable {
         await this.open(message.id);
         break;
       case "frame": {
-        const shown = this.shown.get(message.seq);
-        if (shown && !shown.drawn) {
-          this.log(
-            `graph of ${shown.note} at depth ${shown.depth}: ${message.nodes} nodes, ${message.edges} edges; ` +
-              `answered in ${shown.answeredIn} ms, first frame drawn ${message.ms.toFixed(0)} ms after the answer reached the page ` +
-              `(${Date.now() - shown.askedAt} ms after the question)`,
-          );
-          shown.drawn = true;
+        const line = this.shown.frame(message, Date.now());
+        if (line) {
+          this.log(line);
         }
         break;
       }
-      case "settled": {
-        const shown = this.shown.get(message.seq);
-        this.log(
-          `graph of ${shown?.note ?? "?"}: layout settled after ${message.ticks} ticks, ${message.ms.toFixed(0)} ms; ` +
-            `slowest frame ${message.slowest.toFixed(0)} ms`,
-        );
+      case "settled":
+        this.log(this.shown.settled(message));
         break;
-      }
     }
   }
 

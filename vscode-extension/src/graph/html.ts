@@ -3,7 +3,7 @@
 // puts note text into the DOM with textContent only, from the messages it is sent.
 
 import { randomBytes } from "node:crypto";
-import { MAX_DEPTH, MIN_DEPTH } from "./graphMessages";
+import { type DepthRange, depthChoices } from "./bounds";
 
 export interface GraphPage {
   nonce: string; // fresh for each page: only scripts carrying it run
@@ -11,6 +11,7 @@ export interface GraphPage {
   library: string; // webview URIs (webview.asWebviewUri) of the extension's media files
   script: string;
   style: string;
+  depths: DepthRange; // the toolbar's depth choices
 }
 
 export function newNonce(): string {
@@ -37,12 +38,10 @@ export function escapeAttribute(text: string): string {
   return text.replace(/[&"'<>]/g, (character) => ATTRIBUTE_ESCAPES[character] ?? character);
 }
 
-function depthOptions(): string {
-  const options: string[] = [];
-  for (let depth = MIN_DEPTH; depth <= MAX_DEPTH; depth++) {
-    options.push(`<option value="${depth}">${depth}</option>`);
-  }
-  return options.join("");
+function depthOptions(depths: DepthRange): string {
+  return depthChoices(depths)
+    .map((depth) => `<option value="${depth}">${depth}</option>`)
+    .join("");
 }
 
 export function graphHtml(page: GraphPage): string {
@@ -59,7 +58,7 @@ export function graphHtml(page: GraphPage): string {
 </head>
 <body>
 <header id="toolbar">
-<label>Depth <select id="depth" aria-label="Links away from the note">${depthOptions()}</select></label>
+<label>Depth <select id="depth" aria-label="Links away from the note">${depthOptions(page.depths)}</select></label>
 <input id="filter" type="search" spellcheck="false" placeholder="Filter: folder/ #tag word" aria-label="Show only nodes in a folder, with a tag or a word">
 <span id="summary" role="status"></span>
 <span id="legend" aria-label="Legend">

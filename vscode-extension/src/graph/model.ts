@@ -3,7 +3,7 @@
 // but types: the extension builds the model, the webview's script (compiled from this same file
 // as an ES module) filters it.
 
-import type { GraphEdgeJson, GraphEdgeKind, GraphJson, GraphNodeJson, GraphNodeKind } from "./wire";
+import type { GraphEdgeJson, GraphEdgeKind, GraphJson, GraphNodeJson, GraphNodeKind } from "../wire";
 
 /** How a node is drawn: the note asked about, a note reached by links, one reached only by
  * meaning, another file (an image, a PDF), a link to nothing. */

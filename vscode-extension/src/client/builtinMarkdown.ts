@@ -4,7 +4,7 @@
 
 import * as vscode from "vscode";
 import { ClientCapabilities, FeatureState, Middleware, StaticFeature } from "vscode-languageclient/node";
-import { NamedPlace, Place, inMarkdownDestination, withoutOverlaps, withoutSameSymbols } from "./overlap";
+import { NamedPlace, Place, inMarkdownDestination, withoutOverlaps, withoutSameSymbols } from "../overlap";
 
 // VS Code's `vscode.execute…Provider` commands ask every provider, this extension's too: while
 // one is under way for a key, this extension answers nothing for that key, so the command gets

@@ -1,0 +1,94 @@
+// memlsp: Search Vault: a picker that asks memlsp/search as the user types (debounced, the older
+// question cancelled) and opens the chosen section.
+
+import * as vscode from "vscode";
+import type { ServerClient } from "../client/serverClient";
+import { errorText } from "../errors";
+import { searchItem } from "../picker";
+import type { Messages } from "../wire";
+import { TargetItem, reveal, toQuickPickItem } from "./quickPick";
+
+const SEARCH_DEBOUNCE_MS = 150;
+const SEARCH_LIMIT = 50;
+
+/** The workspace folder of a result, named only when there are several (a multi-root workspace). */
+function vaultName(uri: string): string | undefined {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (folders.length < 2) {
+    return undefined;
+  }
+  return vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri))?.name;
+}
+
+export async function searchVault(server: ServerClient): Promise<void> {
+  const lsp = server.running();
+  if (!lsp) {
+    return;
+  }
+  const pick = vscode.window.createQuickPick<TargetItem>();
+  pick.placeholder = "Search the vault (keyword + semantic)";
+  // The server ranks; VS Code must not re-filter by the typed letters.
+  pick.matchOnDescription = false;
+  pick.matchOnDetail = false;
+  let pending: vscode.CancellationTokenSource | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const run = async (query: string): Promise<void> => {
+    pending?.cancel();
+    pending?.dispose();
+    const source = new vscode.CancellationTokenSource();
+    pending = source;
+    if (!query.trim()) {
+      pick.items = [];
+      pick.busy = false;
+      return;
+    }
+    pick.busy = true;
+    try {
+      const answer = await lsp.sendRequest<Messages["memlsp/search"]>(
+        "memlsp/search",
+        { query, limit: SEARCH_LIMIT },
+        source.token,
+      );
+      if (source.token.isCancellationRequested) {
+        return; // a newer query is on its way
+      }
+      pick.items = answer.results.map((result) => toQuickPickItem(searchItem(result, vaultName(result.uri))));
+      pick.title = answer.warnings.length ? answer.warnings.join("; ") : undefined;
+      if (!answer.results.length) {
+        pick.items = [{ label: `No results for "${query}"`, alwaysShow: true }];
+      }
+    } catch (error) {
+      if (!source.token.isCancellationRequested) {
+        pick.items = [{ label: `memlsp: search failed: ${errorText(error)}`, alwaysShow: true }];
+      }
+    } finally {
+      if (pending === source) {
+        pick.busy = false;
+      }
+    }
+  };
+
+  pick.onDidChangeValue((value) => {
+    if (timer) {
+      clearTimeout(timer);
+    }
+    timer = setTimeout(() => void run(value), SEARCH_DEBOUNCE_MS);
+  });
+  pick.onDidAccept(() => {
+    const target = pick.selectedItems[0]?.target;
+    if (target) {
+      pick.hide();
+      void reveal(target);
+    }
+  });
+  pick.onDidHide(() => {
+    if (timer) {
+      clearTimeout(timer);
+    }
+    pending?.cancel();
+    pending?.dispose();
+    pick.dispose();
+  });
+  pick.show();
+}
