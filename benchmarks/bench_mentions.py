@@ -23,8 +23,9 @@ from pathlib import Path
 
 from common import BENCH_DIR
 
-from memlsp.navigation.mentions import Mention, mentions_in, mentions_of, name_index
+from memlsp.navigation.mentions import mentions_in
 from memlsp.parse.markdown import parse_markdown
+from memlsp.queries.mentions import Mention, mentions_of, name_index
 from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.view import VaultView
 

@@ -234,7 +234,7 @@ class SearchRequest:
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")
 
-# The graph around a note (navigation/neighbourhood.py, navigation/graph_meaning.py): its bounds
+# The graph around a note (queries/graph_walk.py, queries/graph_view.py): its bounds
 # are named here, where the command line reads them without importing the graph.
 Direction = Literal["both", "out", "in"]
 DIRECTIONS: tuple[Direction, ...] = ("both", "out", "in")

@@ -23,6 +23,7 @@ LAYERS = {
     "index": 2,
     "search": 3,
     "sync": 3,
+    "queries": 3,
     "engine": 4,
     "navigation": 5,
     "live": 5,

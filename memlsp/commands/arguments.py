@@ -10,11 +10,12 @@ from typing import NoReturn
 from memlsp import __version__
 from memlsp.commands.request_reply import Refused
 from memlsp.model import DIRECTIONS, MAX_PER_NODE, MEANING, MOST_MEANING, SEARCH_MODES
+from memlsp.queries.graph_view import MAX_DEPTH, MIN_DEPTH
 from memlsp.settings.table import EMBEDDERS, FUSION_RULES
 
-# `memlsp graph --depth`: five links around a note already reach most of a vault.
 IDLE = 600.0  # seconds without a request before `memlsp serve` exits
-DEPTHS = range(1, 6)
+# `memlsp graph --depth`: the graph view's bounds, the same on every surface.
+DEPTHS = range(MIN_DEPTH, MAX_DEPTH + 1)
 GRAPH_FORMATS = ("text", "json", "mermaid", "dot")
 
 

@@ -8,12 +8,12 @@ import argparse
 
 from memlsp.commands.arguments import UsageError
 from memlsp.commands.calls import GraphCall, LinksCall, MentionsCall, RelatedCall
-from memlsp.commands.graph_text import graph_dot, graph_mermaid, graph_text
+from memlsp.commands.graph_view_text import graph_dot, graph_mermaid, graph_text
 from memlsp.engine.snapshot import NoteLinks, Snapshot
 from memlsp.model import ResolvedLink, printable
-from memlsp.navigation.graph_meaning import graph_around
-from memlsp.navigation.mentions import MentionsAnswer, mentions_of
-from memlsp.navigation.neighbourhood import Neighbourhood
+from memlsp.queries.graph_view import graph_around
+from memlsp.queries.graph_walk import Neighbourhood
+from memlsp.queries.mentions import MentionsAnswer, mentions_of
 from memlsp.search.related import RelatedAnswer
 
 

@@ -16,8 +16,8 @@ from memlsp.commands.calls import ReadCall, RecentCall
 from memlsp.commands.links import note_path
 from memlsp.engine.snapshot import Snapshot
 from memlsp.model import Note, printable, printable_lines
-from memlsp.navigation.reading import Passage, ReadError, ReadRequest, read_passage
-from memlsp.navigation.recent import RecentChanges, recent_changes
+from memlsp.queries.reading import Passage, ReadError, ReadRequest, read_passage
+from memlsp.queries.recent import RecentChanges, recent_changes
 from memlsp.vault.rules import VaultRules
 
 _DRIVE = re.compile(r"[A-Za-z]:/")  # `C:/notes/a.md`, as Windows writes an absolute path

@@ -23,6 +23,9 @@ from memlsp.index.keyword.reader import KeywordReader
 from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse
+from memlsp.queries.graph_view import GraphAsk, graph_view
+from memlsp.queries.graph_walk import Neighbourhood
+from memlsp.queries.mentions import MENTIONS_LIMIT, MentionsAnswer, mentions_of
 from memlsp.search import hybrid
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
 from memlsp.search.scope import allowed_notes
@@ -95,7 +98,7 @@ class Snapshot:
     @property
     def view(self) -> VaultView:
         """What navigation reads of it."""
-        return VaultView(self.revision, self.graph, self.read, self.modified)
+        return VaultView(self.revision, self.graph, self.read, self.modified, self.memo)
 
     def modified(self, path: str) -> int:
         """When a file last changed (ns); an open buffer is being changed now."""
@@ -228,8 +231,23 @@ class Snapshot:
         )
 
     def candidates_for_names(self, names: Sequence[str]) -> list[str]:
-        """The notes whose indexed text may hold one of `names` (navigation/mentions.py)."""
+        """The notes whose indexed text may hold one of `names` (queries/mentions.py)."""
         return self.keyword.paths_containing(names, MENTION_CANDIDATES)
+
+    def mentions(self, path: str, limit: int = MENTIONS_LIMIT) -> MentionsAnswer:
+        """The unlinked mentions of the note at `path` in the other notes, at most `limit`, under
+        the vault's `mention_min_length` (queries/mentions.py). Found once per snapshot: a
+        note's lens, its "Link all" action and a picker ask the same within moments."""
+        min_length = self.settings.mention_min_length
+        return self.memo(
+            ("mentions", path, min_length, limit),
+            lambda: mentions_of(self.view, path, self.candidates_for_names, min_length, limit),
+        )
+
+    def graph_view(self, ask: GraphAsk) -> Neighbourhood:
+        """The graph view `ask` asks for (`queries.graph_view.graph_ask` checks it): the link
+        graph around its note and the note's closest notes by meaning (`related`)."""
+        return graph_view(self.graph, ask, self.related)
 
     def links(self, path: str) -> NoteLinks:
         return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))

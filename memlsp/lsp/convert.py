@@ -15,9 +15,11 @@ from typing import Any
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path, to_fs_path
 
 from memlsp import wire
+from memlsp.lsp.protocol import json_kind
 from memlsp.model import Hit, Span
 from memlsp.navigation.completion import Completions, Kind
 from memlsp.navigation.edits import Change
@@ -223,3 +225,13 @@ def structured_edit(edit: dict[str, Any]) -> types.WorkspaceEdit:
     """The same edit as lsprotocol's type, for the few places that need one (a code action)."""
     converted: types.WorkspaceEdit = _CONVERTER.structure(edit, types.WorkspaceEdit)
     return converted
+
+
+def fields(method: str, params: Any) -> dict[str, Any]:
+    """A custom request's params, a JSON object as it came (see `MemlspProtocol`); none is none."""
+    # Neovim encodes an empty Lua table `{}` as `[]`: no fields either.
+    if params is None or params == []:
+        return {}
+    if not isinstance(params, dict):
+        raise JsonRpcInvalidParams(f"{method}: params must be an object, not {json_kind(params)}")
+    return params

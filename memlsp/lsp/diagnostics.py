@@ -24,13 +24,8 @@ from memlsp.engine.snapshot import Snapshot
 from memlsp.live.vault import LiveVault
 from memlsp.lsp.client_port import ClientPort
 from memlsp.navigation.diagnostics import SEVERITIES, Levels, Problem, note_problems
-from memlsp.navigation.mentions import (
-    Mention,
-    NameIndex,
-    mention_problems,
-    mentions_in_text,
-    name_index,
-)
+from memlsp.navigation.mentions import mention_problems
+from memlsp.queries.mentions import Mention, NameIndex, mentions_in_text, name_index
 from memlsp.settings.table import Settings
 
 SOURCE = "memlsp"

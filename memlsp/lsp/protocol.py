@@ -42,6 +42,8 @@ from pygls.protocol.json_rpc import (
     MsgId,
 )
 
+from memlsp import wire
+
 log = logging.getLogger(__name__)
 
 _MOST_PROBLEMS = 3  # named in one error message; a client that sends more gets the first ones
@@ -278,6 +280,15 @@ class MemlspProtocol(LanguageServerProtocol):
         if isinstance(data, JsonRPCResponseMessage) and isinstance(data.result, dict | list):
             return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
         return super()._serialize_message(data)
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls's answer, with what memlsp's own requests take: the graph view's bounds."""
+        result = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {"memlspGraph": wire.graph_bounds_json()}
+        return result
 
     # -- document sync -----------------------------------------------------------------------
 

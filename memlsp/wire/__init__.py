@@ -25,6 +25,7 @@ from memlsp.wire.common import (
     range_json,
 )
 from memlsp.wire.graph import (
+    GraphBoundsJson,
     GraphDirection,
     GraphEdgeJson,
     GraphEdgeKind,
@@ -32,6 +33,7 @@ from memlsp.wire.graph import (
     GraphLeftOutJson,
     GraphNodeJson,
     GraphNodeKind,
+    graph_bounds_json,
     graph_json,
 )
 from memlsp.wire.index import (
@@ -165,6 +167,7 @@ __all__ = [
     "MESSAGES",
     "ChangedJson",
     "EmbeddingJson",
+    "GraphBoundsJson",
     "GraphDirection",
     "GraphEdgeJson",
     "GraphEdgeKind",
@@ -216,6 +219,7 @@ __all__ = [
     "VectorsJson",
     "VectorsNoticeJson",
     "changed_json",
+    "graph_bounds_json",
     "graph_json",
     "index_summary_json",
     "indexed_json",

@@ -1,12 +1,14 @@
-"""The JSON of the graph around a note (`memlsp graph --json` and `memlsp/graph`): its nodes,
-the links between them and the note's closest notes by meaning."""
+"""The JSON of the graph view around a note (`memlsp graph --json` and `memlsp/graph`): its
+nodes, the links between them and the note's closest notes by meaning; and the bounds the
+language server announces for it in its `initialize` answer."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Literal, TypedDict
 
-from memlsp.navigation.neighbourhood import Neighbourhood
+from memlsp.queries.graph_view import GraphBounds
+from memlsp.queries.graph_walk import Neighbourhood
 
 GraphDirection = Literal["both", "out", "in"]
 GraphNodeKind = Literal["note", "file", "unresolved"]
@@ -43,8 +45,8 @@ class GraphLeftOutJson(TypedDict):
 
 class GraphJson(TypedDict):
     """`memlsp graph --json` and `memlsp/graph`: the notes within `depth` links of a note, the
-    links between them (memlsp/navigation/neighbourhood.py says which), and the note's closest
-    notes by meaning (memlsp/navigation/graph_meaning.py)."""
+    links between them (memlsp/queries/graph_walk.py says which), and the note's closest
+    notes by meaning (memlsp/queries/graph_view.py)."""
 
     note: str
     depth: int
@@ -91,4 +93,24 @@ def graph_json(answer: Neighbourhood, note_uri: Callable[[str], str] | None = No
         "left_out": {"nodes": answer.left_out.nodes, "edges": answer.left_out.edges},
         "cut": answer.cut,
         "warning": answer.warning,
+    }
+
+
+class GraphBoundsJson(TypedDict):
+    """`capabilities.experimental.memlspGraph`: what `memlsp/graph` takes
+    (memlsp/queries/graph_view.py `GraphBounds`), so a client asks within it."""
+
+    min_depth: int
+    max_depth: int
+    max_per_node: int  # the most `max_per_node` may be
+    max_nodes: int  # the most `max_nodes` may be
+
+
+def graph_bounds_json() -> GraphBoundsJson:
+    bounds = GraphBounds()
+    return {
+        "min_depth": bounds.min_depth,
+        "max_depth": bounds.max_depth,
+        "max_per_node": bounds.max_per_node,
+        "max_nodes": bounds.max_nodes,
     }

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypedDict
 
-from memlsp.navigation.mentions import Mention, MentionsAnswer
+from memlsp.queries.mentions import Mention, MentionsAnswer
 from memlsp.wire.common import RangeJson, range_json
 
 

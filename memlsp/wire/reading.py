@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Literal, TypedDict
 
 from memlsp.model import Heading, Note, ResolvedLink
-from memlsp.navigation.reading import Passage
-from memlsp.navigation.recent import RecentChanges
+from memlsp.queries.reading import Passage
+from memlsp.queries.recent import RecentChanges
 
 # `LinkStatus` of memlsp/model.py.
 LinkState = Literal["resolved", "ambiguous", "unresolved", "outside"]

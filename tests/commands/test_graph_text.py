@@ -1,4 +1,4 @@
-"""`memlsp graph --format mermaid|dot` (commands/graph_text.py): node names n0, n1, ... never a
+"""`memlsp graph --format mermaid|dot` (commands/graph_view_text.py): node names n0, n1, ... never a
 note's text, and labels escaped so that a title holding quotes, brackets, `#`, `<>`, backslashes
 or a newline reads back as written: decoded here as Mermaid and Graphviz decode them, and drawn
 by Graphviz where it is installed."""
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from memlsp.cli import main
-from memlsp.commands.graph_text import dot_label, graph_dot, graph_mermaid, mermaid_label
-from memlsp.navigation.graph_meaning import with_meaning
-from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
+from memlsp.commands.graph_view_text import dot_label, graph_dot, graph_mermaid, mermaid_label
+from memlsp.queries.graph_view import with_meaning
+from memlsp.queries.graph_walk import Neighbourhood, neighbourhood
 from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.memory_vault import memory_view
 from tests.helpers.vault import write_notes

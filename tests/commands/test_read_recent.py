@@ -24,7 +24,7 @@ from memlsp.cli import ASKED, main
 from memlsp.commands.answers import ANSWERED, print_answer
 from memlsp.commands.arguments import UsageError, command_parser
 from memlsp.commands.calls import call_of
-from memlsp.navigation.recent import NS_PER_DAY, Change, recent_changes
+from memlsp.queries.recent import NS_PER_DAY, Change, recent_changes
 from memlsp.settings.files import cache_dir_for
 from memlsp.settings.table import Settings
 from tests.helpers.cli import memlsp

@@ -23,11 +23,11 @@ from memlsp.engine.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
-from memlsp.navigation.graph_meaning import graph_around, with_meaning
-from memlsp.navigation.mentions import MentionsAnswer, mentions_of
-from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
-from memlsp.navigation.reading import Passage, ReadRequest, read_passage
-from memlsp.navigation.recent import recent_changes
+from memlsp.queries.graph_view import graph_around, with_meaning
+from memlsp.queries.graph_walk import Neighbourhood, neighbourhood
+from memlsp.queries.mentions import MentionsAnswer, mentions_of
+from memlsp.queries.reading import Passage, ReadRequest, read_passage
+from memlsp.queries.recent import recent_changes
 from memlsp.search.related import RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import open_engine
 from tests.helpers.paths import REPO
@@ -435,6 +435,12 @@ def test_a_builder_writes_exactly_its_shape(engine: Engine, name: str) -> None:
     for value in CASES[name](engine):
         _conforms(value, _returns(builder), name)
         assert json.loads(json.dumps(value)) == value
+
+
+def test_the_graph_bounds_the_server_announces_are_their_shape() -> None:
+    bounds = wire.graph_bounds_json()
+    _conforms(bounds, wire.GraphBoundsJson, "graph_bounds_json")
+    assert bounds == {"min_depth": 1, "max_depth": 5, "max_per_node": 2000, "max_nodes": 2000}
 
 
 def test_every_builder_of_a_message_or_output_is_checked() -> None:

@@ -12,7 +12,7 @@ import pytest_asyncio
 from pygls.exceptions import JsonRpcException
 
 from memlsp import wire
-from memlsp.navigation.neighbourhood import neighbourhood
+from memlsp.queries.graph_walk import neighbourhood
 from memlsp.search.related import NEEDS_VECTORS
 from tests.helpers.fake_embedder import embedding_endpoint
 from tests.helpers.vault import FIXTURE_VAULT, graph_of, read_vault
@@ -95,14 +95,14 @@ async def test_direction_caps_and_no_meaning(keyword: Session) -> None:
     [
         ({}, "'uri'"),
         ({"uri": 7}, "'uri'"),
-        ({"depth": 0}, "'depth' must be a whole number 1-3"),
-        ({"depth": 4}, "'depth'"),
+        ({"depth": 0}, "'depth' must be from 1 to 5, not 0"),
+        ({"depth": 6}, "'depth'"),
         ({"depth": "2"}, "'depth'"),
         ({"depth": True}, "'depth'"),
-        ({"meaning": -1}, "'meaning' must be a whole number 0-100"),
+        ({"meaning": -1}, "'meaning' must be from 0 to 100, not -1"),
         ({"meaning": 1.5}, "'meaning'"),
-        ({"max_per_node": 0}, "'max_per_node' must be a whole number 1-2000"),
-        ({"max_nodes": 2001}, "'max_nodes' must be a whole number 1-2000"),
+        ({"max_per_node": 0}, "'max_per_node' must be from 1 to 2000, not 0"),
+        ({"max_nodes": 2001}, "'max_nodes' must be from 1 to 2000, not 2001"),
         ({"direction": "up"}, "'direction' must be one of both, out, in, not 'up'"),
         ({"direction": 3}, "'direction'"),
     ],
@@ -115,6 +115,20 @@ async def test_bad_params_name_the_field(
     with pytest.raises(JsonRpcException) as raised:
         await keyword.request("memlsp/graph", sent)
     assert raised.value.code == INVALID_PARAMS and named in str(raised.value)
+
+
+async def test_the_server_announces_the_bounds_it_checks(keyword: Session) -> None:
+    assert keyword.result is not None
+    experimental = keyword.result.capabilities.experimental
+    assert experimental == {
+        "memlspGraph": {"min_depth": 1, "max_depth": 5, "max_per_node": 2000, "max_nodes": 2000}
+    }
+    # The deepest it announces is answered; one deeper is refused.
+    deepest = {"uri": keyword.uri(NOTE), "depth": 5, "meaning": 0}
+    assert (await keyword.request("memlsp/graph", deepest))["depth"] == 5
+    with pytest.raises(JsonRpcException) as raised:
+        await keyword.request("memlsp/graph", {**deepest, "depth": 6})
+    assert raised.value.code == INVALID_PARAMS
 
 
 async def test_no_graph_outside_the_notes(keyword: Session) -> None:

@@ -171,7 +171,7 @@ class Vault:
             "memlsp/mentions": [{"uri": 5}, {"uri": None}],
             "memlsp/graph": [
                 {"uri": 5},
-                {"uri": self.uri("alpha.md"), "depth": 4},
+                {"uri": self.uri("alpha.md"), "depth": 6},
                 {"uri": self.uri("alpha.md"), "direction": "up"},
                 {"uri": self.uri("alpha.md"), "meaning": "five"},
                 {"uri": self.uri("alpha.md"), "max_per_node": 0},

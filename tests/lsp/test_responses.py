@@ -14,7 +14,7 @@ from pygls.protocol.json_rpc import JsonRPCResponseMessage
 
 from memlsp import wire
 from memlsp.lsp.server import MemlspServer
-from memlsp.navigation.neighbourhood import neighbourhood
+from memlsp.queries.graph_walk import neighbourhood
 from tests.helpers.memory_vault import memory_view
 
 LOCATION = types.Location("file:///v/a.md", types.Range(types.Position(0, 1), types.Position(2, 3)))

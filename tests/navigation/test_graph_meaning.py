@@ -1,4 +1,5 @@
-"""The graph around a note with its closest notes by meaning (navigation/graph_meaning.py) and
+"""The graph view around a note with its closest notes by meaning (queries/graph_view.py: its
+checked request `GraphAsk`, and `Snapshot.graph_view`) and
 `memlsp graph --meaning`: real tantivy and Chroma on temporary vaults, vectors from the
 deterministic test embedder; the link part still the hop-by-hop walk over `memlsp links`."""
 
@@ -11,10 +12,18 @@ from pathlib import Path
 import pytest
 
 from memlsp.cli import main
+from memlsp.commands.arguments import DEPTHS
 from memlsp.engine.engine import Engine
 from memlsp.model import DIRECTIONS, Direction
-from memlsp.navigation.graph_meaning import graph_around, with_meaning
-from memlsp.navigation.neighbourhood import neighbourhood
+from memlsp.queries.graph_view import (
+    MAX_DEPTH,
+    MIN_DEPTH,
+    GraphAsk,
+    graph_around,
+    graph_ask,
+    with_meaning,
+)
+from memlsp.queries.graph_walk import neighbourhood
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, RelatedNote, SectionPair
 from tests.helpers.engine import embedded_vault, indexed_engine
 from tests.helpers.fake_embedder import FakeEmbedder, user_config_for
@@ -117,8 +126,45 @@ def test_no_meaning_asked_is_the_walk_alone(engine: Engine) -> None:
     answer = graph_around(snapshot.graph, "fusion.md", snapshot.related, meaning=0)
     assert answer == neighbourhood(snapshot.graph, "fusion.md")
     assert answer.warning is None
-    with pytest.raises(ValueError, match="meaning must be from 0 to 100, not -1"):
-        graph_around(snapshot.graph, "fusion.md", snapshot.related, meaning=-1)
+    with pytest.raises(ValueError, match="'meaning' must be from 0 to 100, not -1"):
+        graph_ask("fusion.md", {"meaning": -1})
+
+
+def test_the_snapshot_answers_a_graph_ask_as_the_pieces_do(engine: Engine) -> None:
+    snapshot = engine.read()
+    ask = graph_ask("fusion.md", {"depth": 2, "direction": "out", "meaning": 2})
+    assert snapshot.graph_view(ask) == graph_around(
+        snapshot.graph, "fusion.md", snapshot.related, 2, "out", 2
+    )
+    assert snapshot.graph_view(GraphAsk("fusion.md")) == graph_around(
+        snapshot.graph, "fusion.md", snapshot.related
+    )
+
+
+def test_a_graph_ask_is_checked_once_against_one_set_of_bounds() -> None:
+    assert graph_ask("a.md", {}) == GraphAsk("a.md", 1, "both", 200, 2000, 5)
+    assert graph_ask("a.md", {"depth": None, "direction": None}) == GraphAsk("a.md")
+    assert graph_ask("a.md", {"depth": 5, "max_per_node": 2000, "meaning": 0}).depth == 5
+    assert (MIN_DEPTH, MAX_DEPTH) == (1, 5)
+    assert range(MIN_DEPTH, MAX_DEPTH + 1) == DEPTHS  # the command line's --depth
+    bad = {
+        "depth": (0, "'depth' must be from 1 to 5, not 0"),
+        "max_per_node": (2001, "'max_per_node' must be from 1 to 2000, not 2001"),
+        "max_nodes": (0, "'max_nodes' must be from 1 to 2000, not 0"),
+        "meaning": (101, "'meaning' must be from 0 to 100, not 101"),
+    }
+    for name, (value, sentence) in bad.items():
+        with pytest.raises(ValueError) as raised:
+            graph_ask("a.md", {name: value})
+        assert str(raised.value) == sentence
+    for odd in (True, "2", 1.5):
+        with pytest.raises(ValueError, match="'depth' must be a whole number from 1 to 5"):
+            graph_ask("a.md", {"depth": odd})
+    with pytest.raises(ValueError, match="'direction' must be one of both, out, in, not 'up'"):
+        graph_ask("a.md", {"direction": "up"})
+    with pytest.raises(ValueError) as raised:
+        graph_ask("a.md", {"depth": 9}, lambda name: "--" + name.replace("_", "-"))
+    assert str(raised.value) == "--depth must be from 1 to 5, not 9"  # as the CLI says it now
 
 
 def test_without_vectors_no_meaning_edges_and_a_warning(tmp_path: Path) -> None:

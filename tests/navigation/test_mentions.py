@@ -1,4 +1,4 @@
-"""Unlinked mentions (navigation/mentions.py, parse/names_in_text.py, parse/word_cuts.py): which
+"""Unlinked mentions (queries/mentions.py, navigation/mentions.py, parse/names_in_text.py, parse/word_cuts.py): which
 plain-text names count, the fixes and hints built on them, and `memlsp mentions`."""
 
 from __future__ import annotations
@@ -14,19 +14,22 @@ from memlsp.cli import main
 from memlsp.navigation.diagnostics import Code, Severity
 from memlsp.navigation.edits import Change
 from memlsp.navigation.mentions import (
-    MENTIONS_LIMIT,
-    NAMES_PER_NOTE,
-    MentionsAnswer,
     link_all_action,
     link_edit,
     mention_actions,
     mention_problems,
     mentions_in,
-    mentions_of,
-    name_index,
+    note_mentions,
 )
 from memlsp.parse.markdown import split_lines
 from memlsp.parse.word_cuts import NO_EXTRA_WORDS, cuts, extra_words
+from memlsp.queries.mentions import (
+    MENTIONS_LIMIT,
+    NAMES_PER_NOTE,
+    MentionsAnswer,
+    mentions_of,
+    name_index,
+)
 from memlsp.vault.view import VaultView
 from tests.helpers.memory_vault import applied, memory_view
 from tests.helpers.vault import write
@@ -217,16 +220,16 @@ def test_mention_actions_offer_each_target_and_linking_all_of_one_name() -> None
         "n.md": "BM25 and BM25 again.\nA topic, bm25.",
     }
     view = memory_view(files)
-    names = name_index(view.graph, 3)
     lines = split_lines(files["n.md"])
-    actions = mention_actions(view, names, "n.md", lines, 0, 1, 1)
+    mentions = note_mentions(view, "n.md", lines, 3)
+    actions = mention_actions(view, mentions, "n.md", 0, 1, 1)
     assert [(a.title, a.preferred, a.fixes) for a in actions] == [
         ("Link “BM25” to [[bm25]]", True, Code.UNLINKED_MENTION),
         ("Link all 3 mentions of “BM25” in this note", False, Code.UNLINKED_MENTION),
     ]
     after = applied(files, actions[1].change)
     assert after["n.md"] == "[[bm25|BM25]] and [[bm25|BM25]] again.\nA topic, [[bm25]]."
-    shared = mention_actions(view, names, "n.md", lines, 1, 3, 3)
+    shared = mention_actions(view, mentions, "n.md", 1, 3, 3)
     assert [(a.title, a.preferred) for a in shared] == [
         ("Link “topic” to [[a/Topic]]", False),
         ("Link “topic” to [[b/Topic]]", False),

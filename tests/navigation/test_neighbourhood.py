@@ -1,4 +1,4 @@
-"""The link graph around a note (navigation/neighbourhood.py) and `memlsp graph`: checked against
+"""The link graph around a note (queries/graph_walk.py) and `memlsp graph`: checked against
 `memlsp links` and a hop-by-hop walk over it, written here on its own."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from memlsp.cli import main
+from memlsp.commands.graph_view_text import FLAGS
 from memlsp.engine.snapshot import NoteLinks, Snapshot
 from memlsp.model import DIRECTIONS, Direction, LinkStatus, ResolvedLink
-from memlsp.navigation.neighbourhood import Neighbourhood, neighbourhood
+from memlsp.queries.graph_walk import Neighbourhood, cut_sentence, neighbourhood
 from memlsp.settings.table import Settings
 from memlsp.vault.link_graph import LinkGraph
 from tests.helpers.engine import indexed_engine
@@ -260,7 +261,12 @@ def test_a_hub_brings_its_first_neighbours_and_counts_the_rest() -> None:
     answer = neighbourhood(graph, "hub.md", 1, "in", max_per_node=3)
     assert [node.id for node in answer.nodes] == ["hub.md", "n00.md", "n01.md", "n02.md"]
     assert (answer.left_out.nodes, answer.left_out.edges) == (7, 7)
+    # The answer names the parameter as every surface takes it; the command line, its flag.
     assert answer.cut == (
+        "Left out 7 nodes and 7 edges: 7 past the first 3 neighbours a note has in one direction "
+        "(a larger max_per_node shows more)."
+    )
+    assert cut_sentence(answer.left_out, FLAGS) == (
         "Left out 7 nodes and 7 edges: 7 past the first 3 neighbours a note has in one direction "
         "(a larger --max-per-node shows more)."
     )
@@ -284,6 +290,10 @@ def test_the_whole_answer_is_capped_nearest_first() -> None:
     # n02 is followed all the same (its links are read): hub -> n03, hub -> n07, n02 -> n03.
     assert (answer.left_out.nodes, answer.left_out.edges) == (2, 3)
     assert answer.cut == (
+        "Left out 2 nodes and 3 edges: 2 past 4 nodes in all (a smaller depth or one "
+        "direction keeps to the nearest)."
+    )
+    assert cut_sentence(answer.left_out, FLAGS) == (
         "Left out 2 nodes and 3 edges: 2 past 4 nodes in all (a smaller --depth or one "
         "--direction keeps to the nearest)."
     )

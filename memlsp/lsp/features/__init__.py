@@ -8,7 +8,7 @@ from memlsp.lsp.features import completion as completion
 from memlsp.lsp.features import custom as custom
 from memlsp.lsp.features import definition as definition
 from memlsp.lsp.features import documents as documents
-from memlsp.lsp.features import graph as graph
+from memlsp.lsp.features import graph_view as graph_view
 from memlsp.lsp.features import hover as hover
 from memlsp.lsp.features import lens as lens
 from memlsp.lsp.features import lifecycle as lifecycle
@@ -36,7 +36,7 @@ MODULES = (
     custom,
     related,
     mentions,
-    graph,
+    graph_view,
 )
 
 

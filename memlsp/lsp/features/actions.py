@@ -1,7 +1,10 @@
 """textDocument/codeAction: quick fixes for links with a problem (navigation/actions.py), links to
 make where a note's name is written as plain text (navigation/mentions.py), and to the notes about
 a selected phrase (navigation/meaning.py). On a note's first line, "Link all N unlinked mentions"
-of that note, one edit over every note that names it."""
+of that note, one edit over every note that names it (`Snapshot.mentions`, as its lens counts).
+
+The note's own mentions are found once per revision and text (`note_mentions`), not again at
+each move of the cursor."""
 
 from __future__ import annotations
 
@@ -10,12 +13,11 @@ from collections.abc import Sequence
 from lsprotocol import types
 
 from memlsp.lsp import client, convert
-from memlsp.lsp.context import NoteRequest
-from memlsp.lsp.features.mentions import unlinked
+from memlsp.lsp.context import CursorRequest, NoteRequest
 from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.actions import Action, actions_at
 from memlsp.navigation.meaning import link_about
-from memlsp.navigation.mentions import link_all_action, mention_actions, name_index
+from memlsp.navigation.mentions import link_all_action, mention_actions, note_mentions
 
 
 def register(server: MemlspServer) -> None:
@@ -30,34 +32,33 @@ def register(server: MemlspServer) -> None:
         if where.start.line != where.end.line:
             return None  # a fix is for one link: a selection over lines asks for none
 
-        def work(note: NoteRequest) -> list[types.CodeAction] | None:
-            lines = note.lines()
-            if where.start.line >= len(lines):
+        def work(at: CursorRequest) -> list[types.CodeAction] | None:
+            lines = at.lines()
+            if at.line >= len(lines):
                 return None
-            text = lines[where.start.line]
+            # The range's end is on the cursor's line: the same conversion, `at.column`'s.
             encoding = server.workspace.position_encoding
-            start = convert.column_of(text, where.start.character, encoding)
-            end = convert.column_of(text, where.end.character, encoding)
-            found = _offered(note, lines, where.start.line, start, end)
+            end = convert.column_of(lines[at.line], where.end.character, encoding)
+            found = _offered(at, lines, at.line, at.column, end)
             caps = server.client_capabilities
             creates, greyed = client.can_create_files(caps), client.shows_disabled_actions(caps)
             return [
-                _code_action(server, note, action, params.context.diagnostics)
+                _code_action(server, at, action, params.context.diagnostics)
                 for action in found
                 if (creates or action.creates is None) and (greyed or not action.disabled)
             ]
 
-        return await server.in_note(uri, work, None)
+        return await server.at_cursor(uri, where.start, work, None)
 
 
 def _offered(note: NoteRequest, lines: list[str], line: int, start: int, end: int) -> list[Action]:
     """Every action for the columns start..end of `line`, fixes first."""
     view, path, settings = note.view, note.path, note.settings
     found = actions_at(view, path, lines, line, start, end, settings.new_note_folder)
-    names = name_index(view.graph, settings.mention_min_length)
-    found += mention_actions(view, names, path, lines, line, start, end)
+    own = note_mentions(view, path, lines, settings.mention_min_length)
+    found += mention_actions(view, own, path, line, start, end)
     if line == 0:  # the note's title line, where its lens counts the mentions
-        found += filter(None, [link_all_action(view, unlinked(note))])
+        found += filter(None, [link_all_action(view, note.snapshot.mentions(path))])
     if start < end:
         found += link_about(view, path, lines, line, start, end, note.snapshot.notes_about)
     return found

@@ -12,7 +12,7 @@ from memlsp.engine.snapshot import NoteLinks
 from memlsp.live.status import VaultStatus
 from memlsp.live.vault import LiveVault
 from memlsp.lsp import convert
-from memlsp.lsp.protocol import json_kind
+from memlsp.lsp.convert import fields
 from memlsp.lsp.server import MemlspServer
 from memlsp.model import SearchRequest, SearchResponse
 from memlsp.navigation.diagnostics import ProblemCounts, vault_problems
@@ -91,13 +91,3 @@ def _status(vault: LiveVault) -> tuple[VaultStatus, ProblemCounts | None]:
     snapshot = vault.read()
     problems = vault_problems(snapshot.view) if snapshot is not None else None
     return vault.status(snapshot), problems
-
-
-def fields(method: str, params: Any) -> dict[str, Any]:
-    """A custom request's params, a JSON object as it came (see `MemlspProtocol`); none is none."""
-    # Neovim encodes an empty Lua table `{}` as `[]`: no fields either.
-    if params is None or params == []:
-        return {}
-    if not isinstance(params, dict):
-        raise JsonRpcInvalidParams(f"{method}: params must be an object, not {json_kind(params)}")
-    return params

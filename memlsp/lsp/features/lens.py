@@ -1,6 +1,6 @@
 """textDocument/codeLens on a note's first line: `N inlinks · M outlinks` (navigation/counts.py),
 `N related` (the related notes with a score above 0, search/related.py) when the vault has
-vectors, and `N unlinked` (navigation/mentions.py) when other notes name it.
+vectors, and `N unlinked` (`Snapshot.mentions`, queries/mentions.py) when other notes name it.
 
 Their commands, `memlsp.showLinks`, `memlsp.showRelated` and `memlsp.showUnlinked` with the note's
 URI, are the client's: the VS Code extension opens a picker; other editors bind them themselves
@@ -14,7 +14,6 @@ from lsprotocol import types
 
 from memlsp.lsp import convert
 from memlsp.lsp.context import NoteRequest
-from memlsp.lsp.features.mentions import unlinked
 from memlsp.lsp.server import MemlspServer
 from memlsp.navigation.counts import lens_title, link_counts
 
@@ -36,7 +35,7 @@ def register(server: MemlspServer) -> None:
             close = sum(result.score > 0 for result in related.results)
             if close:
                 lenses.append((f"{close} related", SHOW_RELATED))
-            mentioned = unlinked(note)
+            mentioned = note.snapshot.mentions(note.path)
             count = len(mentioned.mentions) + mentioned.left_out
             if count:
                 more = "+" if mentioned.unread else ""

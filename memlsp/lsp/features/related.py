@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from memlsp import wire
 from memlsp.lsp import convert
 from memlsp.lsp.context import NoteRequest
-from memlsp.lsp.features.custom import fields
+from memlsp.lsp.convert import fields
 from memlsp.lsp.server import MemlspServer
 from memlsp.vault.linktext import wikilink_target
 

@@ -1,4 +1,5 @@
-"""`memlsp graph` as text, Mermaid or Graphviz DOT: the same nodes and edges as its JSON.
+"""`memlsp graph` as text, Mermaid or Graphviz DOT: the same nodes and edges as its JSON (the
+graph view, queries/graph_view.py). What was left out is said with the command line's flags.
 
 Mermaid and DOT name each node n0, n1, ... in the answer's order and put the title in a label:
 a note's name never becomes syntax. Labels are escaped for each language, so a title holding
@@ -8,7 +9,10 @@ quotes, brackets, `#`, `<>` or backslashes is drawn as written.
 from __future__ import annotations
 
 from memlsp.model import printable
-from memlsp.navigation.neighbourhood import GraphEdge, Neighbourhood
+from memlsp.queries.graph_walk import GraphEdge, Neighbourhood, cut_sentence
+
+# The parameters a cut names, as the command line spells them.
+FLAGS = {"depth": "--depth", "direction": "--direction", "max_per_node": "--max-per-node"}
 
 # Mermaid reads `#name;` and `#number;` inside a label as a character: every character that
 # could end the label or mean something to Mermaid or to the HTML it draws labels with is
@@ -46,7 +50,8 @@ def graph_summary(answer: Neighbourhood) -> str:
     if close:
         line += ", and its closest note" if close == 1 else f", and its {close} closest notes"
         line += " by meaning"
-    return f"{line}. {answer.cut}" if answer.cut else line
+    cut = cut_sentence(answer.left_out, FLAGS)
+    return f"{line}. {cut}" if cut else line
 
 
 def graph_mermaid(answer: Neighbourhood) -> str:

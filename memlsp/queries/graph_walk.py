@@ -1,5 +1,6 @@
-"""The link graph around one note, as nodes and edges: what `memlsp graph` prints and a graph view
-draws. Pure: it reads a frozen `LinkGraph` and nothing else.
+"""The walk of the link graph around one note, as nodes and edges: the link part of the graph view
+(graph_view.py) that `memlsp graph` prints and an editor's graph view draws. Pure: it reads a
+frozen `LinkGraph` and nothing else.
 
 The walk is breadth-first from the note, `depth` links deep, following outlinks ("out"), inlinks
 ("in") or both. It reads the links that `memlsp links` lists: every link and embed but those
@@ -23,8 +24,12 @@ links of the outermost nodes (at distance `depth`) are never read, so a link bet
 is not shown. A (source, target) pair read whose other end is not in the answer counts in
 `left_out.edges`, and that end in `left_out.nodes`; nothing else is left out.
 
+What was left out is said in `cut`, a sentence that names the parameters as every surface takes
+them (`depth`, `direction`, `max_per_node`); `cut_sentence` writes it with other names, as the
+command line's text names its flags.
+
 Edges of kind "meaning" (a note's closest notes by meaning) are added beside these by
-navigation/graph_meaning.py, which asks the vault's vectors: this walk reads links only.
+graph_view.py, which asks the vault's vectors: this walk reads links only.
 """
 
 from __future__ import annotations
@@ -78,6 +83,15 @@ class GraphEdge:
 class LeftOut:
     nodes: int = 0  # neighbours of followed nodes that are not in the answer
     edges: int = 0  # edges read that lead to one of them
+    # Of `nodes`: those past `max_per_node` (by_cap), and those past `max_nodes` (by_room).
+    by_cap: int = 0
+    by_room: int = 0
+    max_per_node: int = MAX_PER_NODE  # the caps the walk had
+    max_nodes: int = MAX_NODES
+
+
+# How the parameters a `cut` sentence names are written: as every surface's request names them.
+PARAMETERS = {"depth": "depth", "direction": "direction", "max_per_node": "max_per_node"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +166,14 @@ def neighbourhood(
             else:
                 left_out_nodes.add(neighbour)
                 left_out_edges += 1
-    left_out = LeftOut(len(left_out_nodes), left_out_edges)
+    left_out = LeftOut(
+        len(left_out_nodes),
+        left_out_edges,
+        len(left_out_nodes - no_room),
+        len(no_room),
+        max_per_node,
+        max_nodes,
+    )
     return Neighbourhood(
         path,
         depth,
@@ -160,7 +181,7 @@ def neighbourhood(
         tuple(_nodes(graph, distance)),
         tuple(GraphEdge(s[0], t[0], *_weight(edges[s, t])) for s, t in sorted(edges)),
         left_out,
-        _cut(left_out, len(left_out_nodes - no_room), len(no_room), max_per_node, max_nodes),
+        cut_sentence(left_out, PARAMETERS),
     )
 
 
@@ -233,21 +254,21 @@ def _unresolved_sources(graph: LinkGraph, targets: set[str]) -> dict[str, int]:
     return {target: len(sources) for target, sources in found.items()}
 
 
-def _cut(
-    left_out: LeftOut, by_cap: int, by_room: int, max_per_node: int, max_nodes: int
-) -> str | None:
+def cut_sentence(left_out: LeftOut, named: Mapping[str, str]) -> str | None:
+    """What the caps left out and which parameter shows more, the parameters written as `named`
+    gives them (`PARAMETERS` for an answer); None when nothing was left out."""
     if not left_out.nodes:
         return None
     why = []
-    if by_cap:
+    if left_out.by_cap:
         why.append(
-            f"{by_cap} past the first {max_per_node} neighbours a note has in one direction "
-            "(a larger --max-per-node shows more)"
+            f"{left_out.by_cap} past the first {left_out.max_per_node} neighbours a note has in "
+            f"one direction (a larger {named['max_per_node']} shows more)"
         )
-    if by_room:
+    if left_out.by_room:
         why.append(
-            f"{by_room} past {max_nodes} nodes in all (a smaller --depth or one --direction "
-            "keeps to the nearest)"
+            f"{left_out.by_room} past {left_out.max_nodes} nodes in all (a smaller "
+            f"{named['depth']} or one {named['direction']} keeps to the nearest)"
         )
     return (
         f"Left out {_count(left_out.nodes, 'node')} and {_count(left_out.edges, 'edge')}: "
