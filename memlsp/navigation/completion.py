@@ -22,9 +22,8 @@ import posixpath
 import re
 from collections import Counter, deque
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from functools import lru_cache
 from urllib.parse import unquote
 
 from memlsp.model import Heading, Note
@@ -97,7 +96,7 @@ def complete(
         return _in_destination(view, path, destination.group(1), column, closing)
     tag = _TAG_TYPED.search(before)
     if tag:  # also `#` alone at a line's start: a heading once a space follows, and then no list
-        return _tags(view.graph, tag.group(1), column)
+        return _tags(view, tag.group(1), column)
     return NOTHING
 
 
@@ -146,7 +145,7 @@ def _in_wikilink(
 
 def _notes(view: VaultView, source: str, typed: str, column: int, closing: str) -> Completions:
     graph = view.graph
-    index = _vault_names(graph).index
+    index = _names_in(view).index
     query = fold(typed.strip())
     # (path, alias) -> its best (tier, -inlinks, -last change, length, name shown)
     ranked: dict[tuple[str, str], tuple[int, int, int, int, str]] = {}
@@ -204,9 +203,18 @@ class _VaultNames:
     notes: dict[str, tuple[Note, tuple[str, ...], frozenset[str]]]  # path -> note, names, tags
     index: _NameIndex
     tags: Counter[str]
+    # The index of every file's path, made when a destination is first completed and kept with
+    # these names while no file comes or goes (a `replace` keeps the same list).
+    paths: list[_NameIndex] = field(default_factory=list)
 
 
 _last: list[_VaultNames] = []  # one, replaced whole: requests on threads read it without a lock
+
+
+def _names_in(view: VaultView) -> _VaultNames:
+    """The vault's names as completion reads them, looked over once per revision (the view's
+    memo): several completions are asked of one revision as a word is typed."""
+    return view.memo(("completion names",), lambda: _vault_names(view.graph))
 
 
 def _vault_names(graph: LinkGraph) -> _VaultNames:
@@ -350,7 +358,7 @@ def _in_destination(
         if note is None:
             return NOTHING
         return _headings(note, (), anchor, column, closing, slugs=True)
-    index = _path_index(graph)
+    index = _path_index(view)
     query = fold(unquote(typed))  # as the parser reads a destination (parse/links.py)
     matched = index.names.matches(query)
     # The path ends the key: paths are unique, so equal matches with equal inlinks are in a
@@ -374,11 +382,13 @@ def _in_destination(
     return Completions(tuple(items), incomplete=len(matched) > MAX_ITEMS)
 
 
-def _path_index(graph: LinkGraph) -> _NameIndex:
-    return _paths(_vault_names(graph).files)
+def _path_index(view: VaultView) -> _NameIndex:
+    names = _names_in(view)
+    if not names.paths:  # two threads may both build it: either answer is the same
+        names.paths.append(_paths(names.files))
+    return names.paths[0]
 
 
-@lru_cache(maxsize=2)
 def _paths(files: frozenset[str]) -> _NameIndex:
     paths = sorted(files)
     return _NameIndex(tuple(_Entry(path, path) for path in paths), Names(paths))
@@ -387,8 +397,8 @@ def _paths(files: frozenset[str]) -> _NameIndex:
 # -- tags --------------------------------------------------------------------------------------------
 
 
-def _tags(graph: LinkGraph, typed: str, column: int) -> Completions:
-    counts = _vault_names(graph).tags
+def _tags(view: VaultView, typed: str, column: int) -> Completions:
+    counts = _names_in(view).tags
     names = sorted(counts, key=lambda tag: (-counts[tag], tag))
     matched = sorted(Names(names).matches(fold(typed)))
     start = column - len(typed)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import IntEnum
-from functools import lru_cache
 
 from memlsp.model import Link, LinkStatus, ResolvedLink, Span
 from memlsp.navigation.places import anchor_line
@@ -142,11 +141,11 @@ class ProblemCounts:
 
 
 def vault_problems(view: VaultView) -> ProblemCounts:
-    """How many links of each kind of problem the whole vault has, whatever the settings show."""
-    return _counted(view.graph)
+    """How many links of each kind of problem the whole vault has, whatever the settings show:
+    counted once per revision (the view's memo), however often it is asked."""
+    return view.memo(("problem counts",), lambda: _counted(view.graph))
 
 
-@lru_cache(maxsize=2)  # a frozen graph is one revision: counted once, however often it is asked
 def _counted(graph: LinkGraph) -> ProblemCounts:
     every = Levels(*(Severity.HINT,) * 4)
     counts: Counter[str] = Counter()
