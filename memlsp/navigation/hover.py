@@ -11,6 +11,13 @@ from memlsp.model import LinkStatus, Neighbour, Note, ResolvedLink, Span
 from memlsp.navigation.counts import link_counts
 from memlsp.navigation.markdown_safe import code_span, escape_text, markdown_link, safe_markdown
 from memlsp.navigation.places import FILE_START, Place, anchor_line, link_at, tag_at, target_place
+from memlsp.parse.fences import (
+    LIST_ITEM,
+    ListItems,
+    closes_fence,
+    fence_opening,
+    may_open_block,
+)
 from memlsp.parse.frontmatter import split_frontmatter
 from memlsp.parse.markdown import split_lines, strip_markup
 from memlsp.search.expand import inlink_neighbours, outlink_neighbours
@@ -23,9 +30,7 @@ UriOf = Callable[[Place], str]
 
 MAX_LINES = 15  # of the previewed section
 MAX_NEIGHBOURS = 10  # outlinks, inlinks, or notes of a tag
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _ATX = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 
 
@@ -216,7 +221,7 @@ def _paragraph_start(lines: list[str], line: int) -> int:
     while (
         start > 0
         and lines[start - 1].strip()
-        and not _LIST_ITEM.match(lines[start])
+        and not LIST_ITEM.match(lines[start])
         and not _ATX.match(lines[start - 1])
     ):
         start -= 1
@@ -264,20 +269,23 @@ def _render(
 
 
 def _close_math(lines: list[str]) -> list[str]:
-    """A preview cut inside a math block would swallow the rest of the hover: close it. (Code
-    fences are closed by `safe_markdown`, and comments are not shown.)"""
+    """A preview cut inside a math block would swallow the rest of the hover: close it. Its `$$`
+    begins a block by the rule a fence does (parse/fences.py), and none inside a fence counts.
+    (Code fences are closed by `safe_markdown`, and comments are not shown.)"""
     fence: str | None = None
     math = False
+    lists = ListItems()
     for line in lines:
-        match = _FENCE.match(line)
-        if match is not None:
-            marker = match.group(1)
-            if fence is None:
-                fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence):
-                fence = None
-        elif fence is None and line.strip() == "$$":
+        if fence is not None:
+            fence = None if closes_fence(line, fence) else fence
+        elif (opening := fence_opening(line, lists.in_list)) is not None:
+            fence = opening.marker
+        elif line.strip() == "$$" and (math or may_open_block(line, lists.in_list)):
             math = not math
+        else:
+            lists.read(line)
+            continue
+        lists.skipped()
     return [*lines, "$$"] if math else lines
 
 

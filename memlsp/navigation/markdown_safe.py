@@ -29,6 +29,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memlsp.parse.fences import ListItems, closes_fence, fence_opening
+
 _PUNCTUATION = frozenset(string.punctuation)  # what a backslash escapes in CommonMark
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _BLANKS = re.compile(r"[\x00-\x20\x7f]+")
@@ -38,7 +40,6 @@ _TEXT_SPECIAL = re.compile(r"[\\`*_\[\]<>|~@]|&(?![ \t])|/(?=/|$)")
 # A character that would begin a heading, list, rule or setext underline at the start of a line.
 _BLOCK_START = re.compile(r"^(?:[#=+-]|\d{1,9}(?=[.)]))")
 _BARE_DESTINATION = re.compile(r"^[^\x00-\x20\x7f()<>\\]*$")
-_FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _INFO_WORD = re.compile(r"[\w+#.-]*")
 # Blockquote and list markers, kept as written: structure, where a `>` begins no tag.
 _CONTAINERS = re.compile(r"^(?: {0,3}(?:> ?|(?:[-+*]|\d{1,9}[.)])(?: {1,4}|$)))*")
@@ -94,15 +95,18 @@ def safe_markdown(lines: Sequence[str]) -> list[str]:
     lines = [part for line in lines for part in _LINE_END.split(line)]  # as the client splits
     out: list[str] = []
     state = _Inline()
+    lists = ListItems()  # a fence in a list item may be indented more (parse/fences.py)
     index = 0
     while index < len(lines):
         line = lines[index]
-        fence = None if state.in_comment else _fence_at(lines, index)
+        fence = None if state.in_comment else _fence_at(lines, index, lists.in_list)
         if fence is not None:
             out += fence.lines()
             index += fence.length
+            lists.skipped()
             continue
         index += 1
+        lists.read(line)
         if not state.in_comment and _DEFINITION.match(line):
             continue  # a link reference definition shows nothing
         safe = _unfenced(_safe_line(line, state))
@@ -138,23 +142,19 @@ class _Fence:
         return [delimiter + self.info, *self.body, delimiter]
 
 
-def _fence_at(lines: Sequence[str], index: int) -> _Fence | None:
-    """A fenced code block opening at `lines[index]`, at any indentation (one in a list item is
-    shown at the margin: there no container can hold it)."""
-    match = _FENCE_OPEN.match(lines[index])
-    if match is None:
+def _fence_at(lines: Sequence[str], index: int, in_list: bool) -> _Fence | None:
+    """A fenced code block opening at `lines[index]`, by the one rule (parse/fences.py); one in a
+    list item is shown at the margin, where no container can hold it."""
+    opening = fence_opening(lines[index], in_list)
+    if opening is None:
         return None
-    indent, marker, info = match.groups()
-    if marker[0] == "`" and "`" in info:
-        return None  # inline code, not a fence
+    marker = opening.marker
     body: list[str] = []
     for line in lines[index + 1 :]:
-        stripped = line.lstrip()
-        run = _run(stripped, marker[0])
-        if run >= len(marker) and not stripped[run:].strip():
-            return _Fence(marker, _info(info), tuple(body), len(body) + 2)
-        body.append(_dedent(line, len(indent)))
-    return _Fence(marker, _info(info), tuple(body), len(body) + 1)
+        if closes_fence(line, marker):
+            return _Fence(marker, _info(opening.info), tuple(body), len(body) + 2)
+        body.append(_dedent(line, len(opening.indent)))
+    return _Fence(marker, _info(opening.info), tuple(body), len(body) + 1)
 
 
 def _info(info: str) -> str:

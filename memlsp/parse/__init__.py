@@ -9,6 +9,7 @@ from memlsp.exports import exports
 
 if TYPE_CHECKING:
     from memlsp.parse.chunks import chunk_note as chunk_note
+    from memlsp.parse.fences import fence_opening as fence_opening
     from memlsp.parse.files import ParsedFile as ParsedFile
     from memlsp.parse.files import parse_file as parse_file
     from memlsp.parse.frontmatter import split_frontmatter as split_frontmatter
@@ -25,6 +26,7 @@ __getattr__ = exports(
     __name__,
     {
         "chunk_note": "chunks",
+        "fence_opening": "fences",
         "ParsedFile": "files",
         "parse_file": "files",
         "split_frontmatter": "frontmatter",

@@ -11,8 +11,8 @@ from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-_FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+from memlsp.parse.fences import ListItems, closes_fence, fence_opening, indented
+
 _BACKTICKS = re.compile(r"`+")
 _INLINE_DISPLAY_MATH = re.compile(r"\$\$.+?\$\$")
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?=[^\s$])(?:[^$\n\\]|\\.)*?(?<=[^\s\\])\$(?!\d)")
@@ -76,9 +76,8 @@ class _Scanner:
         self.fence: str | None = None  # the opening fence marker while inside a fence
         self.in_math = False
         self.in_comment = False
-        self.prev_blank = True
         self.prev_indented_code = False
-        self.in_list = False
+        self.lists = ListItems()
 
     def _mask_comments(self, line: str) -> str:
         if not self.in_comment and "<!--" not in line:
@@ -104,31 +103,24 @@ class _Scanner:
     def _block_line(self, line: str) -> bool:
         """Track fences, math blocks and indented code; True when the whole line is masked."""
         if self.fence is not None:
-            stripped = line.strip()
-            marker = self.fence
-            if stripped.startswith(marker[0] * len(marker)) and set(stripped) <= {marker[0]}:
+            if closes_fence(line, self.fence):
                 self.fence = None
             return True
         if self.in_math:
             if "$$" in line:
                 self.in_math = False
             return True
-        fence = _FENCE_OPEN.match(line) if "```" in line or "~~~" in line else None
-        # A fence is indented at most 3 spaces, or more inside a list item (code in a list).
-        if (
-            fence
-            and (len(fence.group(1).expandtabs(4)) <= 3 or self.in_list)
-            and not (fence.group(2)[0] == "`" and "`" in fence.group(3))
-        ):
-            self.fence = fence.group(2)
+        fence = fence_opening(line, self.lists.in_list)
+        if fence is not None:
+            self.fence = fence.marker
             return True
         stripped = line.strip()
         if stripped.startswith("$$"):
             if not (len(stripped) >= 4 and stripped.endswith("$$")):
                 self.in_math = True
             return True
-        indented = line.startswith(("    ", "\t")) and bool(stripped)
-        if indented and not self.in_list and (self.prev_blank or self.prev_indented_code):
+        lists = self.lists
+        if indented(line) and not lists.in_list and (lists.after_blank or self.prev_indented_code):
             self.prev_indented_code = True
             return True
         return False
@@ -139,16 +131,11 @@ class _Scanner:
             if not line.strip():
                 return MaskedLine(line, in_block=False)
         if self._block_line(line):
-            self.prev_blank = False
+            self.lists.skipped()
             return MaskedLine(" " * len(line), in_block=True)
-        blank = not line.strip()
-        if not blank:
+        if line.strip():
             self.prev_indented_code = False
-            if _LIST_ITEM.match(line):
-                self.in_list = True
-            elif not line[:1].isspace() and self.prev_blank:
-                self.in_list = False
-        self.prev_blank = blank
+        self.lists.read(line)
         masked = _mask_inline_code(line)
         masked = self._mask_comments(masked)
         masked = _mask_inline_math(masked)

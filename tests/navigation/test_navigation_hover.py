@@ -130,6 +130,25 @@ def test_a_cut_inside_math_is_closed_and_a_comment_not_shown(tmp_path: Path) -> 
     assert draft == "### [D](mem:draft.md:0)\n\n…"  # hidden, as when the note is rendered
 
 
+def test_a_dollar_pair_in_a_fence_indented_four_spaces_opens_no_math(tmp_path: Path) -> None:
+    """One fence rule (parse/fences.py) for the safe Markdown and the math closer: a fence
+    indented four spaces or more is one inside a list item, and indented code elsewhere; the
+    `$$` in it is code either way, so nothing is appended to close it."""
+    engine = indexed_engine(
+        tmp_path,
+        {
+            "listed.md": "# L\n\n- item\n\n    ```\n    $$\n    ```\n\nAfter.\n",
+            "indented.md": "# I\n\nIntro.\n\n    ```\n    $$\n    ```\n\nAfter.\n",
+            "src.md": "[[listed]] [[indented]]\n",
+        },
+    )
+    listed = hover_at(engine, "src.md", "[[listed]]").split("\n\n**outlinks")[0]
+    assert listed.endswith("\n- item\n\n```\n$$\n```\n\nAfter.")  # code, at the margin
+    indented = hover_at(engine, "src.md", "[[indented]]").split("\n\n**outlinks")[0]
+    assert indented.endswith("\nIntro.\n\n    \\`\\`\\`\n    $$\n    \\`\\`\\`\n\nAfter.")
+    assert not listed.endswith("$$") and not indented.endswith("$$")
+
+
 def test_neighbour_lists_stop_at_ten_but_count_everything(tmp_path: Path) -> None:
     files = {f"out{i:02}.md": f"# Out {i}\n\nOutlink number {i}.\n" for i in range(12)}
     files |= {f"in{i:02}.md": "[[hub]]\n" for i in range(12)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memlsp.parse.fences import Fence, closes_fence, fence_opening, may_open_block
 from memlsp.parse.markdown import parse_markdown, split_lines
 from memlsp.parse.mask import mask_lines
 
@@ -99,3 +100,23 @@ def test_multi_line_comment_state_is_tracked_across_lines() -> None:
     masked = mask_lines(["keep <!-- hide", "hide", "hide --> keep", "keep"])
     assert [m.text.strip() for m in masked] == ["keep", "", "keep", "keep"]
     assert not any(m.in_block for m in masked)
+
+
+def test_one_fence_rule_for_every_reader_of_blocks() -> None:
+    """parse/fences.py: at most three spaces before a fence, more inside a list item; a backtick
+    fence's info holds no backtick; closed by a run at least as long and nothing else."""
+    assert fence_opening("```py") == Fence("", "```", "py")
+    assert fence_opening("   ~~~~") == Fence("   ", "~~~~", "")
+    assert fence_opening("    ```") is None  # indented code
+    assert fence_opening("\t```") is None
+    assert fence_opening("    ```", in_list=True) == Fence("    ", "```", "")
+    assert fence_opening("``` a ``` b") is None  # inline code
+    assert closes_fence("  ````  ", "```") and not closes_fence("``", "```")
+    assert not closes_fence("``` x", "```") and not closes_fence("~~~", "```")
+    assert may_open_block("   $$") and not may_open_block("    $$")
+    assert may_open_block("    $$", in_list=True)
+    # The masking reads a fence indented four spaces in a list, and indented code outside one.
+    links, _ = found("- item\n\n    ```\n    [[in-code]]\n    ```\n\n[[after]]\n")
+    assert links == ["after"]
+    links, _ = found("Intro.\n\n    ```\n\n[[not-in-a-fence]]\n")
+    assert links == ["not-in-a-fence"]
