@@ -77,19 +77,24 @@ def _link_hover(view: VaultView, resolved: ResolvedLink, uri_of: UriOf) -> str:
 
 def _preview(view: VaultView, resolved: ResolvedLink, target: str, uri_of: UriOf) -> list[str]:
     """Title (linked to where the link lands), description, and the linked section's text."""
-    place = target_place(view, resolved, target)
     note = view.graph.notes.get(target)
     if note is None:  # an attachment: nothing to read as text
+        place = Place(target, FILE_START)
         return [
             f"### {markdown_link(basename(target), uri_of(place))}",
             f"Attachment {code_span(target)}",
         ]
-    crumbs = " › ".join([note.title, *_heading_path(note, resolved)])
+    # Where the link lands, found once: the title links there, the excerpt starts there.
+    line = anchor_line(note, resolved)
+    place = Place(target, Span(line, 0, 0) if line is not None else FILE_START)
+    crumbs = " › ".join([note.title, *_heading_path(note, resolved, line)])
     parts = [f"### {markdown_link(crumbs, uri_of(place))}"]
     text = view.read(target)
     links = _clickable_links(view, target, uri_of)
     excerpt = (
-        _excerpt(note, resolved, split_lines(text), links) if text is not None else _NO_EXCERPT
+        _excerpt(note, resolved, line, split_lines(text), links)
+        if text is not None
+        else _NO_EXCERPT
     )
     description = " ".join(note.description.split())
     shown = [strip_markup(line) for line in excerpt.plain_lines()]
@@ -97,7 +102,7 @@ def _preview(view: VaultView, resolved: ResolvedLink, target: str, uri_of: UriOf
     flat = " ".join(" ".join(shown).split())
     if description and description not in flat and not _starts_with_paragraph(shown, description):
         parts.append(escape_text(description))
-    if resolved.link.anchor and anchor_line(note, resolved) is None:
+    if resolved.link.anchor and line is None:
         parts.append(f"No {code_span('#' + resolved.link.anchor)} in this note; showing its start.")
     markdown = excerpt.markdown()
     if markdown:
@@ -105,10 +110,16 @@ def _preview(view: VaultView, resolved: ResolvedLink, target: str, uri_of: UriOf
     return parts
 
 
-def _heading_path(note: Note, resolved: ResolvedLink) -> list[str]:
-    """The linked heading and the headings enclosing it, without the note's leading H1 (the
-    title already names the note, and often repeats it)."""
-    heading = find_heading(note, resolved.link.headings) if resolved.link.headings else None
+def _heading_path(note: Note, resolved: ResolvedLink, line: int | None) -> list[str]:
+    """The linked heading (at `line`, where the link lands) and the headings enclosing it,
+    without the note's leading H1 (the title already names the note, and often repeats it)."""
+    link = resolved.link
+    if not link.headings:
+        return []
+    if link.block:  # it lands on the block: the heading is looked up on its own
+        heading = find_heading(note, link.headings)
+    else:
+        heading = next((h for h in note.headings if h.line == line), None)
     if heading is None:
         return []
     path = [heading]
@@ -194,14 +205,18 @@ def _with_holes(text: str, links: list[_Clickable], out: list[_Clickable]) -> st
 
 
 def _excerpt(
-    note: Note, resolved: ResolvedLink, lines: list[str], links: LinksByLine | None = None
+    note: Note,
+    resolved: ResolvedLink,
+    line: int | None,
+    lines: list[str],
+    links: LinksByLine | None = None,
 ) -> _Excerpt:
     """The heading's section, the block's paragraph, or the note's start, as the note has it.
 
     The note comes from the index and the text from the buffer or disk, which may be a keystroke
-    newer: every line number is bounded, and a wrong guess only shifts the preview.
+    newer: every line number is bounded, and a wrong guess only shifts the preview. `line` is
+    where the link lands (`anchor_line`), None for the note's start.
     """
-    line = anchor_line(note, resolved)
     # A leading H1 is dropped: the title heading above already names the note.
     skip_h1 = line is None
     if line is None:

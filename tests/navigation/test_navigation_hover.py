@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memlsp.engine.engine import Engine
+from memlsp.model import Heading, Note, ResolvedLink
+from memlsp.navigation import hover as hover_module
+from memlsp.navigation import places
 from memlsp.navigation.hover import MAX_LINES, hover, tag_hover
+from memlsp.vault import anchors
 from tests.helpers.engine import cursor, indexed_engine, view_of
 from tests.helpers.vault import place_uri
 
@@ -147,6 +153,32 @@ def test_a_dollar_pair_in_a_fence_indented_four_spaces_opens_no_math(tmp_path: P
     indented = hover_at(engine, "src.md", "[[indented]]").split("\n\n**outlinks")[0]
     assert indented.endswith("\nIntro.\n\n    \\`\\`\\`\n    $$\n    \\`\\`\\`\n\nAfter.")
     assert not listed.endswith("$$") and not indented.endswith("$$")
+
+
+def test_where_a_link_lands_is_found_once_per_hover(
+    fixture_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The title's link, the heading path, the excerpt and the missing-anchor note all read the
+    one place the link lands in its note."""
+    asked: list[str] = []
+    real_anchor, real_heading = places.anchor_line, anchors.find_heading
+
+    def anchor_line(note: Note, resolved: ResolvedLink) -> int | None:
+        asked.append("anchor_line")
+        return real_anchor(note, resolved)
+
+    def find_heading(note: Note, headings: tuple[str, ...]) -> Heading | None:
+        asked.append("find_heading")
+        return real_heading(note, headings)
+
+    monkeypatch.setattr(hover_module, "anchor_line", anchor_line)
+    monkeypatch.setattr(hover_module, "find_heading", find_heading)
+    text = hover_at(fixture_engine, "search/hybrid-search.md", "[[bm25#Scoring")
+    assert text.startswith("### [BM25 › Scoring: k1 & b (saturation)](mem:search/bm25.md:")
+    assert asked == ["anchor_line"]
+    asked.clear()
+    hover_at(fixture_engine, "index.md", "[[hybrid-search#Fusion#Reciprocal")
+    assert asked == ["anchor_line"]
 
 
 def test_neighbour_lists_stop_at_ten_but_count_everything(tmp_path: Path) -> None:
