@@ -29,8 +29,10 @@ from memlsp.queries.mentions import (
     MentionsAnswer,
     mentions_of,
     name_index,
+    names_of,
 )
 from memlsp.vault.view import VaultView
+from tests.helpers.engine import indexed_engine
 from tests.helpers.memory_vault import applied, memory_view
 from tests.helpers.vault import write
 
@@ -417,3 +419,22 @@ def test_memlsp_mentions_of_an_unknown_note_is_a_usage_error(
 ) -> None:
     code = main(["mentions", str(vault), "nope", "--cache-dir", str(tmp_path / "c")])
     assert code == 2 and "no note 'nope'" in capsys.readouterr().err
+
+
+def test_a_snapshot_finds_mentions_once_per_revision(tmp_path: Path) -> None:
+    """`Snapshot.mentions` and a note's own mentions are asked of the snapshot's memo: a lens, a
+    code action and a picker on one revision share one answer."""
+    engine = indexed_engine(tmp_path, {"bm25.md": "# BM25\n", "n.md": "BM25 here.\n"})
+    snapshot = engine.read()
+    answer = snapshot.mentions("bm25.md")
+    assert [(m.path, m.text) for m in answer.mentions] == [("n.md", "BM25")]
+    assert snapshot.mentions("bm25.md") is answer
+    min_length = snapshot.settings.mention_min_length
+    found = mentions_of(snapshot.view, "bm25.md", snapshot.candidates_for_names, min_length)
+    assert found == answer
+    lines = ["BM25 here."]
+    own = note_mentions(snapshot.view, "n.md", lines, min_length)
+    assert own is note_mentions(snapshot.view, "n.md", lines, min_length)
+    assert names_of(snapshot.view, min_length) is names_of(snapshot.view, min_length)
+    engine.apply_text("n.md", "BM25 here, and BM25.\n")  # a new revision answers anew
+    assert len(engine.read().mentions("bm25.md").mentions) == 2
