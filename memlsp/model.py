@@ -238,6 +238,7 @@ SEARCH_MODES = ("hybrid", "keyword", "vector")
 # are named here, where the command line reads them without importing the graph.
 Direction = Literal["both", "out", "in"]
 DIRECTIONS: tuple[Direction, ...] = ("both", "out", "in")
+MIN_DEPTH, MAX_DEPTH = 1, 5  # links from the note: five already reach most of a vault
 MAX_PER_NODE = 200  # neighbours one note brings in per direction: a hub brings its first ones
 MAX_NODES = 2000  # nodes in one answer: more is no graph anyone reads
 MEANING = 5  # closest notes by meaning an answer shows unless asked otherwise

@@ -9,8 +9,15 @@ from typing import NoReturn
 
 from memlsp import __version__
 from memlsp.commands.request_reply import Refused
-from memlsp.model import DIRECTIONS, MAX_PER_NODE, MEANING, MOST_MEANING, SEARCH_MODES
-from memlsp.queries.graph_view import MAX_DEPTH, MIN_DEPTH
+from memlsp.model import (
+    DIRECTIONS,
+    MAX_DEPTH,
+    MAX_PER_NODE,
+    MEANING,
+    MIN_DEPTH,
+    MOST_MEANING,
+    SEARCH_MODES,
+)
 from memlsp.settings.table import EMBEDDERS, FUSION_RULES
 
 IDLE = 600.0  # seconds without a request before `memlsp serve` exits

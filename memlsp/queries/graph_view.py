@@ -22,7 +22,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from memlsp.model import DIRECTIONS, MAX_NODES, MAX_PER_NODE, MEANING, MOST_MEANING, Direction
+from memlsp.model import (
+    DIRECTIONS,
+    MAX_DEPTH,
+    MAX_NODES,
+    MAX_PER_NODE,
+    MEANING,
+    MIN_DEPTH,
+    MOST_MEANING,
+    Direction,
+)
 from memlsp.queries.graph_walk import GraphEdge, Neighbourhood, neighbourhood, note_node
 from memlsp.vault.link_graph import LinkGraph
 
@@ -44,16 +53,15 @@ class Bound:
     high: int
 
 
-# The one set of bounds: five links around a note already reach most of a vault; more closest
-# notes than `memlsp/related` gives are not asked for; an answer holds at most MAX_NODES nodes.
+# The one set of bounds (their numbers in model.py, which the command line reads without loading
+# the graph): more closest notes than `memlsp/related` gives are not asked for; an answer holds at
+# most MAX_NODES nodes.
 GRAPH_BOUNDS: Mapping[str, Bound] = {
-    "depth": Bound(1, 1, 5),
+    "depth": Bound(MIN_DEPTH, MIN_DEPTH, MAX_DEPTH),
     "max_per_node": Bound(MAX_PER_NODE, 1, MAX_NODES),
     "max_nodes": Bound(MAX_NODES, 1, MAX_NODES),
     "meaning": Bound(MEANING, 0, MOST_MEANING),
 }
-MIN_DEPTH = GRAPH_BOUNDS["depth"].low
-MAX_DEPTH = GRAPH_BOUNDS["depth"].high
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,8 @@ import pytest
 from memlsp.cli import main
 from memlsp.commands.arguments import DEPTHS
 from memlsp.engine.engine import Engine
-from memlsp.model import DIRECTIONS, Direction
+from memlsp.model import DIRECTIONS, MAX_DEPTH, MIN_DEPTH, Direction
 from memlsp.queries.graph_view import (
-    MAX_DEPTH,
-    MIN_DEPTH,
     GraphAsk,
     graph_around,
     graph_ask,
