@@ -32,6 +32,7 @@ LSP_IN_PROCESS = {
     "test_convert.py",
     "test_logging.py",
     "test_responses.py",
+    "test_publisher.py",
 }  # tests/lsp modules that start nothing
 # Fixtures that may start a process: loading MiniLM converts it to int8 in a child process the
 # first time (tests/embed/test_embedders.py).

@@ -44,7 +44,7 @@ from memlsp.commands.calls import (
     SearchCall,
     checked_request,
 )
-from memlsp.model import Direction
+from memlsp.model import MAX_DEPTH, MIN_DEPTH, Direction
 from memlsp.vault.rules import VaultRules
 
 MAX_WRITE_BYTES = 1 << 20  # a note an agent writes; larger ones are refused
@@ -237,7 +237,7 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     def links(
         path: NotePath,
         direction: Literal["both", "out", "in"] = "both",
-        depth: Annotated[int, Field(ge=1, le=3)] = 1,
+        depth: Annotated[int, Field(ge=MIN_DEPTH, le=MAX_DEPTH)] = MIN_DEPTH,
     ) -> str:
         """The link graph around a note as nodes and edges: notes it links to (out), notes
         linking to it (in), unresolved links as their own nodes, to `depth` links away."""

@@ -7,7 +7,8 @@ answer is a function of a snapshot and that value (search.py, links.py, reading.
 `wire` JSON or text by answers.py: `ANSWERED` names them, `answer_json` gives the JSON,
 `print_answer` prints what the command line prints, `answer_on_socket` answers on the vault's
 socket. arguments.py holds the command line's parser (`command_parser`, `UsageError`);
-graph_text.py draws a graph as text, Mermaid or DOT; serve.py is `memlsp serve`.
+graph_view_text.py draws a graph view as text, Mermaid or DOT; request_reply.py is the request
+and reply a vault's socket carries (`memlsp serve` and the socket itself are in `daemon/`).
 """
 
 from typing import TYPE_CHECKING

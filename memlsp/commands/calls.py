@@ -16,15 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from memlsp.commands.arguments import DEPTHS, UsageError
+from memlsp.commands.arguments import UsageError
 from memlsp.model import (
-    DIRECTIONS,
     MAX_PER_NODE,
     MEANING,
-    MOST_MEANING,
     Direction,
     SearchRequest,
 )
+from memlsp.queries.graph_view import GraphAsk, graph_ask
 from memlsp.search.request import FIELDS, build_request
 
 # `recent --days`: beyond this the window reaches back before 1970 anyway, and a larger number
@@ -70,13 +69,20 @@ class GraphCall:
     command: ClassVar[str] = "graph"
 
     def __post_init__(self) -> None:
-        if self.depth not in DEPTHS:
-            raise UsageError(f"--depth must be from {DEPTHS[0]} to {DEPTHS[-1]}, not {self.depth}")
-        if self.direction not in DIRECTIONS:
-            raise UsageError(f"--direction must be one of {', '.join(DIRECTIONS)}")
-        _at_least_one("--max-per-node", self.max_per_node)
-        if not 0 <= self.meaning <= MOST_MEANING:
-            raise UsageError(f"--meaning must be from 0 to {MOST_MEANING}, not {self.meaning}")
+        self.ask(self.note)  # checked by the rule every surface's graph view is checked by
+
+    def ask(self, path: str) -> GraphAsk:
+        """The graph view this call asks of the note at `path`; UsageError names the flag."""
+        values = {
+            "depth": self.depth,
+            "direction": self.direction,
+            "meaning": self.meaning,
+            "max_per_node": self.max_per_node,
+        }
+        try:
+            return graph_ask(path, values, named=lambda name: "--" + name.replace("_", "-"))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
 
 
 @dataclass(frozen=True, slots=True)

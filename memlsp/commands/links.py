@@ -11,9 +11,8 @@ from memlsp.commands.calls import GraphCall, LinksCall, MentionsCall, RelatedCal
 from memlsp.commands.graph_view_text import graph_dot, graph_mermaid, graph_text
 from memlsp.engine.snapshot import NoteLinks, Snapshot
 from memlsp.model import ResolvedLink, printable
-from memlsp.queries.graph_view import graph_around
 from memlsp.queries.graph_walk import Neighbourhood
-from memlsp.queries.mentions import MentionsAnswer, mentions_of
+from memlsp.queries.mentions import MentionsAnswer
 from memlsp.search.related import RelatedAnswer
 
 
@@ -83,9 +82,7 @@ def related_text(answer: RelatedAnswer, _: argparse.Namespace) -> str:
 
 def mentions(snapshot: Snapshot, call: MentionsCall) -> MentionsAnswer:
     path = note_path(snapshot, call.note)
-    return mentions_of(
-        snapshot.view, path, snapshot.candidates_for_names, snapshot.settings.mention_min_length
-    )
+    return snapshot.mentions(path)
 
 
 def mentions_text(answer: MentionsAnswer, _: argparse.Namespace) -> str:
@@ -107,15 +104,7 @@ def mentions_text(answer: MentionsAnswer, _: argparse.Namespace) -> str:
 def graph(snapshot: Snapshot, call: GraphCall) -> Neighbourhood:
     """The link graph around a note and its closest notes by meaning."""
     path = note_path(snapshot, call.note)
-    return graph_around(
-        snapshot.graph,
-        path,
-        snapshot.related,
-        call.depth,
-        call.direction,
-        call.meaning,
-        call.max_per_node,
-    )
+    return snapshot.graph_view(call.ask(path))
 
 
 def graph_drawn(answer: Neighbourhood, args: argparse.Namespace) -> str:

@@ -24,8 +24,8 @@ from memlsp.engine.snapshot import Snapshot
 from memlsp.live.vault import LiveVault
 from memlsp.lsp.client_port import ClientPort
 from memlsp.navigation.diagnostics import SEVERITIES, Levels, Problem, note_problems
-from memlsp.navigation.mentions import mention_problems
-from memlsp.queries.mentions import Mention, NameIndex, mentions_in_text, name_index
+from memlsp.navigation.mentions import mention_problems, note_mentions_key
+from memlsp.queries.mentions import Mention, NameIndex, mentions_in_text, names_of
 from memlsp.settings.table import Settings
 
 SOURCE = "memlsp"
@@ -130,13 +130,19 @@ class Publisher:
         text = snapshot.read(path)
         if severity is None or text is None:
             return []
-        names = name_index(snapshot.graph, settings.mention_min_length)
+        min_length = settings.mention_min_length
+        names = names_of(snapshot.view, min_length)  # the same index while no name changes
         known = self._mentions.get(uri)
         if known is not None and known[1] is names and known[0] == text:
-            found = known[2]
+            found = known[2]  # kept across revisions: another note's edit changes none of these
         else:
             found = mentions_in_text(path, text, names)
             self._mentions[uri] = (text, names, found)
+        # The code actions on this note ask the same of this revision, from its lines joined by
+        # "\n" (navigation/mentions.note_mentions); where those are this text, they find these.
+        joined = "\n".join(text.splitlines())
+        if joined == text.removesuffix("\n"):
+            snapshot.memo(note_mentions_key(path, min_length, joined), lambda: found)
         return mention_problems(found, severity)
 
     def _send(self, uri: str, diagnostics: Diagnostics) -> None:

@@ -38,9 +38,15 @@ def note_mentions(
     it as the cursor moves ask the same question of the same text."""
     text = "\n".join(lines)
     return view.memo(
-        ("note mentions", path, min_length, text),
+        note_mentions_key(path, min_length, text),
         lambda: mentions_in_text(path, text, names_of(view, min_length)),
     )
+
+
+def note_mentions_key(path: str, min_length: int, text: str) -> tuple[str, str, int, str]:
+    """Where a revision's memo keeps the mentions of `path` as it reads `text`: the diagnostics
+    of an open note put there what they found, and its code actions find it."""
+    return ("note mentions", path, min_length, text)
 
 
 def link_edit(view: VaultView, mention: Mention, target: str) -> Edit:

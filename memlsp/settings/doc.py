@@ -1,7 +1,7 @@
 """docs/settings.md, written from the settings' declarations in memlsp/settings/table.py.
 
 The page is generated so that it cannot drift from the code: each setting's type, default, bound,
-who may set it and what a change does are read from `SETTINGS`, and tests/test_settings_doc.py
+who may set it and what a change does are read from `SETTINGS`, and tests/settings/test_settings_doc.py
 fails when the committed page differs. `python -m memlsp.settings.doc > docs/settings.md` writes it.
 """
 
@@ -52,7 +52,7 @@ The names are the same everywhere:
   setting;
 - **the editor's settings**: `initializationOptions` and `workspace/didChangeConfiguration`
   (optionally under a `memlsp` key); in VS Code, each setting is also a `memlsp.*` setting
-  (`tests/test_extension_settings.py` fails if the two lists drift);
+  (`tests/settings/test_extension_settings.py` fails if the two lists drift);
 - **the command line's flags**: `--embedder`, `--chroma-url` and `--cache-dir` set the settings of
   the same names, for every command and for `memlsp mcp`;
 - **the vault's own file**, `{SETTINGS_FILE}` at the vault root, in the same TOML form, which may

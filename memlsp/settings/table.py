@@ -4,7 +4,7 @@ Each field of `Settings` is declared with `setting(...)`, and everything else is
 declarations: which settings a user may give and with which type (`settings_from`), which a vault's
 own file may not (`user_only`), when a running server reopens a vault (`needs_reopen`), what decides
 a command's answer (`answer_key`) and what the index is built from (`index_fingerprint`). Adding a
-setting is adding a field; tests/test_extension_settings.py holds the VS Code extension to the same
+setting is adding a field; tests/settings/test_extension_settings.py holds the VS Code extension to the same
 declarations.
 """
 

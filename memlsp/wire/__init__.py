@@ -6,7 +6,7 @@ Each shape is a `TypedDict` with one builder from the domain values, so a name i
 the server, the command line and agents alike. One module per family of messages (`search`,
 `links`, `related`, `mentions`, `graph`, `reading`, `status`, `index`) and `common` for what they
 share. `vscode-extension/src/wire.ts` declares the shapes a client reads under the same names, and
-`tests/test_wire_schema.py` fails when the two differ (it reads `MESSAGES` and `COMMAND_LINE`).
+`tests/editors/test_wire_schema.py` fails when the two differ (it reads `MESSAGES` and `COMMAND_LINE`).
 Nothing here knows LSP types: URIs come in as strings, or as a function naming a note's URI, and
 columns are counted in the unit the client negotiated (`Span.columns`).
 

@@ -24,6 +24,7 @@ from memlsp.agent.budget import (
 from memlsp.agent.server import INSTRUCTIONS, MemoryServer
 from memlsp.agent.source import VaultSource
 from memlsp.agent.tools import Memory
+from memlsp.model import MAX_DEPTH
 from memlsp.settings.table import Settings, settings_from
 from tests.helpers.cli import environment, memlsp
 from tests.helpers.fixtures import endpoint_fixture
@@ -156,7 +157,7 @@ async def test_an_unknown_parameter_names_the_valid_ones(vault: Path, tmp_path: 
         why = await refused(client, "related", path="search/bm25.md", limit="many")
         assert why.startswith("related: limit: Input should be a valid integer")
         why = await refused(client, "links", path="search/bm25.md", depth=9)
-        assert why.startswith("links: depth: Input should be less than or equal to 3")
+        assert why.startswith(f"links: depth: Input should be less than or equal to {MAX_DEPTH}")
         why = await refused(client, "search", query="tantivy", mode="fuzzy")
         assert "mode" in why and "'hybrid', 'keyword' or 'vector'" in why
 

@@ -397,8 +397,9 @@ def test_memlsp_graph_refuses_what_it_cannot_answer(
     for depth in ("0", "6"):
         code, _, err = _graph(capsys, vault, cache, "a", "--depth", depth)
         assert (code, err) == (2, f"memlsp: --depth must be from 1 to 5, not {depth}\n")
-    code, _, err = _graph(capsys, vault, cache, "a", "--max-per-node", "0")
-    assert (code, err) == (2, "memlsp: --max-per-node must be at least 1, not 0\n")
+    for most in ("0", "2001"):  # no more neighbours than an answer holds nodes
+        code, _, err = _graph(capsys, vault, cache, "a", "--max-per-node", most)
+        assert (code, err) == (2, f"memlsp: --max-per-node must be from 1 to 2000, not {most}\n")
     for meaning in ("-1", "101"):
         code, _, err = _graph(capsys, vault, cache, "a", "--meaning", meaning)
         assert (code, err) == (2, f"memlsp: --meaning must be from 0 to 100, not {meaning}\n")

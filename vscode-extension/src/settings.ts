@@ -1,7 +1,7 @@
 // The server's settings as VS Code holds them (`memlsp.<name>`) turned into the object the server
 // reads from `initializationOptions` and `workspace/didChangeConfiguration`. The names are those
 // the server declares in `memlsp.settings` (`SETTINGS`) that a user may give, all but the ones
-// set by nobody. The list is a copy, checked twice: tests/test_extension_settings.py checks
+// set by nobody. The list is a copy, checked twice: tests/settings/test_extension_settings.py checks
 // package.json's settings against the declarations (name, type, default, bounds), and
 // src/test/settings.test.ts checks this list against package.json. A setting added to the server
 // fails the first until package.json contributes it, then the second until it is listed here.

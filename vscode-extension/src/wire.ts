@@ -1,5 +1,5 @@
 // The JSON of memlsp's own messages, as the server sends it (memlsp/wire.py, where each shape has
-// its builder). Names and fields are the server's; tests/test_wire_schema.py fails when the two
+// its builder). Names and fields are the server's; tests/editors/test_wire_schema.py fails when the two
 // files differ, so change both together. No `vscode` import: the unit tests use these too.
 
 export type VaultState = "opening" | "indexing" | "ready" | "failed" | "stopped";

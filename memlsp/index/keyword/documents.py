@@ -2,7 +2,7 @@
 
 The slow, pure part of indexing, done apart from the index: on a cold start the parse workers
 (`sync/prepare.py`) run it, and they must not load tantivy or build its analyzer, so this module
-imports nothing of the index's own (tests/test_keyword_documents.py checks it).
+imports nothing of the index's own (tests/index/test_keyword_documents.py checks it).
 """
 
 from __future__ import annotations
