@@ -41,7 +41,7 @@ def loaded(text: str) -> tuple[int, list[str]]:
 
 
 if __name__ == "__main__":
-    import memlsp.engine  # the parent has its index open
+    import memlsp.engine.engine  # the parent has its index open
 
     assert "tantivy" in sys.modules
     with multiprocessing.get_context("forkserver").Pool(1) as pool:
