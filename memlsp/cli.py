@@ -130,7 +130,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
-# -- a process that has the vault open answers (memlsp/daemon.py) -------------------------------
+# -- a process that has the vault open answers (memlsp/daemon/) ----------------------------------
 
 
 def _ask_server(

@@ -133,7 +133,7 @@ def test_readers_take_no_lock(module: str) -> None:
 
 
 def _exists(name: str) -> bool:
-    """`name` is a module or package of memlsp: `wire`, `lsp/`, `index/keyword.py`."""
+    """`name` is a module or package of memlsp: `wire`, `lsp/`, `index/keyword/`."""
     path = PACKAGE / name.rstrip("/")
     return path.is_dir() or path.with_suffix(".py").is_file() or path.is_file()
 

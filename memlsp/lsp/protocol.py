@@ -273,7 +273,7 @@ class MemlspProtocol(LanguageServerProtocol):
     def _serialize_message(self, data: Any) -> Any:
         """What `json.dumps` writes for an object that is not JSON (pygls's `default`). The answer
         to one of memlsp's own requests (pygls's response type for a method lsprotocol does not
-        know), whose result is a JSON object or array built by memlsp/wire.py, is written as it
+        know), whose result is a JSON object or array built by memlsp/wire/, is written as it
         is: cattrs would walk every value of it once more before `json.dumps` does (the 2,000
         nodes of a `memlsp/graph` took it tens of ms). Anything in it that is not JSON would still
         come back here, and be written as pygls writes it."""

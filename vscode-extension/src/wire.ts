@@ -1,4 +1,4 @@
-// The JSON of memlsp's own messages, as the server sends it (memlsp/wire.py, where each shape has
+// The JSON of memlsp's own messages, as the server sends it (memlsp/wire/, where each shape has
 // its builder). Names and fields are the server's; tests/editors/test_wire_schema.py fails when the two
 // files differ, so change both together. No `vscode` import: the unit tests use these too.
 

@@ -3,7 +3,7 @@
 
 import type { GraphDirection } from "../wire";
 
-/** memlsp/graph's params (memlsp/lsp/features/graph.py). */
+/** memlsp/graph's params (memlsp/lsp/features/graph_view.py). */
 export interface GraphParams {
   uri: string;
   depth: number; // within the server's bounds
