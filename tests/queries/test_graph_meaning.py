@@ -28,7 +28,7 @@ from tests.helpers.fake_embedder import FakeEmbedder, user_config_for
 from tests.helpers.fixtures import endpoint_fixture
 from tests.helpers.memory_vault import memory_view
 from tests.helpers.vault import write_notes
-from tests.navigation.test_neighbourhood import UNCAPPED, _edges, _ids, _nodes, hop_by_hop
+from tests.queries.test_neighbourhood import UNCAPPED, _edges, _ids, _nodes, hop_by_hop
 
 # fusion links to rrf and is linked from inbound; bm25 and cooking link to nothing: meaning
 # alone reaches them.

@@ -1,0 +1,1 @@
+"""Tests of the questions a snapshot answers about a whole vault (memlsp/queries/)."""
