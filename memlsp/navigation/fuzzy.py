@@ -48,8 +48,14 @@ def _word_start(folded: str, position: int) -> bool:
 
 @lru_cache(maxsize=256)
 def _scattered(query: str) -> re.Pattern[str]:
-    # `[^\n]*?` between letters: used on many names joined by newlines, a match stays in one name.
-    return re.compile("[^\n]*?".join(re.escape(letter) for letter in query))
+    """The query's letters in order. Before each letter, anything but that letter or a newline,
+    taken possessively: the first place each letter can go is the only one tried, so a match costs
+    time linear in the name (lazy gaps backtracked through every way to place the letters: a
+    name like `hahaha…` against `hahahahax` took seconds). The newline keeps a match inside one
+    name of many joined by newlines."""
+    first, rest = query[:1], query[1:]
+    gaps = (f"[^\n{re.escape(letter)}]*+{re.escape(letter)}" for letter in rest)
+    return re.compile(re.escape(first) + "".join(gaps))
 
 
 class Names:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import string
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -264,3 +265,32 @@ def test_destinations_that_tie_on_match_and_inlinks_come_by_path() -> None:
         "Inline/b.md",
         "Inline/d.png",
     ]
+
+
+@given(
+    st.text(alphabet="ab-]\\^.x向", max_size=12),
+    st.lists(st.text(alphabet="ab-]\\^.x向 ", max_size=30), min_size=1, max_size=5),
+)
+def test_scattered_letters_match_exactly_when_the_name_holds_them_in_order(
+    query: str, names: list[str]
+) -> None:
+    def in_order(folded: str) -> bool:
+        letters = iter(folded)
+        return all(letter in letters for letter in query)
+
+    found = {index for _, index in Names(names).matches(query)} if query else set()
+    expected = (
+        {i for i, name in enumerate(Names(names).folded) if in_order(name)} if query else set()
+    )
+    assert found == expected
+
+
+def test_a_name_of_repeated_syllables_is_matched_in_linear_time() -> None:
+    """A name such as `hahaha…` against `hahahahax`: placing the letters each way there is would
+    take seconds for one name, ten times more per letter typed (the server answers nothing meanwhile)."""
+    names = Names(["ha" * 30, "ha" * 200, "Hybrid search"])
+    started = time.perf_counter()
+    for typed in ("hahahahahax", "ha" * 20 + "x", "h" * 201):
+        assert names.matches(typed) == []
+    assert names.matches("hs") == [(3, 2)]
+    assert time.perf_counter() - started < 2  # lazy gaps took 16 s on the first name alone
