@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import re
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -66,6 +69,9 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "pydantic": "agent/",
     "uvicorn": "agent/",
     "anyio": "agent/",
+    "yaml": "parse/frontmatter.py",
+    "attrs": "lsp/",
+    "cattrs": "lsp/",
 }
 
 
@@ -147,3 +153,27 @@ def test_every_module_the_guards_name_is_there() -> None:
     assert missing == [], f"tests/test_layers.py names what memlsp no longer has: {missing}"
     layered = {_layer(module) for module in MODULES} - {"__init__"}
     assert set(LAYERS) == layered, f"without a layer: {sorted(layered - set(LAYERS))}"
+
+
+def _declared() -> set[str]:
+    """The distributions pyproject.toml's `dependencies` name, normalised."""
+    project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    names = (
+        re.split(r"[=<>!~\[; ]", item, maxsplit=1)[0] for item in project["project"]["dependencies"]
+    )
+    return {re.sub(r"[-_.]+", "-", name).lower() for name in names}
+
+
+def test_every_package_memlsp_imports_is_declared() -> None:
+    """What the code imports is declared, not left to arrive with another package."""
+    installed = importlib.metadata.packages_distributions()
+    declared = _declared()
+    for module in MODULES:
+        for name in _imports(PACKAGE / module):
+            top = name.split(".")[0]
+            if top in sys.stdlib_module_names or top in ("memlsp", "__future__"):
+                continue
+            distributions = {re.sub(r"[-_.]+", "-", d).lower() for d in installed.get(top, [])}
+            assert distributions & declared, (
+                f"{module} imports {top}, which pyproject.toml does not declare"
+            )
