@@ -90,11 +90,11 @@ class Settings:
     # Whatever the number of results wanted: a deeper list for a larger `limit` would change which
     # results come first.
     max_candidates: int = setting(
-        200, Effect.REOPENS, "how many candidates each side ranks before fusion", bound=AtLeast(1)
+        200, Effect.RERANKS, "how many candidates each side ranks before fusion", bound=AtLeast(1)
     )
     expand_limit: int = setting(
         10,
-        Effect.REOPENS,
+        Effect.RERANKS,
         "most linked neighbours attached to each search result",
         bound=AtLeast(1),
     )

@@ -417,6 +417,8 @@ HAND_LISTED = [
 ]
 # The settings lsp/server.py's restart key blanked out, which requests read each time.
 READ_PER_REQUEST = {
+    "max_candidates",  # read by each search from its snapshot's settings (search/hybrid.py)
+    "expand_limit",
     "symbol_limit",
     "vector_weight",
     "min_strength",
