@@ -236,7 +236,8 @@ def _progress_bar(stream: TextIO, label: str) -> Any:
     started = time.monotonic()
 
     def show(done: int, total: int) -> None:
-        stream.write("\r" + progress_line(label, done, total, time.monotonic() - started))
+        line = progress_line(label, done, total, time.monotonic() - started, _columns(stream))
+        stream.write("\r" + line)
         if done == total:
             stream.write("\n")
         stream.flush()
@@ -244,17 +245,30 @@ def _progress_bar(stream: TextIO, label: str) -> Any:
     return show
 
 
-def progress_line(label: str, done: int, total: int, elapsed: float) -> str:
-    """`label [####......] 120/300, 24/s, 8 s left`: the rate and what is left, once known."""
-    width = 30
-    filled = width * done // max(total, 1)
-    line = f"{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
+def _columns(stream: TextIO) -> int:
+    """The terminal's width now (it may be resized while a bar runs); 80 when it cannot say."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError):
+        return 80
+
+
+def progress_line(label: str, done: int, total: int, elapsed: float, columns: int = 80) -> str:
+    """`label [####......] 120/300, 24/s, 8 s left`: the rate and what is left, once known. It
+    fills all but the last column of a terminal `columns` wide, so that a `\\r` rewrites it in
+    place (a line as wide as the terminal wraps, and each update stacks a new one); the bar
+    gives up width first, then the line is cut."""
+    counts = f" {done}/{total}"
     if done and elapsed > 0:
         rate = done / elapsed
-        line += f", {rate:,.0f}/s"
+        counts += f", {rate:,.0f}/s"
         if done < total:
-            line += f", {_duration((total - done) / rate)} left"
-    return line + " " * 8  # wipes the end of a longer line before it
+            counts += f", {_duration((total - done) / rate)} left"
+    room = max(columns - 1, 1)
+    width = max(0, min(30, room - len(label) - len(counts) - 3))
+    filled = width * done // max(total, 1)
+    line = f"{label} [{'#' * filled}{'.' * (width - filled)}]{counts}"
+    return line[:room].ljust(room)  # the padding wipes the end of a longer line before it
 
 
 def _duration(seconds: float) -> str:

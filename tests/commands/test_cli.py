@@ -302,3 +302,14 @@ def test_progress_shows_rate_and_time_left() -> None:
     assert "120/300" in line and "24/s" in line and "8 s left" in line
     assert "left" not in progress_line("embedding", 300, 300, 12.0)
     assert "6 min 15 s left" in progress_line("indexing", 100, 10_000, 3.79)
+
+
+def test_the_progress_line_fits_the_terminal_so_that_it_is_rewritten_in_place() -> None:
+    """A line as wide as the terminal wraps, and then each update stacks a new line."""
+    from memlsp.cli import progress_line
+
+    for columns in (20, 40, 60, 80, 120):
+        for done in (0, 1_200, 30_071):
+            line = progress_line("embedding", done, 30_071, 5.0, columns)
+            assert len(line) == columns - 1, (columns, line)
+    assert "1200/30071, 240/s, 2 min 00 s left" in progress_line("embedding", 1200, 30071, 5.0, 80)
