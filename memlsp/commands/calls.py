@@ -80,7 +80,7 @@ class GraphCall:
             "max_per_node": self.max_per_node,
         }
         try:
-            return graph_ask(path, values, named=lambda name: "--" + name.replace("_", "-"))
+            return graph_ask(path, values, named=flag_of)
         except ValueError as error:
             raise UsageError(str(error)) from None
 
@@ -134,6 +134,11 @@ def _at_least_one(flag: str, value: int) -> None:
 _FLAGS = {"paths": "--path", "tags": "--tag"}
 
 
+def flag_of(name: str) -> str:
+    """The command line's flag for an argument: 'start_date' -> --start-date."""
+    return _FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
 def search_request(
     args: argparse.Namespace, query: str, overrides: Mapping[str, Any]
 ) -> SearchRequest:
@@ -164,7 +169,7 @@ def checked_request(values: Mapping[str, Any]) -> SearchRequest:
     except ValueError as error:
         message = str(error)
         for key in FIELDS:
-            message = message.replace(f"'{key}'", _FLAGS.get(key, "--" + key.replace("_", "-")))
+            message = message.replace(f"'{key}'", flag_of(key))
         raise UsageError(message) from error
 
 
@@ -251,7 +256,7 @@ def argv(call: Call, vault: str) -> list[str]:
         after = [values.pop("note")]
     defaults = {"expand": True, "sections": False, "min_score": 0.0}
     for name, value in values.items():
-        flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
+        flag = flag_of(name)
         if name == "expand":
             flags += [] if value else ["--no-expand"]
         elif isinstance(value, bool):

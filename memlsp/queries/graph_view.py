@@ -123,34 +123,12 @@ def _whole(values: Mapping[str, Any], name: str, bound: Bound, named: Callable[[
 def graph_view(graph: LinkGraph, ask: GraphAsk, related: Related) -> Neighbourhood:
     """The link graph within `ask.depth` links of the note, and its `ask.meaning` closest notes
     by meaning (none for 0)."""
-    return graph_around(
-        graph,
-        ask.note,
-        related,
-        ask.depth,
-        ask.direction,
-        ask.meaning,
-        ask.max_per_node,
-        ask.max_nodes,
+    links = neighbourhood(
+        graph, ask.note, ask.depth, ask.direction, ask.max_per_node, ask.max_nodes
     )
-
-
-def graph_around(
-    graph: LinkGraph,
-    path: str,
-    related: Related,
-    depth: int = 1,
-    direction: Direction = "both",
-    meaning: int = MEANING,
-    max_per_node: int = MAX_PER_NODE,
-    max_nodes: int = MAX_NODES,
-) -> Neighbourhood:
-    """The link graph within `depth` links of the note at `path`, and its `meaning` closest notes
-    by meaning (none for 0). Unchecked but for what the walk cannot take: `graph_ask` checks."""
-    links = neighbourhood(graph, path, depth, direction, max_per_node, max_nodes)
-    if meaning <= 0:
+    if ask.meaning <= 0:
         return links
-    return with_meaning(graph, links, related(path, meaning))
+    return with_meaning(graph, links, related(ask.note, ask.meaning))
 
 
 def with_meaning(graph: LinkGraph, links: Neighbourhood, found: RelatedAnswer) -> Neighbourhood:

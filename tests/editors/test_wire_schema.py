@@ -23,7 +23,7 @@ from memlsp.engine.engine import Engine
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.status import VaultStatus
 from memlsp.model import SearchRequest
-from memlsp.queries.graph_view import graph_around, with_meaning
+from memlsp.queries.graph_view import GraphAsk, graph_view, with_meaning
 from memlsp.queries.graph_walk import Neighbourhood, neighbourhood
 from memlsp.queries.mentions import MentionsAnswer, mentions_of
 from memlsp.queries.reading import Passage, ReadRequest, read_passage
@@ -350,7 +350,7 @@ def _graphs(engine: Engine) -> list[Neighbourhood]:
         neighbourhood(graph, "index.md", 2),
         neighbourhood(graph, "index.md", 2, "in", 3),
         with_meaning(graph, near, found),
-        graph_around(graph, "index.md", snapshot.related),
+        graph_view(graph, GraphAsk("index.md"), snapshot.related),
     ]
 
 

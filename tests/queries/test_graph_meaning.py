@@ -14,11 +14,11 @@ import pytest
 from memlsp.cli import main
 from memlsp.commands.arguments import DEPTHS
 from memlsp.engine.engine import Engine
-from memlsp.model import DIRECTIONS, MAX_DEPTH, MIN_DEPTH, Direction
+from memlsp.model import DIRECTIONS, MAX_DEPTH, MEANING, MIN_DEPTH, Direction
 from memlsp.queries.graph_view import (
     GraphAsk,
-    graph_around,
     graph_ask,
+    graph_view,
     with_meaning,
 )
 from memlsp.queries.graph_walk import neighbourhood
@@ -61,7 +61,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 def test_meaning_edges_go_from_the_note_to_its_closest_notes(engine: Engine) -> None:
     snapshot = engine.read()
     related = snapshot.related("fusion.md", 3)
-    answer = graph_around(snapshot.graph, "fusion.md", snapshot.related, meaning=3)
+    answer = graph_view(snapshot.graph, GraphAsk("fusion.md", meaning=3), snapshot.related)
     meaning = [edge for edge in answer.edges if edge.kind == "meaning"]
     assert len(related.results) == 3 and answer.warning is None
     assert {edge.target: edge.similarity for edge in meaning} == {
@@ -80,7 +80,7 @@ def test_meaning_edges_go_from_the_note_to_its_closest_notes(engine: Engine) -> 
 
 
 def test_a_note_linked_and_close_in_meaning_has_both_edges(engine: Engine) -> None:
-    answer = graph_around(engine.read().graph, "fusion.md", engine.read().related)
+    answer = graph_view(engine.read().graph, GraphAsk("fusion.md"), engine.read().related)
     kinds = {
         edge.kind for edge in answer.edges if (edge.source, edge.target) == ("fusion.md", "rrf.md")
     }
@@ -92,7 +92,7 @@ def test_a_note_linked_and_close_in_meaning_has_both_edges(engine: Engine) -> No
 def test_a_note_only_meaning_reaches_has_no_distance(engine: Engine) -> None:
     snapshot = engine.read()
     assert "bm25.md" not in {node.id for node in neighbourhood(snapshot.graph, "fusion.md").nodes}
-    answer = graph_around(snapshot.graph, "fusion.md", snapshot.related)
+    answer = graph_view(snapshot.graph, GraphAsk("fusion.md"), snapshot.related)
     bm25 = next(node for node in answer.nodes if node.id == "bm25.md")
     assert (bm25.kind, bm25.title, bm25.distance) == ("note", "BM25", None)
     assert (bm25.description, bm25.tags, bm25.inlinks) == ("Keyword scoring", ("search",), 0)
@@ -108,9 +108,8 @@ def test_the_link_part_is_still_the_hop_by_hop_walk(
     snapshot = engine.read()
     for path in snapshot.graph.notes:
         distance, edges = hop_by_hop(snapshot.links, snapshot.graph.notes, path, depth, direction)
-        answer = graph_around(
-            snapshot.graph, path, snapshot.related, depth, direction, 5, UNCAPPED, UNCAPPED
-        )
+        ask = GraphAsk(path, depth, direction, UNCAPPED, UNCAPPED, meaning=5)
+        answer = graph_view(snapshot.graph, ask, snapshot.related)
         assert any(edge.kind == "meaning" for edge in answer.edges), path
         assert _nodes(answer) == distance, (path, depth, direction)
         assert _edges(answer) == _ids(edges), (path, depth, direction)
@@ -121,7 +120,7 @@ def test_the_link_part_is_still_the_hop_by_hop_walk(
 
 def test_no_meaning_asked_is_the_walk_alone(engine: Engine) -> None:
     snapshot = engine.read()
-    answer = graph_around(snapshot.graph, "fusion.md", snapshot.related, meaning=0)
+    answer = graph_view(snapshot.graph, GraphAsk("fusion.md", meaning=0), snapshot.related)
     assert answer == neighbourhood(snapshot.graph, "fusion.md")
     assert answer.warning is None
     with pytest.raises(ValueError, match="'meaning' must be from 0 to 100, not -1"):
@@ -131,11 +130,13 @@ def test_no_meaning_asked_is_the_walk_alone(engine: Engine) -> None:
 def test_the_snapshot_answers_a_graph_ask_as_the_pieces_do(engine: Engine) -> None:
     snapshot = engine.read()
     ask = graph_ask("fusion.md", {"depth": 2, "direction": "out", "meaning": 2})
-    assert snapshot.graph_view(ask) == graph_around(
-        snapshot.graph, "fusion.md", snapshot.related, 2, "out", 2
+    walk = neighbourhood(snapshot.graph, "fusion.md", 2, "out")
+    assert snapshot.graph_view(ask) == with_meaning(
+        snapshot.graph, walk, snapshot.related("fusion.md", 2)
     )
-    assert snapshot.graph_view(GraphAsk("fusion.md")) == graph_around(
-        snapshot.graph, "fusion.md", snapshot.related
+    walk = neighbourhood(snapshot.graph, "fusion.md")
+    assert snapshot.graph_view(GraphAsk("fusion.md")) == with_meaning(
+        snapshot.graph, walk, snapshot.related("fusion.md", MEANING)
     )
 
 
@@ -169,7 +170,7 @@ def test_without_vectors_no_meaning_edges_and_a_warning(tmp_path: Path) -> None:
     engine = indexed_engine(tmp_path, NOTES)  # embedder none
     try:
         snapshot = engine.read()
-        answer = graph_around(snapshot.graph, "fusion.md", snapshot.related)
+        answer = graph_view(snapshot.graph, GraphAsk("fusion.md"), snapshot.related)
         assert answer.warning == NEEDS_VECTORS
         assert all(edge.kind == "link" for edge in answer.edges)
         assert all(node.distance is not None for node in answer.nodes)
