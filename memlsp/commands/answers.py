@@ -34,6 +34,7 @@ from memlsp.commands.links import (
 from memlsp.commands.reading import read, read_text, recent, recent_json, recent_text
 from memlsp.commands.request_reply import NotMine, Refused, Reply, Request, settings_key
 from memlsp.commands.search import search, search_lines, search_text
+from memlsp.engine.engine import Engine
 from memlsp.engine.snapshot import Snapshot
 from memlsp.live.vault import LiveVault
 
@@ -141,9 +142,7 @@ def answer_on_socket(vault: LiveVault, request: Request) -> Reply:
 
 def _check_settings(vault: LiveVault, request: Request) -> None:
     """Refused until the vault is indexed; not this process's to answer with other settings."""
-    engine = vault.engine if vault.wait_ready(READY_WAIT) else None
-    if engine is None or vault.state == "failed":
-        raise Refused(f"{vault.root} is not indexed: {vault.status().summary}")
+    engine = _indexed(vault)
     mine = tuple(sorted(settings_key(vault.settings, engine.cache_dir).items()))
     if request.settings != mine:
         theirs = dict(request.settings)
@@ -151,11 +150,18 @@ def _check_settings(vault: LiveVault, request: Request) -> None:
         raise NotMine(f"opened with other settings ({', '.join(differ) or 'their names'})")
 
 
+def _indexed(vault: LiveVault) -> Engine:
+    """The vault's engine once its first index is open; Refused while it is not (or failed)."""
+    engine = vault.engine if vault.wait_ready(READY_WAIT) else None
+    if engine is None or vault.state == "failed":
+        raise Refused(f"{vault.root} is not indexed: {vault.status().summary}")
+    return engine
+
+
 def ready_snapshot(vault: LiveVault, vectors: bool) -> Snapshot:
     """The vault's snapshot once it has caught up with the disk (and, when the answer reads
     vectors, embedded what changed, as a process of its own would first)."""
-    if not vault.wait_ready(READY_WAIT) or vault.engine is None or vault.state == "failed":
-        raise Refused(f"{vault.root} is not indexed: {vault.status().summary}")
+    _indexed(vault)
     if not vault.settle(SETTLE_WAIT):
         raise Refused("the index did not catch up with the disk in time")
     if vectors:
