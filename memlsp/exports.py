@@ -16,14 +16,16 @@ from collections.abc import Callable, Mapping
 
 
 def exports(package: str, where: Mapping[str, str]) -> Callable[[str], object]:
-    """The `__getattr__` of `package`: `where` maps each public name to the module (relative to the
-    package) that defines it."""
+    """The `__getattr__` of `package`: `where` maps each public name to the module that defines
+    it, relative to the package, or whole (`memlsp.…`) for a name the package passes on from
+    another."""
 
     def __getattr__(name: str) -> object:
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        whole = module if module.startswith("memlsp.") else f"{package}.{module}"
+        value = getattr(importlib.import_module(whole), name)
         setattr(sys.modules[package], name, value)  # asked once: the next read is a plain lookup
         return value
 

@@ -9,7 +9,6 @@ commands' (`commands/request_reply.py`), one layer below, beside the code that a
 are named here too, for the callers of the socket.
 """
 
-import importlib
 from typing import TYPE_CHECKING
 
 from memlsp.exports import exports
@@ -34,9 +33,14 @@ if TYPE_CHECKING:
     from memlsp.daemon.vault_socket import start as start
     from memlsp.daemon.vault_socket import supported as supported
 
-_OWN = exports(
+__getattr__ = exports(
     __name__,
     {
+        "NotMine": "memlsp.commands.request_reply",
+        "Refused": "memlsp.commands.request_reply",
+        "Reply": "memlsp.commands.request_reply",
+        "Request": "memlsp.commands.request_reply",
+        "settings_key": "memlsp.commands.request_reply",
         "SocketHost": "host",
         "LOG_FILE": "vault_socket",
         "MAX_REQUEST": "vault_socket",
@@ -52,12 +56,3 @@ _OWN = exports(
         "supported": "vault_socket",
     },
 )
-_REQUEST_REPLY = frozenset({"NotMine", "Refused", "Reply", "Request", "settings_key"})
-
-
-def __getattr__(name: str) -> object:
-    """This package's names from its modules, the request and reply from the commands' module,
-    each imported when first read (memlsp/exports.py)."""
-    if name in _REQUEST_REPLY:
-        return getattr(importlib.import_module("memlsp.commands.request_reply"), name)
-    return _OWN(name)
