@@ -32,12 +32,12 @@ Answer = Mapping[str, Any]
 
 
 def answer_tokens(answer: object) -> int:
-    """Tokens of an answer as the agent receives it (`json_text`)."""
-    text = json_text(answer)
+    """Tokens of an answer as the agent receives it (`tool_text`)."""
+    text = tool_text(answer)
     return max(estimate_tokens(text), math.ceil(len(text.encode("utf-8")) / 3.5))
 
 
-def json_text(answer: object) -> str:
+def tool_text(answer: object) -> str:
     """An answer as a tool returns it: compact JSON, escaped as the command line's `--json`."""
     return json_line(answer, compact=True)
 

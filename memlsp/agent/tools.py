@@ -21,8 +21,8 @@ from memlsp.agent.budget import (
     Answer,
     answer_tokens,
     graph_within_budget,
-    json_text,
     list_within_budget,
+    tool_text,
 )
 from memlsp.agent.source import VaultSource
 from memlsp.agent.writing import (
@@ -219,7 +219,7 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     ) -> str:
         """Search the notes by keyword and meaning (hybrid BM25 + vectors). Each result is a note
         at its best section: text, score, evidence, and the notes it links to and from."""
-        return json_text(
+        return tool_text(
             memory.search(query, limit, mode, paths, tags, after, before, budget_tokens)
         )
 
@@ -232,7 +232,7 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     ) -> str:
         """Read a note, one section or a line range (1-based, inclusive), with its parsed
         frontmatter, headings and the links in those lines resolved."""
-        return json_text(memory.read(path, heading, start_line, end_line, budget_tokens))
+        return tool_text(memory.read(path, heading, start_line, end_line, budget_tokens))
 
     def links(
         path: NotePath,
@@ -241,19 +241,19 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     ) -> str:
         """The link graph around a note as nodes and edges: notes it links to (out), notes
         linking to it (in), unresolved links as their own nodes, to `depth` links away."""
-        return json_text(memory.links(path, direction, depth))
+        return tool_text(memory.links(path, direction, depth))
 
     def related(path: NotePath, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> str:
         """Notes closest in meaning to a note (across Chinese and English), with the closest
         pair of sections and whether they are linked already."""
-        return json_text(memory.related(path, limit))
+        return tool_text(memory.related(path, limit))
 
     def recent(
         days: Annotated[float, Field(gt=0)] = 7,
         limit: Annotated[int, Field(ge=1, le=200)] = 20,
     ) -> str:
         """Notes changed in the last `days`, newest first."""
-        return json_text(memory.recent(days, limit))
+        return tool_text(memory.recent(days, limit))
 
     def write(
         path: NotePath,
@@ -263,6 +263,6 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     ) -> str:
         """Write a Markdown note: create a new one, append to one, or replace one section's
         text under `heading`. Never overwrites otherwise; searchable once this returns."""
-        return json_text(memory.write(path, content, mode, heading))
+        return tool_text(memory.write(path, content, mode, heading))
 
     return [search, read, links, related, recent, write]

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from memlsp import daemon, wire
-from memlsp.agent.budget import json_text
+from memlsp.agent.budget import tool_text
 from memlsp.agent.source import VaultSource
 from memlsp.agent.tools import Memory
 from memlsp.cli import main
@@ -150,7 +150,7 @@ def test_on_the_socket_and_as_tools_too(
         assert code == 0, err
         assert_escaped(out)
     for answer in tools:
-        assert_escaped(json_text(answer))
+        assert_escaped(tool_text(answer))
 
 
 @pytest.mark.skipif(not daemon.supported(), reason="no Unix domain sockets")
