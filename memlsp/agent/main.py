@@ -8,12 +8,11 @@ import ipaddress
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any
 
 import anyio
 
+from memlsp.agent.jsonrpc import App, CheckedBodies, Receive, Scope, Send
 from memlsp.agent.server import MemoryServer
 from memlsp.agent.source import VaultSource
 from memlsp.agent.tools import Memory
@@ -83,7 +82,7 @@ def serve(root: Path, settings: Settings, *, http: str | None, allow_writes: boo
 async def _serve_http(server: MemoryServer, host: str, port: int, token: str | None) -> None:
     import uvicorn
 
-    app: Any = server.streamable_http_app(host=host)
+    app: App = CheckedBodies(server.streamable_http_app(host=host))
     if token is not None:
         app = BearerToken(app, token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
@@ -112,15 +111,10 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-
 class BearerToken:
     """Only requests carrying `Authorization: Bearer TOKEN` reach the app."""
 
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], token: str) -> None:
+    def __init__(self, app: App, token: str) -> None:
         self.app = app
         self.expected = b"Bearer " + token.encode()
 

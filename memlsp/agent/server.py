@@ -9,13 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
 from memlsp import __version__
+from memlsp.agent.jsonrpc import CheckedLines, standard_input
 from memlsp.agent.tools import WRITES_OFF, Memory, ToolFailed, tool_functions
 
 INSTRUCTIONS = (
@@ -41,6 +46,20 @@ class MemoryServer(MCPServer[Any]):
             log_level="WARNING",
         )
 
+    async def run_stdio_async(self) -> None:
+        """Over stdio, as the SDK serves, but every line checked first (`agent/jsonrpc.py`): a
+        message the SDK would drop unanswered gets its JSON-RPC error."""
+        refusals, refused = anyio.create_memory_object_stream[SessionMessage](16)
+        lines: Any = CheckedLines(standard_input(), refusals)  # read as the SDK reads a file
+        async with (
+            stdio_server(stdin=lines) as (read_stream, write_stream),
+            anyio.create_task_group() as tasks,
+        ):
+            tasks.start_soon(_answer_refusals, refused, write_stream)
+            server = self._lowlevel_server
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+            tasks.cancel_scope.cancel()
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
@@ -63,6 +82,12 @@ class MemoryServer(MCPServer[Any]):
             if isinstance(cause, ToolFailed):  # its sentence, without the SDK's preamble
                 raise ToolError(str(cause)) from None
             raise
+
+
+async def _answer_refusals(refused: MemoryObjectReceiveStream[SessionMessage], out: Any) -> None:
+    async with refused:
+        async for refusal in refused:
+            await out.send(refusal)
 
 
 def _tool(fn: Any) -> Tool:

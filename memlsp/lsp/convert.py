@@ -19,12 +19,12 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path, to_fs_path
 
 from memlsp import wire
-from memlsp.lsp.protocol import json_kind
 from memlsp.model import Hit, Span
 from memlsp.navigation.completion import Completions, Kind
 from memlsp.navigation.edits import Change
 from memlsp.navigation.outline import Section
 from memlsp.navigation.places import Place
+from memlsp.wire.common import json_kind
 
 _CONVERTER = get_converter()
 

@@ -43,6 +43,7 @@ from pygls.protocol.json_rpc import (
 )
 
 from memlsp import wire
+from memlsp.wire.common import json_kind
 
 log = logging.getLogger(__name__)
 
@@ -419,21 +420,6 @@ def _describe(error: BaseException, kind: type | None) -> str:
 def _camel(path: str) -> str:
     """`params.text_document.uri` as the client spelled it: `params.textDocument.uri`."""
     return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), path).replace("_.", ".").rstrip("_")
-
-
-def json_kind(value: Any) -> str:
-    """What a JSON value is, as an error message names it: "null", "an array", ..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 def _name(method: Any) -> str:

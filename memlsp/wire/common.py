@@ -1,14 +1,15 @@
 """What the families of messages share: a range in a note as an editor counts it (columns in
 the unit the client negotiated, `Span.columns`), and `json_text`, the JSON writer that escapes
 what `printable` escapes (C1 and bidi controls among them), so a note's text printed with
-`--json` cannot move a terminal's cursor or reorder what a person reads.
+`--json` cannot move a terminal's cursor or reorder what a person reads; and `json_kind`, what
+a JSON value is, as the protocol errors of every surface name it.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from memlsp.model import Span
 
@@ -52,3 +53,18 @@ def json_line(data: object, *, compact: bool = False) -> str:
     separators = (",", ":") if compact else (", ", ": ")
     text = json.dumps(data, ensure_ascii=False, separators=separators)
     return JSON_UNPRINTABLE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, as an error message names it: "null", "an array", ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"

@@ -1,0 +1,152 @@
+"""JSON-RPC to `memlsp mcp` as raw lines over stdio and raw bodies over HTTP: every request is answered, a malformed one
+with an error (id null when its id cannot be echoed), and the server goes on answering."""
+
+from __future__ import annotations
+
+import json
+import select
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from memlsp.agent.jsonrpc import INVALID_REQUEST, PARSE_ERROR, refusal_of
+from tests.agent.test_mcp_processes import http_server
+from tests.helpers.vault import TWO_NOTES, write_notes
+
+HANG = 30.0  # seconds: a hang guard, not a timing
+
+MALFORMED = [
+    # (the line, the error code, the id it is answered with)
+    (b'{"jsonrpc":"2.0","id":true,"method":"tools/list"}', INVALID_REQUEST, None),
+    (b'{"jsonrpc":"2.0","id":false,"method":"tools/list"}', INVALID_REQUEST, None),
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', INVALID_REQUEST, None),
+    (b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}', INVALID_REQUEST, None),
+    (b'{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}', INVALID_REQUEST, None),
+    (b'{"jsonrpc":"2.0","id":[1],"method":"tools/list"}', INVALID_REQUEST, None),
+    (b'{"jsonrpc":"2.0","id":NaN,"method":"tools/list"}', INVALID_REQUEST, None),
+    (b'{"jsonrpc":"2.0","id":"p","method":"tools/call","params":5}', INVALID_REQUEST, "p"),
+    (b'{"jsonrpc":"1.0","id":"v","method":"tools/list"}', INVALID_REQUEST, "v"),
+    (b'{"jsonrpc":"2.0","id":"m","method":7}', INVALID_REQUEST, "m"),
+    (b'{"jsonrpc":"2.0","id":3}', INVALID_REQUEST, None),
+    (b"[]", INVALID_REQUEST, None),
+    (b'[{"jsonrpc":"2.0","id":9,"method":"tools/list"}]', INVALID_REQUEST, None),
+    (b"42", INVALID_REQUEST, None),
+    (b"not json", PARSE_ERROR, None),
+    (b'{"jsonrpc":"2.0","id":4,"method":', PARSE_ERROR, None),
+    (b"\xff\xfe{}", PARSE_ERROR, None),
+    (b"[" * 100_000, PARSE_ERROR, None),
+]
+
+
+@pytest.mark.parametrize(("line", "code", "msg_id"), MALFORMED, ids=lambda v: repr(v)[:40])
+def test_a_malformed_message_gets_its_error(line: bytes, code: int, msg_id: Any) -> None:
+    refusal = refusal_of(line.decode("utf-8", errors="replace"))
+    assert refusal is not None
+    assert (refusal.error.code, refusal.id) == (code, msg_id)
+    assert refusal.error.message and "Traceback" not in refusal.error.message
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        '{"jsonrpc":"2.0","id":"x","method":"unknown/method","params":{}}',
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        '{"jsonrpc":"2.0","method":"notifications/x","params":5}',  # never answered
+        '{"jsonrpc":"2.0","id":"ours","result":{}}',  # a response: never answered
+    ],
+)
+def test_what_the_sdk_reads_is_passed_on(line: str) -> None:
+    assert refusal_of(line) is None
+
+
+class RawMcp:
+    """`memlsp mcp` over stdio, spoken to in lines."""
+
+    def __init__(self, vault: Path, cache: Path) -> None:
+        command = [sys.executable, "-m", "memlsp", "mcp", str(vault)]
+        command += ["--cache-dir", str(cache), "--embedder", "none"]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+
+    def send(self, line: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self) -> dict[str, Any]:
+        stdout = self.process.stdout
+        assert stdout is not None
+        ready, _, _ = select.select([stdout], [], [], HANG)
+        if not ready:
+            pytest.fail(f"no answer within {HANG} s")
+        answer: dict[str, Any] = json.loads(stdout.readline())
+        return answer
+
+    def request(self, msg_id: Any, method: str, params: Any = None) -> dict[str, Any]:
+        message = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(json.dumps(message).encode())
+        return self.answer()
+
+
+@pytest.fixture
+def mcp(tmp_path: Path) -> Iterator[RawMcp]:
+    vault = write_notes(tmp_path / "vault", TWO_NOTES)
+    server = RawMcp(vault, tmp_path / "cache")
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        hello["clientInfo"] = {"name": "raw", "version": "1"}
+        assert "result" in server.request(0, "initialize", hello)
+        server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        yield server
+    finally:
+        server.process.kill()
+        server.process.wait()
+
+
+@pytest.mark.e2e  # a server process
+def test_every_malformed_request_is_answered_and_the_server_goes_on(mcp: RawMcp) -> None:
+    for line, code, msg_id in MALFORMED:
+        mcp.send(line)
+        answer = mcp.answer()
+        assert answer.get("error", {}).get("code") == code, (line[:60], answer)
+        assert "id" in answer and answer["id"] == msg_id, (line[:60], answer)
+        listed = mcp.request("next", "tools/list")
+        assert listed["id"] == "next" and listed["result"]["tools"], (line[:60], listed)
+    assert mcp.process.stderr is not None
+    mcp.process.stdin.close()  # type: ignore[union-attr]
+    assert mcp.process.wait(timeout=HANG) == 0
+    assert b"Traceback" not in mcp.process.stderr.read()
+
+
+@pytest.mark.e2e  # a server process
+def test_over_http_a_malformed_request_is_answered_400_with_its_error(tmp_path: Path) -> None:
+    vault = write_notes(tmp_path / "vault", TWO_NOTES)
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    with http_server(vault, tmp_path, "127.0.0.1") as url, httpx2.Client(timeout=HANG) as http:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        hello["clientInfo"] = {"name": "raw", "version": "1"}
+        first = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}
+        opened = http.post(url, json=first, headers=headers)
+        assert opened.status_code == 200, opened.text
+        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = "2025-06-18"
+        started = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert http.post(url, json=started, headers=headers).status_code == 202
+        for line, code, msg_id in MALFORMED:
+            answer = http.post(url, content=line, headers=headers)
+            assert answer.status_code == 400, (line[:60], answer.text)
+            error = answer.json()
+            assert (error["error"]["code"], error["id"]) == (code, msg_id), (line[:60], error)
+        listed = http.post(
+            url, json={"jsonrpc": "2.0", "id": "next", "method": "tools/list"}, headers=headers
+        )
+        assert listed.status_code == 200 and '"id":"next"' in listed.text, listed.text
