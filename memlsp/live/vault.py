@@ -324,7 +324,14 @@ class LiveVault:
         return new
 
     def _full_refresh(self, engine: Engine) -> None:
-        self._set(state="indexing")
+        """Scan the whole vault. Only the first scan is `indexing`: once `memlsp/indexed` said
+        the vault is ready, a later one (the watcher catching up, `memlsp/reindex`, a folder
+        moved in) leaves it ready, since answers already come from the whole index; its
+        progress still shows, counted from 0."""
+        if self._ready.is_set():
+            self._set(done=0, total=0)
+        else:
+            self._set(state="indexing", done=0, total=0)
         self.listener.indexing_started(self)
 
         def report(done: int, total: int) -> None:
