@@ -238,6 +238,9 @@ SEARCH_MODES = ("hybrid", "keyword", "vector")
 # are named here, where the command line reads them without importing the graph.
 Direction = Literal["both", "out", "in"]
 DIRECTIONS: tuple[Direction, ...] = ("both", "out", "in")
+# The most results a list answer (search, related, recent) gives: more than any vault has notes
+# or chunks to show, and a bound so a mistyped number is a sentence, not a failed allocation.
+MAX_LIMIT = 100_000
 MIN_DEPTH, MAX_DEPTH = 1, 5  # links from the note: five already reach most of a vault
 MAX_PER_NODE = 200  # neighbours one note brings in per direction: a hub brings its first ones
 MAX_NODES = 2000  # nodes in one answer: more is no graph anyone reads

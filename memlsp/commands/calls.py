@@ -18,6 +18,7 @@ from typing import Any, ClassVar, TypeAlias
 
 from memlsp.commands.arguments import UsageError
 from memlsp.model import (
+    MAX_LIMIT,
     MAX_PER_NODE,
     MEANING,
     Direction,
@@ -50,7 +51,7 @@ class RelatedCall:
     command: ClassVar[str] = "related"
 
     def __post_init__(self) -> None:
-        _at_least_one("--limit", self.limit)
+        _limit(self.limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,7 @@ class RecentCall:
             raise UsageError(f"--days must be a number of days above 0, not {self.days:g}")
         if self.days > MAX_DAYS:
             raise UsageError(f"--days must be at most {MAX_DAYS:,.0f}, not {self.days:g}")
-        _at_least_one("--limit", self.limit)
+        _limit(self.limit)
 
 
 Call: TypeAlias = (
@@ -121,6 +122,11 @@ CALLS: dict[str, type[Call]] = {
     kind.command: kind
     for kind in (SearchCall, LinksCall, RelatedCall, MentionsCall, GraphCall, ReadCall, RecentCall)
 }
+
+
+def _limit(value: int) -> None:
+    if not 1 <= value <= MAX_LIMIT:
+        raise UsageError(f"--limit must be from 1 to {MAX_LIMIT:,}, not {value}")
 
 
 def _at_least_one(flag: str, value: int) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
-from memlsp.model import SEARCH_MODES, SearchRequest
+from memlsp.model import MAX_LIMIT, SEARCH_MODES, SearchRequest
 from memlsp.parse.frontmatter import parse_iso_date
 from memlsp.search.scope import NoteScope
 from memlsp.settings.table import FUSION_RULES
@@ -33,11 +34,13 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     if not isinstance(query, str):
         raise ValueError("'query' must be a string")
     limit = _number(values, "limit", int, 10)
-    if limit < 1:
-        raise ValueError("'limit' must be at least 1")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"'limit' must be from 1 to {MAX_LIMIT:,}, not {limit}")
     budget = values.get("budget_tokens")
     if budget is not None:
         budget = _number(values, "budget_tokens", int, 0)
+        if budget < 1:
+            raise ValueError(f"'budget_tokens' must be at least 1, not {budget}")
     expand = values.get("expand", True)
     if not isinstance(expand, bool):
         raise ValueError("'expand' must be true or false")
@@ -79,6 +82,8 @@ def _number(values: Mapping[str, Any], key: str, kind: type, default: Any) -> An
         return default
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"'{key}' must be a number, not {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"'{key}' must be a finite number, not {value!r}")
     if kind is int and value != int(value):
         raise ValueError(f"'{key}' must be a whole number, not {value!r}")
     return kind(value)

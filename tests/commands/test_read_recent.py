@@ -483,7 +483,8 @@ def test_an_unsaved_buffer_changed_now_and_a_saved_one_when_its_file_did(
         (("--days", "nan"), "--days must be a number of days above 0, not nan"),
         (("--days", "inf"), "--days must be a number of days above 0, not inf"),
         (("--days", "1e300"), "--days must be at most 1,000,000, not 1e+300"),
-        (("--limit", "0"), "--limit must be at least 1, not 0"),
+        (("--limit", "0"), "--limit must be from 1 to 100,000, not 0"),
+        (("--limit", str(10**20)), f"--limit must be from 1 to 100,000, not {10**20}"),
     ],
 )
 def test_recent_refuses_a_window_or_limit_of_nothing(

@@ -658,7 +658,7 @@ def well_typed(vault: Vault) -> dict[str, st.SearchStrategy[Any]]:
     search = st.fixed_dictionaries(
         {"query": st.text(max_size=20)},
         optional={
-            "limit": st.integers(-2, 10**6),
+            "limit": st.integers(-2, 10**6) | st.integers(2**31, 2**70),
             "min_score": st.floats(-1e9, 1e9) | st.integers(),
             "mode": st.sampled_from(["hybrid", "keyword", "vector", "x"]),
             "expand": st.booleans(),

@@ -9,6 +9,7 @@ import json
 import math
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import tantivy
 
@@ -141,7 +142,7 @@ class KeywordReader:
                 [(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)]
             )
         searcher = self._searcher
-        found = searcher.search(query, limit, count=False).hits
+        found = _top(searcher, query, limit)
         chunks = [_chunk(searcher.doc(address)) for _, address in found]
         matched = self._matched(terms, chunks, [address for _, address in found])
         hits = [
@@ -186,7 +187,7 @@ class KeywordReader:
             query = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Must, spelled), (tantivy.Occur.Must, within)]
             )
-            for score, address in self._searcher.search(query, len(chunks), count=False).hits:
+            for score, address in _top(self._searcher, query, len(chunks)):
                 index = at.get((address.segment_ord, address.doc))
                 if index is None:
                     continue
@@ -237,7 +238,7 @@ class KeywordReader:
         # A chunk a hit: a note with many matching chunks takes several; read until enough notes.
         wanted = limit
         while True:
-            hits = searcher.search(query, wanted, count=False).hits
+            hits = _top(searcher, query, wanted)
             paths = {searcher.doc(address)["path"][0] for _, address in hits}
             if len(paths) >= limit or len(hits) < wanted:
                 return sorted(paths)[:limit]
@@ -268,12 +269,22 @@ class KeywordReader:
             for value in dict.fromkeys(values)
         ]
         searcher = self._searcher
-        found = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
-        chunks = (_chunk(searcher.doc(address)) for _, address in found.hits)
+        found = _top(searcher, tantivy.Query.boolean_query(clauses), limit)
+        chunks = (_chunk(searcher.doc(address)) for _, address in found)
         return {chunk.id: chunk for chunk in chunks}
 
     def chunk_count(self) -> int:
         return int(self._searcher.num_docs)
+
+
+def _top(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> list[Any]:
+    """The best `limit` hits as (score, address). tantivy sets aside room for `limit` hits
+    before it looks: asked for 2**31 it aborts the process, out of memory, and a limit past
+    2**64 does not convert. No more are asked than the index holds."""
+    if limit < 1:
+        return []
+    wanted = max(1, min(limit, int(searcher.num_docs)))
+    return list(searcher.search(query, wanted, count=False).hits)
 
 
 def _chunk(doc: tantivy.Document) -> Chunk:
