@@ -84,11 +84,13 @@ class Snapshot:
     root: Path
     settings: Settings
     vectors: Vectors = NO_VECTORS
-    # What was computed once from this snapshot (`memo`); a new snapshot starts empty.
-    _memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # What was computed once from this revision (`memo`). `Engine.read` hands each request a copy
+    # of the revision's snapshot with the settings of the moment (`replace`), and the copy keeps
+    # this same dict: every request of a revision shares it. A new revision starts empty.
+    _memo: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """`compute()`, once per snapshot and key: what several requests, or several steps of one,
+        """`compute()`, once per revision and key: what several requests, or several steps of one,
         ask of the same revision. Two threads may compute it at once; the first answer stored is
         the one every caller gets, so no lock is taken."""
         if key in self._memo:
