@@ -126,8 +126,17 @@ class Engine:
         settings = self._settings
         vectors = Vectors(self._vector_status(), self._vectors, self._connect_on_search)
         if self.read_only:
+            # The other process's commits change what this one reads with no revision (nor
+            # records) of its own: nothing found in an earlier read may be reused.
             keyword = self._store.keyword.reader()
-            return replace(snapshot, keyword=keyword, settings=settings, vectors=vectors)
+            return replace(
+                snapshot,
+                keyword=keyword,
+                settings=settings,
+                vectors=vectors,
+                found_before=None,
+                _memo={},
+            )
         return replace(snapshot, settings=settings, vectors=vectors)
 
     # -- writing (one writer thread) ----------------------------------------------------------

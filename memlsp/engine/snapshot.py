@@ -25,7 +25,14 @@ from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse
 from memlsp.queries.graph_view import GraphAsk, graph_view
 from memlsp.queries.graph_walk import Neighbourhood
-from memlsp.queries.mentions import MENTIONS_LIMIT, MentionsAnswer, mentions_of
+from memlsp.queries.mentions import (
+    MENTION_CANDIDATES,
+    MENTIONS_LIMIT,
+    Earlier,
+    FoundBefore,
+    MentionsAnswer,
+    mentions_of,
+)
 from memlsp.search import hybrid
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
 from memlsp.search.scope import allowed_notes
@@ -38,8 +45,6 @@ from memlsp.vault.view import VaultView
 EMPTY: Mapping[str, str] = MappingProxyType({})
 T = TypeVar("T")
 _LATIN_WORD = re.compile("[A-Za-z]+")
-# The most notes read for one note's unlinked mentions (each read and matched exactly).
-MENTION_CANDIDATES = 5000
 ABOUT_CHUNKS = 4  # nearest chunks asked per note wanted: a note's sections come together
 
 
@@ -84,11 +89,16 @@ class Snapshot:
     root: Path
     settings: Settings
     vectors: Vectors = NO_VECTORS
-    # What was computed once from this snapshot (`memo`); a new snapshot starts empty.
-    _memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # What unlinked mentions were found in which text of a note, kept by the writer across its
+    # revisions; None: every note is read again in each revision.
+    found_before: FoundBefore | None = None
+    # What was computed once from this revision (`memo`). `Engine.read` hands each request a copy
+    # of the revision's snapshot with the settings of the moment (`replace`), and the copy keeps
+    # this same dict: every request of a revision shares it. A new revision starts empty.
+    _memo: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """`compute()`, once per snapshot and key: what several requests, or several steps of one,
+        """`compute()`, once per revision and key: what several requests, or several steps of one,
         ask of the same revision. Two threads may compute it at once; the first answer stored is
         the one every caller gets, so no lock is taken."""
         if key in self._memo:
@@ -120,6 +130,15 @@ class Snapshot:
         if stat is None or read_text(self.root, stat, self.settings).text != buffered:
             return None
         return stat.mtime_ns
+
+    def text_version(self, path: str) -> Hashable | None:
+        """Which text of `path` this revision reads: its open buffer's, else its file's as
+        indexed (equal versions are equal texts); None when it is neither."""
+        buffered = self.buffers.get(path)
+        if buffered is not None:
+            return ("buffer", buffered)
+        record = self.records.get(path)
+        return None if record is None else (record.mtime_ns, record.size, record.digest)
 
     def read(self, path: str) -> str | None:
         """The text of a vault file: its open buffer, else the file on disk now."""
@@ -239,9 +258,13 @@ class Snapshot:
         the vault's `mention_min_length` (queries/mentions.py). Found once per snapshot: a
         note's lens, its "Link all" action and a picker ask the same within moments."""
         min_length = self.settings.mention_min_length
+        found = self.found_before
+        earlier = Earlier(found, self.text_version) if found is not None else None
         return self.memo(
             ("mentions", path, min_length, limit),
-            lambda: mentions_of(self.view, path, self.candidates_for_names, min_length, limit),
+            lambda: mentions_of(
+                self.view, path, self.candidates_for_names, min_length, limit, earlier
+            ),
         )
 
     def graph_view(self, ask: GraphAsk) -> Neighbourhood:

@@ -23,6 +23,7 @@ from memlsp.engine.batch import Batch, Counts, loaded_graph
 from memlsp.engine.snapshot import EMPTY, Snapshot
 from memlsp.index.store import IndexStore
 from memlsp.model import IndexSummary, Skipped, printable
+from memlsp.queries.mentions import FoundBefore
 from memlsp.settings.table import Settings
 from memlsp.sync.prepare import PreparedFile, prepare_file, prepare_files, prepare_text
 from memlsp.sync.scan import (
@@ -68,6 +69,7 @@ class VaultWriter:
         # note opened in the editor and never saved has no file to lose.
         self._saved: set[str] = set()
         self._symlinks_to: dict[str, set[str]] = {}  # a file -> the notes that are links to it
+        self._found_before = FoundBefore()  # unlinked mentions found, for the next revisions
         self.snapshot = self._snapshot(graph.freeze())
 
     # -- batches ----------------------------------------------------------------------------
@@ -92,6 +94,7 @@ class VaultWriter:
             MappingProxyType(dict(self._buffers)) if self._buffers else EMPTY,
             self.root,
             self.settings,
+            found_before=self._found_before,
         )
 
     def _publish(self, graph: LinkGraph, uncommitted: set[str]) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from memlsp.engine.engine import Engine
+from memlsp.engine.engine import Engine, EngineClosed
 from memlsp.engine.snapshot import Snapshot
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.changes import Changes
@@ -112,9 +112,17 @@ class LiveVault:
         return self._engine
 
     def read(self) -> Snapshot | None:
-        """What one request reads (engine.py `read`); None until the index is open."""
+        """What one request reads (engine.py `read`); None until the index is open and once the
+        vault has stopped. A request may read while the vault stops on another thread."""
         engine = self._engine
-        return engine.read() if engine is not None else None
+        if engine is None:
+            return None
+        try:
+            return engine.read()
+        except EngineClosed:
+            # Closed between the look and the read: `stop` and a takeover put the engine away
+            # before they close it, so a second look finds none, or the one now in use.
+            return self.read()
 
     # -- what the server calls -------------------------------------------------------------------
 
@@ -122,12 +130,16 @@ class LiveVault:
         self._thread.start()
 
     def stop(self) -> None:
+        """May take seconds (the writer's batch, the embedding's); safe before `start`, and
+        again. The language server calls it off its event loop."""
         self._stopping.set()
         self._embedding.wake()
         self.queue.close()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+        # Only now: the writer thread starts the watcher, and may have done so after `stop` began.
         if self._watcher is not None:
             self._watcher.stop()
-        self._thread.join(timeout=10)
         embedding_ended = self._embedding.join(timeout=10)  # at most one batch in flight
         engine, self._engine = self._engine, None  # no request reads it from now on
         if self._thread.is_alive() or not embedding_ended:
@@ -214,6 +226,8 @@ class LiveVault:
     def incomplete(self) -> str:
         """Why answers may miss notes, in plain words, until the first indexing is done; ""
         after (a later rescan only catches up with what the watcher missed)."""
+        if self._stopping.is_set() and self._engine is None:
+            return f"{self.root.name} is closing; answers may be incomplete until it is open again"
         if self._ready.is_set():
             return ""
         phase = self._phase
@@ -225,8 +239,8 @@ class LiveVault:
         """The vault's status, from `snapshot` if the caller already read one (else read now)."""
         phase = self._phase  # one read: state, message and progress of the same moment
         engine = self._engine
-        if snapshot is None and engine is not None:
-            snapshot = engine.read()
+        if snapshot is None:
+            snapshot = self.read()
         notes = chunks = revision = 0
         vectors = None
         if snapshot is not None:
@@ -255,7 +269,7 @@ class LiveVault:
             self._ready.set()
             return
         self._engine = engine
-        if self._watch:
+        if self._watch and not self._stopping.is_set():
             self._watcher = VaultWatcher(
                 self.root,
                 self.settings,

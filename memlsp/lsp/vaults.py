@@ -3,12 +3,25 @@
 A workspace folder opens the vault it belongs to (the folder itself, or the nearest folder above it
 marked as a vault); a client that names no folder gets the vault of each note it opens. A document
 belongs to the innermost open vault that holds it.
+
+A vault stops on a thread, never on the event loop: stopping waits for its writer's and its
+embedding's batch (seconds, with a slow embedding API), and meanwhile the server must go on
+reading messages, cancels included. The changes of one folder's vault happen in the order asked,
+each once the one before has ended, since a vault must have let go of its index before the next
+vault of that folder opens it (else that one would open it read-only). A vault that reopens (new
+settings) answers requests until it has stopped; its replacement then answers, as any vault that
+opens does. A vault whose folder is removed answers no request from then on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from concurrent import futures
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from memlsp.live.vault import Listener, LiveVault
 from memlsp.lsp import convert
@@ -17,7 +30,10 @@ from memlsp.settings.table import Settings, needs_reopen
 from memlsp.sync.activity import Activity
 from memlsp.vault.roots import VAULT_MARKERS, vault_of_lone_note, vault_root
 
+log = logging.getLogger(__name__)
+
 Tell = Callable[[str], None]
+Step = Callable[[], Coroutine[Any, Any, None]]
 
 
 class Vaults:
@@ -38,10 +54,19 @@ class Vaults:
         self._activity = activity
         self._tell, self._warn, self._say = tell, warn, say
         self._opened, self._closed = opened, closed
+        # The vaults requests go to. Changed on the event loop only, and swapped whole: other
+        # threads (diagnostics, a vault's news) route too.
         self._by_root: dict[Path, LiveVault] = {}
         self._folders: dict[Path, Path] = {}  # workspace folder -> the vault it belongs to
         self._told_incomplete: set[Path] = set()
         self.lone_notes = False  # no workspace folder given: each opened note opens its vault
+        self._made: set[LiveVault] = set()  # every vault opened and not yet known to be stopped
+        self._changing: dict[Path, asyncio.Future[None]] = {}  # a folder's last change asked
+        self._reopening: set[LiveVault] = set()  # each opens again with `_newest` once stopped
+        self._newest: Settings | None = None  # the client's settings, as last given
+        self._stops: set[futures.Future[None]] = set()  # stops under way on `_stopper`
+        self._stopper = futures.ThreadPoolExecutor(2, thread_name_prefix="stop vault")
+        self._closing = False  # `close_all`: nothing opens from now on
 
     def all(self) -> list[LiveVault]:
         return list(self._by_root.values())
@@ -54,9 +79,10 @@ class Vaults:
         path = convert.path_of(uri)
         if path is None:
             return None
-        for root in sorted(self._by_root, key=lambda r: (-len(r.parts), r)):
+        by_root = self._by_root  # one look: the loop may swap it meanwhile
+        for root in sorted(by_root, key=lambda r: (-len(r.parts), r)):
             if path.is_relative_to(root):
-                return self._by_root[root], path.relative_to(root).as_posix()
+                return by_root[root], path.relative_to(root).as_posix()
         return None
 
     def warn_if_incomplete(self, vault: LiveVault) -> None:
@@ -114,8 +140,10 @@ class Vaults:
         self.open_vault(root, settings)
 
     def open_vault(self, root: Path, settings: Settings) -> None:
+        """Requests go to the new vault at once; it starts now, or once the folder's vault
+        before it has stopped."""
         root = root.resolve()
-        if root in self._by_root:
+        if root in self._by_root or self._closing:
             return
         settings, problems = load_vault_settings(root, settings)
         for problem in problems:
@@ -123,35 +151,109 @@ class Vaults:
         vault = LiveVault(
             root, settings, self._listener, watch=settings.watch, activity=self._activity
         )
-        self._by_root[root] = vault
-        vault.start()
-        self._opened(vault)
+        self._made.add(vault)
+        self._by_root = {**self._by_root, root: vault}
+        if root in self._changing:
+            self._in_turn(root, partial(self._start_later, vault))
+        else:
+            self._start(vault)
 
     def close_vault(self, root: Path) -> None:
-        vault = self._by_root.pop(root.resolve(), None)
+        """Requests no longer go to the vault; it stops on a thread."""
+        root = root.resolve()
+        self._told_incomplete.discard(root)  # opened again, it may be partial again
+        vault = self._by_root.get(root)
         if vault is not None:
-            vault.stop()
-        self._told_incomplete.discard(root.resolve())  # opened again, it may be partial again
-        self._closed(root.resolve())  # only now: the vault's threads have stopped
+            self._by_root = {r: v for r, v in self._by_root.items() if r != root}
+            self._in_turn(root, partial(self._stop, vault))
 
     def use_settings(self, settings: Settings) -> list[LiveVault]:
         """New settings from the client: a vault whose settings now differ in what needs a
-        reopen starts again with them (a warm start, about a second); the others take them from
-        the next request on. The vaults whose settings changed in place."""
+        reopen starts again with them (a warm start, about a second, after it has stopped); the
+        others take them from the next request on. The vaults whose settings changed in place."""
+        self._newest = settings
         changed = []
         for root, vault in list(self._by_root.items()):
+            if vault in self._reopening:
+                continue  # it opens again with the newest settings, these
             settings_now, _ = load_vault_settings(root, settings)
             if needs_reopen(vault.settings, settings_now):
-                self.close_vault(root)
-                self.open_vault(root, settings)
+                self._reopening.add(vault)
+                self._in_turn(root, partial(self._reopen, vault))
             elif settings_now != vault.settings:
                 vault.use_settings(settings_now)
                 changed.append(vault)
         return changed
 
     def close_all(self) -> None:
-        for root in list(self._by_root):
-            self.close_vault(root)
+        """Stop every vault, and wait for it: what they indexed is saved. From any thread, the
+        event loop's too (at `shutdown`) or once it has ended."""
+        self._closing = True
+        futures.wait(list(self._stops))  # never two stops of one vault at once
+        self._by_root = {}
+        for vault in list(self._made):
+            vault.stop()  # at once if it has stopped already
+            self._made.discard(vault)
+            self._closed(vault.root)
+
+    # -- the changes of one folder's vault, in turn, on the event loop ------------------------
+
+    def _in_turn(self, root: Path, step: Step) -> None:
+        """Run `step` on the event loop once the changes of `root`'s vault asked before it have
+        ended, however they ended."""
+        before = self._changing.get(root)
+
+        async def in_turn() -> None:
+            if before is not None:
+                await asyncio.wait([before])
+            await step()
+
+        task = asyncio.ensure_future(in_turn())
+        self._changing[root] = task
+        task.add_done_callback(partial(self._ended, root))
+
+    def _ended(self, root: Path, task: asyncio.Future[None]) -> None:
+        if self._changing.get(root) is task:
+            del self._changing[root]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("changing the vault %s failed", root, exc_info=task.exception())
+
+    def _start(self, vault: LiveVault) -> None:
+        if self._by_root.get(vault.root) is vault and not self._closing:  # not closed meanwhile
+            vault.start()
+            self._opened(vault)
+
+    async def _start_later(self, vault: LiveVault) -> None:
+        self._start(vault)
+
+    async def _stop(self, vault: LiveVault) -> None:
+        """Stop `vault` on a thread while the event loop goes on; then its socket closes."""
+        if self._closing:
+            return  # `close_all` stops it
+        stop = self._stopper.submit(vault.stop)
+        self._stops.add(stop)
+        try:
+            await asyncio.wrap_future(stop)
+        except Exception:  # the folder's next vault opens regardless
+            log.exception("stopping the vault %s failed", vault.root)
+        finally:
+            self._stops.discard(stop)
+        self._made.discard(vault)
+        self._closed(vault.root)  # only now: the vault's threads have stopped
+
+    async def _reopen(self, old: LiveVault) -> None:
+        """Requests go to `old` while it stops, then to a vault opened with the newest settings,
+        unless its folder was closed meanwhile."""
+        root = old.root
+        try:
+            await self._stop(old)
+        finally:
+            self._reopening.discard(old)
+        if self._by_root.get(root) is not old or self._closing or self._newest is None:
+            return
+        self._by_root = {r: v for r, v in self._by_root.items() if r != root}
+        self._told_incomplete.discard(root)
+        self.open_vault(root, self._newest)
 
 
 def _marker(root: Path) -> str:

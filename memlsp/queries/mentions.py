@@ -11,7 +11,8 @@ then read with the same matcher (what `Snapshot.mentions` answers for `memlsp me
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memlsp.model import Span
@@ -30,6 +31,11 @@ from memlsp.vault.view import VaultView
 
 NAMES_PER_NOTE = 64  # a note's file name and its first aliases; a longer alias list is cut
 MENTIONS_LIMIT = 200  # mentions in one answer: beyond, no one links them one by one
+# The most notes read for one note's unlinked mentions (each read and matched exactly).
+MENTION_CANDIDATES = 5000
+KEPT_NOTES = 8  # notes whose mentions elsewhere are kept across revisions: the lenses on screen
+CHANGED_NAMES = 64  # more names than this came or went at once: nothing found is carried over
+_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,17 +159,77 @@ def mentions_in_text(
     return tuple(found)
 
 
+Candidates = Callable[[Sequence[str]], Collection[str]]  # the notes that may hold these names
+# A note read for another's mentions -> the version of its text read, and its mentions found there.
+Found = dict[str, tuple[Hashable, tuple[Mention, ...]]]
+
+
+class FoundBefore:
+    """What `mentions_of` found of a note's names in each other note, kept from one revision to
+    the next, so that a revision after an edit reads again only the notes whose text changed, not
+    the thousands that hold a hub's name (mostly in links to it). Found under one `NameIndex`;
+    when the vault's names change, what was found is kept but in the notes that may hold a name
+    that came or went (the keyword index says which), since only the names written in a text
+    change what is found in it. Requests on several threads share it without a lock: a `Found`
+    changes one item at a time, and the list of them is replaced whole."""
+
+    def __init__(self) -> None:
+        self._kept: list[tuple[str, NameIndex, Found]] = []
+
+    def of(self, note: str, names: NameIndex, candidates: Candidates) -> Found:
+        """What was found of `note`'s names, valid under `names`: to be added to."""
+        kept = self._kept
+        earlier = next(((old, found) for path, old, found in kept if path == note), None)
+        if earlier is not None and earlier[0] is names:
+            return earlier[1]
+        found = _carried(note, *earlier, names, candidates) if earlier is not None else {}
+        others = [entry for entry in kept if entry[0] != note]
+        self._kept = [(note, names, found), *others][:KEPT_NOTES]
+        return found
+
+
+def _carried(note: str, old: NameIndex, found: Found, names: NameIndex, ask: Candidates) -> Found:
+    """What was found under the `old` names that still holds under `names`: all but the notes
+    that may hold a name that came or went; nothing when the note's own names, or the notes
+    that share them, changed, or when the change is too wide to look for."""
+    own = names.names.get(note, ())
+    if old.names.get(note, ()) != own:
+        return {}
+    if any(old.targets.get(key) != names.targets.get(key) for key in map(name_of, own)):
+        return {}  # a mention's targets changed
+    changed = sorted(old.targets.keys() ^ names.targets.keys())
+    if len(changed) > CHANGED_NAMES or not all(map(_WORD.search, changed)):
+        return {}  # too many to look for, or one the keyword index cannot find (no word in it)
+    holding = set(ask(changed)) if changed else set()
+    if len(holding) >= MENTION_CANDIDATES:
+        return {}  # the index's answer may be cut short
+    # A copy first (one step for the interpreter): a request of the old names may still add to it.
+    return {path: item for path, item in dict(found).items() if path not in holding}
+
+
+@dataclass(frozen=True, slots=True)
+class Earlier:
+    """What `mentions_of` may take from earlier revisions rather than read a note again: what
+    they found, and which text of a note this revision reads (`version`: equal versions, equal
+    texts; None: not known, read it)."""
+
+    found: FoundBefore
+    version: Callable[[str], Hashable | None]
+
+
 def mentions_of(
     view: VaultView,
     path: str,
-    candidates: Callable[[Sequence[str]], Iterable[str]],
+    candidates: Candidates,
     min_length: int,
     limit: int = MENTIONS_LIMIT,
+    earlier: Earlier | None = None,
 ) -> MentionsAnswer:
     """The unlinked mentions of the note `path`'s names in the other notes: the notes
     `candidates(names)` gives, each read with the same matcher as the note's own mentions
-    (`mentions_in_text`). `Snapshot.mentions` asks it once per revision: a note's lens, its first
-    line's code actions and a picker ask the same question within moments."""
+    (`mentions_in_text`), unless `earlier` found them in the same text. `Snapshot.mentions` asks
+    it once per revision: a note's lens, its first line's code actions and a picker ask the same
+    question within moments."""
     names = names_of(view, min_length)
     own = names.names.get(path, ())
     warning = ""
@@ -173,6 +239,22 @@ def mentions_of(
         why = f"{path} has no name of at least {min_length} (a CJK character counts as 2)"
         return MentionsAnswer(path, (), 0, why)
     keys = {name_of(name) for name in own}
+    before = earlier.found.of(path, names, candidates) if earlier is not None else None
+
+    def found_in(other: str) -> tuple[Mention, ...]:
+        version = earlier.version(other) if earlier is not None else None
+        known = before.get(other) if before is not None and version is not None else None
+        if known is not None and known[0] == version:
+            return known[1]
+        text = view.read(other)
+        mentions = tuple(
+            mention
+            for mention in (mentions_in_text(other, text, names, keys) if text is not None else ())
+            if path in mention.targets
+        )
+        if before is not None and version is not None:
+            before[other] = (version, mentions)
+        return mentions
 
     found: list[Mention] = []
     others = [o for o in sorted(set(candidates(own))) if o != path and o in view.graph.notes]
@@ -183,13 +265,7 @@ def mentions_of(
         if len(found) > limit:
             break
         read += 1
-        text = view.read(other)
-        if text is not None:
-            found += (
-                mention
-                for mention in mentions_in_text(other, text, names, keys)
-                if path in mention.targets
-            )
+        found += found_in(other)
     kept, unread = tuple(found[:limit]), len(others) - read
     if unread:
         more = f"{unread} more notes may name it too; they were not read"

@@ -179,3 +179,15 @@ def test_a_takeover_that_cannot_open_keeps_answering_read_only(
     snapshot = reader.read()
     assert snapshot is not None
     assert _paths(snapshot.search(_keyword("okapi")).hits) == ["hub.md", "leaf.md"]
+
+
+def test_reads_of_a_revision_share_its_memo_but_a_read_only_vaults_do_not(
+    writer_and_reader: tuple[LiveVault, LiveVault],
+) -> None:
+    """What a request computed once from a revision serves the next request of that revision; a
+    read-only vault sees the other process's commits without a revision of its own."""
+    writer, reader = writer_and_reader
+    for live, shared in ((writer, True), (reader, False)):
+        first, second = live.read(), live.read()
+        assert first is not None and second is not None
+        assert (first.memo("key", object) is second.memo("key", object)) is shared

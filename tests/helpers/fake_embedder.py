@@ -80,10 +80,36 @@ def send_json(handler: BaseHTTPRequestHandler, answer: bytes) -> None:
     handler.wfile.write(answer)
 
 
+class Hold:
+    """Keeps an endpoint's answers back until `release()`: an embedding API slow to answer, so
+    that a vault's embedding thread is in the middle of a batch for as long as a test wants."""
+
+    LONGEST = 60.0  # a test that forgets to release must not hang its server for good
+
+    def __init__(self) -> None:
+        self.released = threading.Event()
+        self._asked = 0
+        self._changed = threading.Condition()
+
+    def wait(self) -> None:
+        with self._changed:
+            self._asked += 1
+            self._changed.notify_all()
+        self.released.wait(self.LONGEST)
+
+    def asked(self, count: int, timeout: float) -> bool:
+        """Whether `count` requests have come in (waiting up to `timeout` seconds for them)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._asked >= count, timeout)
+
+    def release(self) -> None:
+        self.released.set()
+
+
 @contextlib.contextmanager
-def embedding_endpoint(dimension: int) -> Iterator[str]:
+def embedding_endpoint(dimension: int, hold: Hold | None = None) -> Iterator[str]:
     """An OpenAI-compatible embedding server (a thread) with the deterministic embedder of this
-    dimension behind it; its base URL."""
+    dimension behind it; its base URL. With `hold`, each request waits until it is released."""
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: object) -> None:
@@ -91,6 +117,8 @@ def embedding_endpoint(dimension: int) -> Iterator[str]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if hold is not None:
+                hold.wait()
             send_json(self, embeddings_answer(body["model"], body["input"], dimension))
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -99,6 +127,8 @@ def embedding_endpoint(dimension: int) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     finally:
+        if hold is not None:
+            hold.release()
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)

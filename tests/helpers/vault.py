@@ -4,6 +4,7 @@ parsed in memory for the tests of the pure layers."""
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -110,3 +111,10 @@ def parse_scanned(root: Path, settings: Settings) -> tuple[list[Note], VaultScan
             parsed = parse_file(stat.path, content.text, settings.max_chunk_tokens, records=records)
             notes.append(parsed.note)
     return notes, scan
+
+
+def live_threads(vault: Path) -> list[str]:
+    """The names of the threads of a live vault of the folder `vault` still running (writer,
+    watcher, embedding: each is named after the folder)."""
+    names = {f"{kind} {vault.name}" for kind in ("index", "watch", "vectors")}
+    return sorted(t.name for t in threading.enumerate() if t.name in names)

@@ -436,5 +436,8 @@ def test_a_snapshot_finds_mentions_once_per_revision(tmp_path: Path) -> None:
     own = note_mentions(snapshot.view, "n.md", lines, min_length)
     assert own is note_mentions(snapshot.view, "n.md", lines, min_length)
     assert names_of(snapshot.view, min_length) is names_of(snapshot.view, min_length)
+    # Each request reads the revision anew (with the settings of its moment): the same answer.
+    assert engine.read().mentions("bm25.md") is answer
+    assert names_of(engine.read().view, min_length) is names_of(snapshot.view, min_length)
     engine.apply_text("n.md", "BM25 here, and BM25.\n")  # a new revision answers anew
     assert len(engine.read().mentions("bm25.md").mentions) == 2
