@@ -203,11 +203,12 @@ NotePath = Annotated[str, Field(description="vault-relative path (notes/x.md) or
 
 def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     """The tools as functions whose signatures are their schemas and docstrings their
-    descriptions (the `mcp` SDK reads both)."""
+    descriptions (the `mcp` SDK reads both). Numbers are strict: pydantic would otherwise take
+    "5", true or 2.0 for a whole number, an argument the agent got wrong and never hears of."""
 
     def search(
         query: Annotated[str, Field(description="words or a question, Chinese or English")],
-        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+        limit: Annotated[int, Field(ge=1, le=50, strict=True)] = 10,
         mode: Literal["hybrid", "keyword", "vector"] = "hybrid",
         paths: Annotated[
             list[str] | None, Field(description="only notes in these folders or globs")
@@ -215,7 +216,7 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
         tags: Annotated[list[str] | None, Field(description="only notes with any tag")] = None,
         after: Annotated[str | None, Field(description="note date ≥ YYYY-MM-DD")] = None,
         before: Annotated[str | None, Field(description="note date ≤ YYYY-MM-DD")] = None,
-        budget_tokens: Annotated[int | None, Field(ge=1)] = None,
+        budget_tokens: Annotated[int | None, Field(ge=1, strict=True)] = None,
     ) -> str:
         """Search the notes by keyword and meaning (hybrid BM25 + vectors). Each result is a note
         at its best section: text, score, evidence, and the notes it links to and from."""
@@ -226,9 +227,9 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     def read(
         path: NotePath,
         heading: Annotated[str | None, Field(description="one section; A#B for nested")] = None,
-        start_line: Annotated[int | None, Field(ge=1)] = None,
-        end_line: Annotated[int | None, Field(ge=1)] = None,
-        budget_tokens: Annotated[int | None, Field(ge=1)] = None,
+        start_line: Annotated[int | None, Field(ge=1, strict=True)] = None,
+        end_line: Annotated[int | None, Field(ge=1, strict=True)] = None,
+        budget_tokens: Annotated[int | None, Field(ge=1, strict=True)] = None,
     ) -> str:
         """Read a note, one section or a line range (1-based, inclusive), with its parsed
         frontmatter, headings and the links in those lines resolved."""
@@ -237,20 +238,20 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     def links(
         path: NotePath,
         direction: Literal["both", "out", "in"] = "both",
-        depth: Annotated[int, Field(ge=MIN_DEPTH, le=MAX_DEPTH)] = MIN_DEPTH,
+        depth: Annotated[int, Field(ge=MIN_DEPTH, le=MAX_DEPTH, strict=True)] = MIN_DEPTH,
     ) -> str:
         """The link graph around a note as nodes and edges: notes it links to (out), notes
         linking to it (in), unresolved links as their own nodes, to `depth` links away."""
         return tool_text(memory.links(path, direction, depth))
 
-    def related(path: NotePath, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> str:
+    def related(path: NotePath, limit: Annotated[int, Field(ge=1, le=50, strict=True)] = 10) -> str:
         """Notes closest in meaning to a note (across Chinese and English), with the closest
         pair of sections and whether they are linked already."""
         return tool_text(memory.related(path, limit))
 
     def recent(
-        days: Annotated[float, Field(gt=0)] = 7,
-        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+        days: Annotated[float, Field(gt=0, strict=True, allow_inf_nan=False)] = 7,
+        limit: Annotated[int, Field(ge=1, le=200, strict=True)] = 20,
     ) -> str:
         """Notes changed in the last `days`, newest first."""
         return tool_text(memory.recent(days, limit))

@@ -107,6 +107,8 @@ class RecentCall:
     command: ClassVar[str] = "recent"
 
     def __post_init__(self) -> None:
+        if isinstance(self.days, bool) or not isinstance(self.days, int | float):
+            raise UsageError(f"--days must be a number of days, not {self.days!r}")
         object.__setattr__(self, "days", float(self.days))  # 7 days answer as 7.0, as `--days 7`
         if not (math.isfinite(self.days) and self.days > 0):
             raise UsageError(f"--days must be a number of days above 0, not {self.days:g}")
@@ -125,13 +127,20 @@ CALLS: dict[str, type[Call]] = {
 
 
 def _limit(value: int) -> None:
+    _whole("--limit", value)
     if not 1 <= value <= MAX_LIMIT:
         raise UsageError(f"--limit must be from 1 to {MAX_LIMIT:,}, not {value}")
 
 
 def _at_least_one(flag: str, value: int) -> None:
+    _whole(flag, value)
     if value < 1:
         raise UsageError(f"{flag} must be at least 1, not {value}")
+
+
+def _whole(flag: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):  # True is an int to Python
+        raise UsageError(f"{flag} must be a whole number, not {value!r}")
 
 
 # -- from the command line ------------------------------------------------------------------------

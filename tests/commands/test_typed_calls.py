@@ -29,6 +29,7 @@ from memlsp.commands.calls import (
     LinksCall,
     ReadCall,
     RecentCall,
+    RelatedCall,
     SearchCall,
     call_from_json,
     call_json,
@@ -234,6 +235,25 @@ def test_a_bad_call_is_refused_with_one_sentence(data: object, message: str) -> 
     with pytest.raises(UsageError) as refused:
         call_from_json(data)
     assert message in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: RelatedCall("n", True), "--limit must be a whole number, not True"),
+        (lambda: RelatedCall("n", 2.0), "--limit must be a whole number, not 2.0"),  # type: ignore[arg-type]
+        (lambda: ReadCall("n", budget_tokens="9"), "--budget-tokens must be a whole number"),  # type: ignore[arg-type]
+        (lambda: RecentCall(True), "--days must be a number of days, not True"),
+        (lambda: RecentCall(7, limit=False), "--limit must be a whole number"),
+    ],
+    ids=["related-limit-bool", "related-limit-float", "read-budget-text", "recent-days-bool",
+         "recent-limit-bool"],
+)  # fmt: skip
+def test_a_typed_call_takes_no_bool_or_text_for_a_number(build: Any, message: str) -> None:
+    """Built by any surface, a call refuses what Python would compare as a number: True is 1."""
+    with pytest.raises(UsageError) as refused:
+        build()
+    assert str(refused.value).startswith(message)
 
 
 def test_json_lines_and_text_escape_alike() -> None:
