@@ -9,6 +9,7 @@ agent can act on, never a trace.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
@@ -43,6 +44,7 @@ from memlsp.commands.calls import (
     RelatedCall,
     SearchCall,
     checked_request,
+    flag_of,
 )
 from memlsp.model import MAX_DEPTH, MIN_DEPTH, Direction
 from memlsp.vault.rules import VaultRules
@@ -187,7 +189,21 @@ class Memory:
         try:
             return self.source.answer(call())
         except UsageError as error:
-            raise ToolFailed(str(error) or "failed") from None
+            raise ToolFailed(in_parameters(str(error)) or "failed") from None
+
+
+# The typed calls name the command line's flags (`--start-date`); an agent knows the tools'
+# parameters (`after`), which its errors name instead.
+_FIELD_OF = {"after": "start_date", "before": "end_date"}
+_PARAMETERS = "query limit mode paths tags after before budget_tokens start_line end_line"
+_PARAMETERS += " direction depth days"
+_AS_PARAMETER = {flag_of(_FIELD_OF.get(name, name)): repr(name) for name in _PARAMETERS.split()}
+_FLAG = re.compile("|".join(rf"(?<![\w-]){re.escape(flag)}(?![\w-])" for flag in _AS_PARAMETER))
+
+
+def in_parameters(message: str) -> str:
+    """A command's complaint as the tools name things: '--start-date ...' -> "'after' ..."."""
+    return _FLAG.sub(lambda found: _AS_PARAMETER[found.group()], message)
 
 
 WRITES_OFF = (

@@ -261,11 +261,6 @@ WRITES_OFF = [
 ]  # fmt: skip
 # Cases the server does not refuse as it should yet, each group with the fix it waits for.
 FAILING = {
-    # The sentence names the command line's flag (--start-date), not the tool's parameter.
-    "read-start-after-end", "read-start-line-2-63", "search-after-a-word",
-    "search-before-no-such-day", "search-tags-no-tag", "search-paths-absolute",
-    "search-paths-empty-entry", "search-paths-inner-parent", "search-paths-parent",
-    "search-paths-windows-drive",
     # An empty, huge or unreadable query is searched for.
     "search-query-empty", "search-query-blank", "search-query-200000-characters",
     "search-query-nul", "search-query-lone-surrogate",
