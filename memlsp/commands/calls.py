@@ -145,8 +145,9 @@ def _whole(flag: str, value: int) -> None:
 
 # -- from the command line ------------------------------------------------------------------------
 
-# Fields whose flag is not their name: one --path or --tag at a time, repeated.
-_FLAGS = {"paths": "--path", "tags": "--tag"}
+# Fields whose flag is not their name: one --path or --tag at a time, repeated; the query is
+# `memlsp search VAULT QUERY`'s argument.
+_FLAGS = {"paths": "--path", "tags": "--tag", "query": "QUERY"}
 
 
 def flag_of(name: str) -> str:

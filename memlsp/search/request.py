@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,6 +11,12 @@ from memlsp.model import MAX_LIMIT, SEARCH_MODES, SearchRequest
 from memlsp.parse.frontmatter import parse_iso_date
 from memlsp.search.scope import NoteScope
 from memlsp.settings.table import FUSION_RULES
+
+# A question or a passage is far shorter: past this the embedders read no further, the keyword
+# side only grows its query, and the answer (which repeats its query) outgrows an agent's budget.
+MAX_QUERY_CHARACTERS = 2000
+# What no note's text holds and no index takes: NUL, and a lone surrogate (no UTF-8 for it).
+_NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 FIELDS = (
     "query",
@@ -30,9 +37,7 @@ FIELDS = (
 
 def build_request(values: Mapping[str, Any]) -> SearchRequest:
     """Raises ValueError with a message a user can act on."""
-    query = values.get("query")
-    if not isinstance(query, str):
-        raise ValueError("'query' must be a string")
+    query = _query(values)
     limit = _number(values, "limit", int, 10)
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"'limit' must be from 1 to {MAX_LIMIT:,}, not {limit}")
@@ -76,6 +81,32 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     )
 
 
+def _query(values: Mapping[str, Any]) -> str:
+    query = values.get("query")
+    if not isinstance(query, str):
+        raise ValueError("'query' must be a string")
+    _text("query", query)
+    if not query.strip():
+        raise ValueError("'query' is empty: give words or a question")
+    if len(query) > MAX_QUERY_CHARACTERS:
+        raise ValueError(
+            f"'query' is {len(query):,} characters long; a query is at most "
+            f"{MAX_QUERY_CHARACTERS:,}"
+        )
+    return query
+
+
+def _text(key: str, value: str) -> None:
+    found = _NOT_TEXT.search(value)
+    if found:
+        what = (
+            "a NUL character"
+            if found.group() == "\x00"
+            else f"a lone surrogate ({found.group()!r})"
+        )
+        raise ValueError(f"'{key}' holds {what}, which is not text")
+
+
 def _number(values: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
     value = values.get(key)
     if value is None:
@@ -95,8 +126,11 @@ def _strings(values: Mapping[str, Any], key: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
+        _text(key, value)
         return (value,)
     if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        for item in value:
+            _text(key, item)
         return tuple(value)
     raise ValueError(f"'{key}' must be a string or a list of strings, not {value!r}")
 

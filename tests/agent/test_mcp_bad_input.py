@@ -261,9 +261,6 @@ WRITES_OFF = [
 ]  # fmt: skip
 # Cases the server does not refuse as it should yet, each group with the fix it waits for.
 FAILING = {
-    # An empty, huge or unreadable query is searched for.
-    "search-query-empty", "search-query-blank", "search-query-200000-characters",
-    "search-query-nul", "search-query-lone-surrogate",
     # The error quotes a 200,000-character argument whole.
     "read-path-200000-characters", "read-heading-200000-characters",
     "write-path-200000-characters", "write-replace-heading-200000-characters",
