@@ -196,6 +196,19 @@ def printable(text: str) -> str:
     return UNPRINTABLE.sub(_escape, text)
 
 
+# Characters of an argument a sentence about it quotes back.
+QUOTED_CHARACTERS = 100
+
+
+def quoted(value: object) -> str:
+    """An argument as an error quotes it (`repr`): whole up to 100 characters, else its head, '…'
+    and its length, so that a sentence about a 200,000-character argument stays a sentence."""
+    if isinstance(value, str) and len(value) > QUOTED_CHARACTERS:
+        return f"{value[:QUOTED_CHARACTERS]!r}… ({len(value):,} characters)"
+    text = repr(value)
+    return text if len(text) <= QUOTED_CHARACTERS else text[:QUOTED_CHARACTERS] + "…"
+
+
 def printable_lines(text: str) -> str:
     """Like `printable`, but newlines and tabs stay: text shown as several lines (a chunk)."""
     return UNPRINTABLE.sub(lambda m: m.group() if m.group() in "\n\t" else _escape(m), text)

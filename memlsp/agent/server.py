@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from memlsp import __version__
 from memlsp.agent.jsonrpc import CheckedLines, standard_input
 from memlsp.agent.tools import WRITES_OFF, Memory, ToolFailed, tool_functions
+from memlsp.model import quoted
 
 INSTRUCTIONS = (
     "A Markdown vault of notes (Chinese and English) as memory. Search first, read the sections "
@@ -117,9 +118,11 @@ def _compact(schema: Any) -> Any:
 
 
 def _invalid(tool: str, error: ValidationError) -> str:
-    """Pydantic's report as one sentence per wrong argument."""
+    """Pydantic's report as one sentence per wrong argument, each quoting what it got (a missing
+    one got nothing: pydantic's input there is all the arguments)."""
     problems = []
     for item in error.errors():
         where = ".".join(str(part) for part in item["loc"]) or "arguments"
-        problems.append(f"{where}: {item['msg']} (got {item.get('input')!r})")
+        got = "" if item["type"] == "missing" else f" (got {quoted(item.get('input'))})"
+        problems.append(f"{where}: {item['msg']}{got}")
     return f"{tool}: " + "; ".join(problems)

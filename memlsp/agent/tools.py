@@ -46,7 +46,7 @@ from memlsp.commands.calls import (
     checked_request,
     flag_of,
 )
-from memlsp.model import MAX_DEPTH, MIN_DEPTH, Direction
+from memlsp.model import MAX_DEPTH, MIN_DEPTH, Direction, quoted
 from memlsp.vault.rules import VaultRules
 
 MAX_WRITE_BYTES = 1 << 20  # a note an agent writes; larger ones are refused
@@ -82,7 +82,7 @@ class Memory:
         answer = self._answer(lambda: SearchCall(checked_request(values)))
         if not answer.get("results"):
             why = "; ".join(answer.get("warnings") or [])
-            raise ToolFailed(f"nothing found for {query!r}" + (f": {why}" if why else ""))
+            raise ToolFailed(f"nothing found for {quoted(query)}" + (f": {why}" if why else ""))
         return list_within_budget(answer, "results", budget)
 
     def read(

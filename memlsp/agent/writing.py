@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from memlsp.model import quoted
 from memlsp.vault.rules import VaultRules
 
 MODES = ("create", "append", "replace_section")
@@ -44,26 +45,30 @@ def note_path(name: str, rules: VaultRules) -> str:
     if not name or not name.strip():
         raise WriteRefused("give the note's path, e.g. 'inbox/idea.md'")
     if "\\" in name:
-        raise WriteRefused(f"{name!r}: separate folders with '/', not '\\'")
+        raise WriteRefused(f"{quoted(name)}: separate folders with '/', not '\\'")
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        raise WriteRefused(f"{name!r} is outside the vault: give a vault-relative path")
+        raise WriteRefused(f"{quoted(name)} is outside the vault: give a vault-relative path")
     parts = name.split("/")
     if any(part in ("", ".", "..") for part in parts):
         raise WriteRefused(
-            f"{name!r} is outside the vault or not a plain path: no '.', '..' or empty parts"
+            f"{quoted(name)} is outside the vault or not a plain path: no '.', '..' or empty parts"
         )
     for part in parts:
         bad = _FORBIDDEN.search(part)
         if bad:
-            raise WriteRefused(f"{name!r}: Obsidian does not accept {bad.group()!r} in a name")
+            raise WriteRefused(
+                f"{quoted(name)}: Obsidian does not accept {bad.group()!r} in a name"
+            )
         if part != part.rstrip(" .") or part != part.lstrip(" "):
-            raise WriteRefused(f"{name!r}: a name may not begin with a space or end in '.' or ' '")
+            raise WriteRefused(
+                f"{quoted(name)}: a name may not begin with a space or end in '.' or ' '"
+            )
         if len(part.encode("utf-8")) > _MAX_NAME_BYTES:
-            raise WriteRefused(f"{name!r}: a name is limited to {_MAX_NAME_BYTES} bytes")
+            raise WriteRefused(f"{quoted(name)}: a name is limited to {_MAX_NAME_BYTES} bytes")
     path = name if rules.is_note(name) else name + ".md"
     if rules.ignored(path):
         raise WriteRefused(
-            f"{path!r} would not be indexed (a hidden or excluded folder): choose another path"
+            f"{quoted(path)} would not be indexed (a hidden or excluded folder): choose another path"
         )
     return path
 
@@ -78,11 +83,11 @@ def target_file(root: Path, path: str) -> Path:
     while not existing.exists():
         existing = existing.parent
     if not existing.resolve().is_relative_to(real_root):
-        raise WriteRefused(f"{path!r} leads outside the vault (through a symlink)")
+        raise WriteRefused(f"{quoted(path)} leads outside the vault (through a symlink)")
     if target.is_symlink():
-        raise WriteRefused(f"{path!r} is a symlink: memlsp writes only plain files")
+        raise WriteRefused(f"{quoted(path)} is a symlink: memlsp writes only plain files")
     if target.exists() and not target.is_file():
-        raise WriteRefused(f"{path!r} exists and is not a file")
+        raise WriteRefused(f"{quoted(path)} exists and is not a file")
     return target
 
 

@@ -10,7 +10,7 @@ from memlsp.commands.arguments import UsageError
 from memlsp.commands.calls import GraphCall, LinksCall, MentionsCall, RelatedCall
 from memlsp.commands.graph_view_text import graph_dot, graph_mermaid, graph_text
 from memlsp.engine.snapshot import NoteLinks, Snapshot
-from memlsp.model import ResolvedLink, printable
+from memlsp.model import ResolvedLink, printable, quoted
 from memlsp.queries.graph_walk import Neighbourhood
 from memlsp.queries.mentions import MentionsAnswer
 from memlsp.search.related import RelatedAnswer
@@ -20,7 +20,7 @@ class NoNote(UsageError):
     """No note of the snapshot has the name asked for; who asked adds which vault it is."""
 
     def __init__(self, note: str) -> None:
-        super().__init__(f"no note {note!r}")
+        super().__init__(f"no note {quoted(note)}")
 
 
 def note_path(snapshot: Snapshot, note: str) -> str:

@@ -15,7 +15,7 @@ from memlsp.commands.arguments import UsageError
 from memlsp.commands.calls import ReadCall, RecentCall
 from memlsp.commands.links import note_path
 from memlsp.engine.snapshot import Snapshot
-from memlsp.model import Note, printable, printable_lines
+from memlsp.model import Note, printable, printable_lines, quoted
 from memlsp.queries.reading import Passage, ReadError, ReadRequest, read_passage
 from memlsp.queries.recent import RecentChanges, recent_changes
 from memlsp.vault.rules import VaultRules
@@ -46,7 +46,7 @@ def _note(snapshot: Snapshot, note: str) -> str:
     reference = note.strip().replace("\\", "/")
     if reference.startswith("/") or _DRIVE.match(reference) or ".." in reference.split("/"):
         raise UsageError(
-            f"{note!r} is outside the vault: give a vault-relative path or a note name"
+            f"{quoted(note)} is outside the vault: give a vault-relative path or a note name"
         )
     return note_path(snapshot, note)
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memlsp.model import Heading, ResolvedLink
+from memlsp.model import Heading, ResolvedLink, quoted
 from memlsp.parse.frontmatter import split_frontmatter
 from memlsp.parse.markdown import parse_markdown, split_lines
 from memlsp.parse.tokens import estimate_tokens
@@ -136,11 +136,11 @@ def _heading(path: str, headings: tuple[Heading, ...], wanted: str) -> Heading:
         return found[-1]
     names = list(dict.fromkeys(h.text for h in headings))
     if not names:
-        raise ReadError(f"no heading {wanted!r} in {path}, which has no headings")
+        raise ReadError(f"no heading {quoted(wanted)} in {path}, which has no headings")
     listed = ", ".join(names[:HEADINGS_NAMED])
     if len(names) > HEADINGS_NAMED:
         listed += f", ... ({len(names)} in all)"
-    raise ReadError(f"no heading {wanted!r} in {path}; its headings: {listed}")
+    raise ReadError(f"no heading {quoted(wanted)} in {path}; its headings: {listed}")
 
 
 def _line_range(

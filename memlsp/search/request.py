@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from memlsp.model import MAX_LIMIT, SEARCH_MODES, SearchRequest
+from memlsp.model import MAX_LIMIT, SEARCH_MODES, SearchRequest, quoted
 from memlsp.parse.frontmatter import parse_iso_date
 from memlsp.search.scope import NoteScope
 from memlsp.settings.table import FUSION_RULES
@@ -59,10 +59,10 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
             raise ValueError("'min_strength' must be between 0 and 1")
     mode = values.get("mode") or "hybrid"
     if mode not in SEARCH_MODES:
-        raise ValueError(f"'mode' must be one of {', '.join(SEARCH_MODES)}, not {mode!r}")
+        raise ValueError(f"'mode' must be one of {', '.join(SEARCH_MODES)}, not {quoted(mode)}")
     fusion = values.get("fusion")  # None: the vault's `fusion` setting
     if fusion is not None and fusion not in FUSION_RULES:
-        raise ValueError(f"'fusion' must be one of {', '.join(FUSION_RULES)}, not {fusion!r}")
+        raise ValueError(f"'fusion' must be one of {', '.join(FUSION_RULES)}, not {quoted(fusion)}")
     scope = NoteScope.from_entries(_strings(values, "paths"), _strings(values, "tags"))
     return SearchRequest(
         query=query,
@@ -112,11 +112,11 @@ def _number(values: Mapping[str, Any], key: str, kind: type, default: Any) -> An
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"'{key}' must be a number, not {value!r}")
+        raise ValueError(f"'{key}' must be a number, not {quoted(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"'{key}' must be a finite number, not {value!r}")
     if kind is int and value != int(value):
-        raise ValueError(f"'{key}' must be a whole number, not {value!r}")
+        raise ValueError(f"'{key}' must be a whole number, not {quoted(value)}")
     return kind(value)
 
 
@@ -132,7 +132,7 @@ def _strings(values: Mapping[str, Any], key: str) -> tuple[str, ...]:
         for item in value:
             _text(key, item)
         return tuple(value)
-    raise ValueError(f"'{key}' must be a string or a list of strings, not {value!r}")
+    raise ValueError(f"'{key}' must be a string or a list of strings, not {quoted(value)}")
 
 
 def _date(values: Mapping[str, Any], key: str) -> str | None:
@@ -141,5 +141,5 @@ def _date(values: Mapping[str, Any], key: str) -> str | None:
         return None
     date = parse_iso_date(value) if isinstance(value, str) else None
     if date is None:
-        raise ValueError(f"'{key}' must be a date like 2024-03-01, not {value!r}")
+        raise ValueError(f"'{key}' must be a date like 2024-03-01, not {quoted(value)}")
     return date

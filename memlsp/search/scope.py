@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from memlsp.model import Note, SearchRequest
+from memlsp.model import Note, SearchRequest, quoted
 from memlsp.vault.link_graph import LinkGraph
 
 _GLOB_CHARACTERS = frozenset("*?")
@@ -28,10 +28,10 @@ def scope_path(entry: str) -> str:
         raise ValueError("'paths' has an empty entry: give a folder, a note path or a glob")
     path = entry.replace("\\", "/")
     if path.startswith("/") or _DRIVE.match(path):
-        raise ValueError(f"'paths' entries are vault-relative: {entry!r} is an absolute path")
+        raise ValueError(f"'paths' entries are vault-relative: {quoted(entry)} is an absolute path")
     parts = [part for part in path.split("/") if part not in ("", ".")]
     if ".." in parts:
-        raise ValueError(f"'paths' entries are vault-relative: {entry!r} leaves the vault")
+        raise ValueError(f"'paths' entries are vault-relative: {quoted(entry)} leaves the vault")
     return "/".join(parts) or WHOLE_VAULT
 
 
@@ -40,7 +40,9 @@ def scope_tag(entry: str) -> str:
     ValueError for an entry with no tag in it."""
     tag = entry.strip().lstrip("#").strip("/").lower()
     if not tag:
-        raise ValueError(f"'tags' entries name a tag, like 'project' or '#project', not {entry!r}")
+        raise ValueError(
+            f"'tags' entries name a tag, like 'project' or '#project', not {quoted(entry)}"
+        )
     return tag
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from memlsp.model import printable
+from memlsp.model import printable, quoted
 from memlsp.settings.table import Settings
 from memlsp.sync.scan import FileStat, read_text, scan_vault, stat_path
 from tests.helpers.engine import open_engine, paths_found
@@ -216,3 +216,11 @@ def test_printable_escapes_what_would_break_a_line_or_drive_a_terminal() -> None
     assert printable("e\x1b[2J\x07\x7f\x9b") == "e\\x1b[2J\\x07\\x7f\\x9b"
     assert printable(NOT_UTF8) == "caf\\xe9.md"
     assert printable("lone \ud800 \u2028 \u202eevil") == "lone \\ud800 \\u2028 \\u202eevil"
+
+
+def test_quoted_keeps_a_sentence_short_whatever_it_quotes() -> None:
+    assert quoted("notes/a.md") == "'notes/a.md'"
+    assert quoted("a\nb\x00") == "'a\\nb\\x00'"
+    assert quoted("y" * 200_000) == repr("y" * 100) + "… (200,000 characters)"
+    assert quoted(["y" * 200]) == repr(["y" * 200])[:100] + "…"
+    assert quoted(None) == "None"
