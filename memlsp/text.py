@@ -33,6 +33,12 @@ def has_cjk(text: str) -> bool:
     return CJK_RUN.search(text) is not None
 
 
+def from_home(path: str) -> bool:
+    """Whether a path starts at a home folder, as a shell reads `~/notes` or `~me/notes`: a
+    vault-relative path never means that, whatever folder a vault may hold."""
+    return path == "~" or re.match(r"~[^/]*/", path) is not None
+
+
 def basename(path: str) -> str:
     """The file name of a vault-relative path (forward slashes): `a/b/c.md` -> `c.md`."""
     return path.rsplit("/", 1)[-1]

@@ -131,14 +131,34 @@ class Memory:
     def write(self, path: str, content: str, mode: str, heading: str | None) -> Answer:
         if not self.allow_writes:
             raise ToolFailed(WRITES_OFF)
-        data = content.encode("utf-8", errors="surrogateescape")
+        try:
+            data = content.encode("utf-8")
+        except UnicodeEncodeError as error:  # JSON may escape half a surrogate pair; no file can
+            lone = content[error.start]
+            raise ToolFailed(
+                f"'content' holds a lone surrogate ({lone!r}), which is not text"
+            ) from None
         if len(data) > MAX_WRITE_BYTES:
             raise ToolFailed(f"content is {len(data):,} bytes; a note is limited to 1 MiB here")
         try:
             path = note_path(path, VaultRules.of(self.source.settings))
             target = target_file(self.source.root, path)
+            text = self._new_text(path, target, content, mode, heading)
+            write_atomically(target, text.encode("utf-8", errors="surrogateescape"))
+            size = target.stat().st_size
         except WriteRefused as refused:
             raise ToolFailed(str(refused)) from None
+        except OSError as error:  # a full disk, a read-only file system: a sentence, not a trace
+            raise ToolFailed(
+                f"{quoted(path)} could not be written: {error.strerror or error}"
+            ) from None
+        now = self._answer(lambda: ReadCall(path, budget_tokens=1))  # indexed once this answers
+        return {"path": path, "mode": mode, "bytes": size, "line_count": now.get("line_count")}
+
+    def _new_text(
+        self, path: str, target: Path, content: str, mode: str, heading: str | None
+    ) -> str:
+        """The note's text once `content` is written by `mode`; ToolFailed when it cannot be."""
         exists = target.exists()
         if mode == "create":
             if exists:
@@ -147,27 +167,17 @@ class Memory:
                 )
             if heading is not None:
                 raise ToolFailed("'heading' is for mode 'replace_section' only")
-            text = content
-        else:
-            if not exists:
-                raise ToolFailed(f"no note {path} to change: write it with mode 'create' first")
-            old = self._unchanged_on_disk(path, target)
-            if mode == "append":
-                if heading is not None:
-                    raise ToolFailed("'heading' is for mode 'replace_section' only")
-                text = appended(old, content)
-            else:
-                if heading is None:
-                    raise ToolFailed("mode 'replace_section' needs the section's 'heading'")
-                text = replaced(old, self._section(path, heading), content)
-        write_atomically(target, text.encode("utf-8", errors="surrogateescape"))
-        now = self._answer(lambda: ReadCall(path, budget_tokens=1))  # indexed once this answers
-        return {
-            "path": path,
-            "mode": mode,
-            "bytes": target.stat().st_size,
-            "line_count": now.get("line_count"),
-        }
+            return content
+        if not exists:
+            raise ToolFailed(f"no note {path} to change: write it with mode 'create' first")
+        old = self._unchanged_on_disk(path, target)
+        if mode == "append":
+            if heading is not None:
+                raise ToolFailed("'heading' is for mode 'replace_section' only")
+            return appended(old, content)
+        if heading is None:
+            raise ToolFailed("mode 'replace_section' needs the section's 'heading'")
+        return replaced(old, self._section(path, heading), content)
 
     def _unchanged_on_disk(self, path: str, target: Path) -> str:
         """The note's text on disk, refused when the vault holds other text for it (an editor's

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memlsp.model import quoted
+from memlsp.text import from_home
 from memlsp.vault.rules import VaultRules
 
 MODES = ("create", "append", "replace_section")
@@ -22,6 +23,11 @@ MODES = ("create", "append", "replace_section")
 # break links to the note).
 _FORBIDDEN = re.compile(r'[*"\\<>:|?#^\[\]\x00-\x1f\x7f]')
 _MAX_NAME_BYTES = 255
+# A path of the vault, far under a file system's 4,096 bytes beside the vault's own folder.
+_MAX_PATH_BYTES = 1024
+# `%2e` is '.' to a Markdown link, which decodes it: a folder named `%2e%2e` reads as `..` there.
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 
 
@@ -46,8 +52,11 @@ def note_path(name: str, rules: VaultRules) -> str:
         raise WriteRefused("give the note's path, e.g. 'inbox/idea.md'")
     if "\\" in name:
         raise WriteRefused(f"{quoted(name)}: separate folders with '/', not '\\'")
-    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+    if name.startswith("/") or re.match(r"^[A-Za-z]:", name) or from_home(name):
         raise WriteRefused(f"{quoted(name)} is outside the vault: give a vault-relative path")
+    lone = _SURROGATE.search(name)
+    if lone:
+        raise WriteRefused(f"{quoted(name)}: a path is text, not a lone surrogate {lone.group()!r}")
     parts = name.split("/")
     if any(part in ("", ".", "..") for part in parts):
         raise WriteRefused(
@@ -65,6 +74,14 @@ def note_path(name: str, rules: VaultRules) -> str:
             )
         if len(part.encode("utf-8")) > _MAX_NAME_BYTES:
             raise WriteRefused(f"{quoted(name)}: a name is limited to {_MAX_NAME_BYTES} bytes")
+        escape = _ESCAPE.search(part)
+        if escape:
+            raise WriteRefused(
+                f"{quoted(name)}: a name may not hold {escape.group()!r}, which a Markdown link "
+                f"reads as {bytes.fromhex(escape.group()[1:]).decode('latin-1')!r}"
+            )
+    if len(name.encode("utf-8")) > _MAX_PATH_BYTES:
+        raise WriteRefused(f"{quoted(name)}: a path is limited to {_MAX_PATH_BYTES:,} bytes")
     path = name if rules.is_note(name) else name + ".md"
     if rules.ignored(path):
         raise WriteRefused(
@@ -84,6 +101,9 @@ def target_file(root: Path, path: str) -> Path:
         existing = existing.parent
     if not existing.resolve().is_relative_to(real_root):
         raise WriteRefused(f"{quoted(path)} leads outside the vault (through a symlink)")
+    if not existing.is_dir():
+        where = existing.relative_to(real_root).as_posix()
+        raise WriteRefused(f"{quoted(path)}: {quoted(where)} is a file, not a folder")
     if target.is_symlink():
         raise WriteRefused(f"{quoted(path)} is a symlink: memlsp writes only plain files")
     if target.exists() and not target.is_file():

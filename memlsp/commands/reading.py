@@ -18,6 +18,7 @@ from memlsp.engine.snapshot import Snapshot
 from memlsp.model import Note, printable, printable_lines, quoted
 from memlsp.queries.reading import Passage, ReadError, ReadRequest, read_passage
 from memlsp.queries.recent import RecentChanges, recent_changes
+from memlsp.text import from_home
 from memlsp.vault.rules import VaultRules
 
 _DRIVE = re.compile(r"[A-Za-z]:/")  # `C:/notes/a.md`, as Windows writes an absolute path
@@ -44,7 +45,8 @@ def _note(snapshot: Snapshot, note: str) -> str:
     """The note NOTE names. Only the snapshot's notes can be named, and only their text is read,
     through the snapshot: a path that leaves the vault is refused before it is looked up."""
     reference = note.strip().replace("\\", "/")
-    if reference.startswith("/") or _DRIVE.match(reference) or ".." in reference.split("/"):
+    outside = reference.startswith("/") or _DRIVE.match(reference) or from_home(reference)
+    if outside or ".." in reference.split("/"):
         raise UsageError(
             f"{quoted(note)} is outside the vault: give a vault-relative path or a note name"
         )
