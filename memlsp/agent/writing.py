@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,11 @@ _MAX_PATH_BYTES = 1024
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+# A write's temporary file beside its note: a hidden name, so that no scan indexes it.
+TEMPORARY_PREFIX = ".memlsp-"
+TEMPORARY_SUFFIX = ".tmp"
+# Far longer than any write takes (a note of MiBs is written in well under a second).
+STALE_SECONDS = 600
 
 
 class WriteRefused(Exception):
@@ -143,10 +149,13 @@ def _starts_with_heading(content: str, heading_line: str) -> bool:
 
 def write_atomically(target: Path, data: bytes) -> None:
     """The file holds `data` whole, or is as it was: written beside it, flushed, then renamed
-    over it (keeping an existing file's permissions)."""
+    over it (keeping an existing file's permissions). A process killed before the rename leaves
+    the temporary file (hidden: never indexed); the next write in its folder removes it."""
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".memlsp-", suffix=".tmp")
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=TEMPORARY_PREFIX, suffix=TEMPORARY_SUFFIX
+    )
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
@@ -157,6 +166,26 @@ def write_atomically(target: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    _remove_stale_temporaries(target.parent)
+
+
+def _remove_stale_temporaries(folder: Path) -> None:
+    """This folder's temporary files that no write can still be using: older than any write
+    takes. A younger one may be another server's write in progress, and is left to it."""
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(TEMPORARY_PREFIX) and name.endswith(TEMPORARY_SUFFIX)):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and now - entry.stat().st_mtime > STALE_SECONDS:
+                os.unlink(entry.path)
+        except OSError:  # gone already, or not ours to remove: the write is done all the same
+            continue
 
 
 def _umask() -> int:

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import shutil
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +25,7 @@ from memlsp.agent.budget import (
 from memlsp.agent.server import INSTRUCTIONS, MemoryServer
 from memlsp.agent.source import VaultSource
 from memlsp.agent.tools import Memory
+from memlsp.agent.writing import STALE_SECONDS, write_atomically
 from memlsp.model import MAX_DEPTH
 from memlsp.settings.table import Settings, settings_from
 from tests.helpers.cli import environment, memlsp
@@ -395,6 +397,25 @@ async def test_append_and_replace_a_section(vault: Path, tmp_path: Path) -> None
         assert "Never" in why and "Now" in why
         why = await refused(client, "write", path="inbox/none.md", content="x", mode="append")
         assert "create" in why
+
+
+def test_a_write_removes_the_stale_temporary_files_beside_it(tmp_path: Path) -> None:
+    """Left by a server killed while writing (tests/agent/test_mcp_kill.py): a stale one goes with
+    the next write in its folder; a young one may be another write's, and a folder stays."""
+    stale, young = tmp_path / ".memlsp-stale.tmp", tmp_path / ".memlsp-young.tmp"
+    folder = tmp_path / ".memlsp-folder.tmp"
+    for made in (stale, young):
+        made.write_bytes(b"half a no")
+    folder.mkdir()
+    long_ago = time.time() - STALE_SECONDS - 1
+    for made in (stale, folder):
+        os.utime(made, (long_ago, long_ago))
+    write_atomically(tmp_path / "note.md", b"whole")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".memlsp-folder.tmp",
+        ".memlsp-young.tmp",
+        "note.md",
+    ]
 
 
 @pytest.mark.parametrize(
