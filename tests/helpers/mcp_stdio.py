@@ -24,7 +24,8 @@ class McpProcess:
     """`python -m memlsp mcp VAULT FLAGS...`, initialized, its answers read by a thread."""
 
     def __init__(self, vault: Path, cache: Path, *flags: str) -> None:
-        self.log = cache.parent / f"{cache.name}-mcp-stderr.log"
+        self.log = cache.parent / "logs" / f"{cache.name}-mcp-stderr.log"  # beside the cache
+        self.log.parent.mkdir(exist_ok=True)
         command = [sys.executable, "-m", "memlsp", "mcp", str(vault), *flags]
         command += ["--cache-dir", str(cache), "--embedder", "none"]
         with open(self.log, "ab") as stderr:
