@@ -5,8 +5,9 @@ The SDK drops what it cannot read without a word: a line that is not JSON, and a
 `id` is no string or integer (`true`, `1.5`, `null`, an object), which it takes for a
 notification and never answers (over HTTP: 202 Accepted, and no answer). JSON-RPC answers both: a Parse error, or an Invalid Request,
 with id null since the id cannot be echoed. A request with a usable id that is still not a
-request the SDK can read (its `params` a number, say) gets Invalid Request with its own id, for
-the same reason: otherwise the agent waits for an answer that never comes.
+request the SDK can read (its `params` a number, say, or a lone surrogate's escape `\\udcff`,
+which its JSON parser refuses) gets Invalid Request with its own id, for the same reason:
+otherwise the agent waits for an answer that never comes.
 """
 
 from __future__ import annotations
@@ -118,8 +119,9 @@ def refusal_of(line: str) -> types.JSONRPCError | None:
     if not _is_id(msg_id):
         problem = f"'id' must be a string or an integer, not {_id_kind(msg_id)}"
         return _error(None, INVALID_REQUEST, problem)
-    try:
-        read = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+    try:  # read as the SDK reads it: its JSON parser refuses what json.loads takes (a lone
+        # surrogate's escape, "\udcff"), and it would drop the line unanswered
+        read = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as error:
         return _error(msg_id, INVALID_REQUEST, _first_problem(error))
     if not isinstance(read, types.JSONRPCRequest):
@@ -140,6 +142,8 @@ def _id_kind(value: Any) -> str:
 
 def _first_problem(error: ValidationError) -> str:
     for item in error.errors():
+        if item["type"] == "json_invalid":  # JSON that json.loads took, but not the SDK
+            return f"the JSON cannot be read: {(item.get('ctx') or {}).get('error') or item['msg']}"
         where = ".".join(str(part) for part in item["loc"][1:])  # [0] is the union's member
         if where:
             return f"'{where}': {item['msg']}"

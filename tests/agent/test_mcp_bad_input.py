@@ -465,12 +465,14 @@ def test_numbers_json_has_no_words_for_over_stdio(tmp_path: Path) -> None:
             assert_untouched(place, before)
             good = server.call("read", {"path": GOOD_NOTE})
             assert_good_read(place, good.get("isError", False), good["content"][0]["text"])
-        # A line the SDK's parser refuses (a lone surrogate's escape) gets no answer from it; the
-        # server goes on.
+        # A lone surrogate's escape: JSON, but not to the SDK's parser, which dropped the line
+        # unanswered; it is answered as an invalid request, and the server goes on.
         server.send_line(
             '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "search", '
             '"arguments": {"query": "bm25 \\udcff"}}}'
         )
+        refused = server.answer(7, timeout=60)["error"]
+        assert "surrogate" in refused["message"] and "Traceback" not in refused["message"]
         good = server.call("read", {"path": GOOD_NOTE})
         assert_good_read(place, good.get("isError", False), good["content"][0]["text"])
     finally:

@@ -20,6 +20,11 @@ from tests.helpers.vault import TWO_NOTES, write_notes
 
 HANG = 30.0  # seconds: a hang guard, not a timing
 
+# JSON to json.loads, not to the SDK's parser, which dropped the line unanswered.
+LONE_SURROGATE = (
+    b'{"jsonrpc":"2.0","id":5,"method":"tools/call",'
+    b'"params":{"name":"search","arguments":{"query":"a\\udcffb"}}}'
+)
 MALFORMED = [
     # (the line, the error code, the id it is answered with)
     (b'{"jsonrpc":"2.0","id":true,"method":"tools/list"}', INVALID_REQUEST, None),
@@ -36,6 +41,7 @@ MALFORMED = [
     (b"[]", INVALID_REQUEST, None),
     (b'[{"jsonrpc":"2.0","id":9,"method":"tools/list"}]', INVALID_REQUEST, None),
     (b"42", INVALID_REQUEST, None),
+    (LONE_SURROGATE, INVALID_REQUEST, 5),
     (b"not json", PARSE_ERROR, None),
     (b'{"jsonrpc":"2.0","id":4,"method":', PARSE_ERROR, None),
     (b"\xff\xfe{}", PARSE_ERROR, None),
