@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
+import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,21 +152,34 @@ def write_atomically(target: Path, data: bytes) -> None:
     over it (keeping an existing file's permissions). A process killed before the rename leaves
     the temporary file (hidden: never indexed); the next write in its folder removes it."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=TEMPORARY_PREFIX, suffix=TEMPORARY_SUFFIX
-    )
+    mode = target.stat().st_mode & 0o7777 if target.exists() else None
+    handle, temporary = _temporary_beside(target)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        os.chmod(temporary, mode)  # a temporary file is made private
+        if mode is not None:
+            os.chmod(temporary, mode)
         os.replace(temporary, target)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
     _remove_stale_temporaries(target.parent)
+
+
+def _temporary_beside(target: Path) -> tuple[int, Path]:
+    """A new file beside `target`, open for writing. Made with mode 0o666 so the kernel applies
+    the process's umask, as to any new file: reading the umask means setting it, which would race
+    with the threads of a server that create files meanwhile."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    while True:
+        name = f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}{TEMPORARY_SUFFIX}"
+        temporary = target.parent / name
+        try:
+            return os.open(temporary, flags, 0o666), temporary
+        except FileExistsError:  # 2**64 names: only ever another write's by chance
+            continue
 
 
 def _remove_stale_temporaries(folder: Path) -> None:
@@ -186,9 +199,3 @@ def _remove_stale_temporaries(folder: Path) -> None:
                 os.unlink(entry.path)
         except OSError:  # gone already, or not ours to remove: the write is done all the same
             continue
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
