@@ -3,10 +3,6 @@ with an error (id null when its id cannot be echoed), and the server goes on ans
 
 from __future__ import annotations
 
-import json
-import select
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +12,7 @@ import pytest
 
 from memlsp.agent.jsonrpc import INVALID_REQUEST, PARSE_ERROR, refusal_of
 from tests.agent.test_mcp_processes import http_server
+from tests.helpers.mcp_stdio import McpProcess
 from tests.helpers.vault import TWO_NOTES, write_notes
 
 HANG = 30.0  # seconds: a hang guard, not a timing
@@ -71,66 +68,28 @@ def test_what_the_sdk_reads_is_passed_on(line: str) -> None:
     assert refusal_of(line) is None
 
 
-class RawMcp:
-    """`memlsp mcp` over stdio, spoken to in lines."""
-
-    def __init__(self, vault: Path, cache: Path) -> None:
-        command = [sys.executable, "-m", "memlsp", "mcp", str(vault)]
-        command += ["--cache-dir", str(cache), "--embedder", "none"]
-        self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-
-    def send(self, line: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + b"\n")
-        self.process.stdin.flush()
-
-    def answer(self) -> dict[str, Any]:
-        stdout = self.process.stdout
-        assert stdout is not None
-        ready, _, _ = select.select([stdout], [], [], HANG)
-        if not ready:
-            pytest.fail(f"no answer within {HANG} s")
-        answer: dict[str, Any] = json.loads(stdout.readline())
-        return answer
-
-    def request(self, msg_id: Any, method: str, params: Any = None) -> dict[str, Any]:
-        message = {"jsonrpc": "2.0", "id": msg_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(json.dumps(message).encode())
-        return self.answer()
-
-
 @pytest.fixture
-def mcp(tmp_path: Path) -> Iterator[RawMcp]:
+def mcp(tmp_path: Path) -> Iterator[McpProcess]:
     vault = write_notes(tmp_path / "vault", TWO_NOTES)
-    server = RawMcp(vault, tmp_path / "cache")
+    server = McpProcess(vault, tmp_path / "cache")
     try:
-        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
-        hello["clientInfo"] = {"name": "raw", "version": "1"}
-        assert "result" in server.request(0, "initialize", hello)
-        server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         yield server
     finally:
-        server.process.kill()
-        server.process.wait()
+        server.close()
 
 
 @pytest.mark.e2e  # a server process
-def test_every_malformed_request_is_answered_and_the_server_goes_on(mcp: RawMcp) -> None:
+def test_every_malformed_request_is_answered_and_the_server_goes_on(mcp: McpProcess) -> None:
     for line, code, msg_id in MALFORMED:
-        mcp.send(line)
-        answer = mcp.answer()
+        mcp.send_line(line.decode("utf-8", errors="surrogateescape"))
+        answer = mcp.next_answer(HANG)
         assert answer.get("error", {}).get("code") == code, (line[:60], answer)
         assert "id" in answer and answer["id"] == msg_id, (line[:60], answer)
-        listed = mcp.request("next", "tools/list")
-        assert listed["id"] == "next" and listed["result"]["tools"], (line[:60], listed)
-    assert mcp.process.stderr is not None
-    mcp.process.stdin.close()  # type: ignore[union-attr]
-    assert mcp.process.wait(timeout=HANG) == 0
-    assert b"Traceback" not in mcp.process.stderr.read()
+        listed = mcp.request("tools/list", {}, HANG)
+        assert listed["result"]["tools"], (line[:60], listed)
+    mcp.close()
+    assert mcp.process.returncode == 0
+    assert "Traceback" not in mcp.log.read_text()
 
 
 @pytest.mark.e2e  # a server process

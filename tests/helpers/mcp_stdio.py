@@ -77,6 +77,13 @@ class McpProcess:
             if message.get("id") == request_id:
                 return dict(message)
 
+    def next_answer(self, timeout: float) -> dict[str, Any]:
+        """The next line the server writes, whatever its id (null for a line it could not read)."""
+        line = self._lines.get(timeout=timeout)
+        if line is None:
+            raise EOFError(f"memlsp mcp ended; its stderr: {self.log.read_text()[-2000:]}")
+        return dict(json.loads(line))
+
     def request(self, method: str, params: dict[str, Any], timeout: float = 60.0) -> Any:
         return self.answer(self.ask(method, params), timeout)
 
