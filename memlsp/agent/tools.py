@@ -199,7 +199,10 @@ class Memory:
         try:
             return self.source.answer(call())
         except UsageError as error:
-            raise ToolFailed(in_parameters(str(error)) or "failed") from None
+            # The vault's own folder is no business of the agent (nor of its model's provider):
+            # "no note 'x' in /home/ann/notes" is said "no note 'x' in the vault".
+            message = str(error).replace(str(self.source.root), "the vault")
+            raise ToolFailed(in_parameters(message) or "failed") from None
 
 
 # The typed calls name the command line's flags (`--start-date`); an agent knows the tools'

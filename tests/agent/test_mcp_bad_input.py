@@ -325,7 +325,7 @@ def files(place: Place) -> dict[str, tuple[Any, ...]]:
     return found
 
 
-def assert_plain_refusal(case: Bad, is_error: bool, text: str) -> None:
+def assert_plain_refusal(place: Place, case: Bad, is_error: bool, text: str) -> None:
     assert is_error, f"{case.name}: answered {text[:300]!r}"
     assert text and "\n" not in text, f"{case.name}: {text[:300]!r}"
     assert not NOT_PLAIN.search(text), f"{case.name}: {text[:300]!r}"
@@ -333,6 +333,7 @@ def assert_plain_refusal(case: Bad, is_error: bool, text: str) -> None:
     assert len(text) <= MOST_CHARACTERS, f"{case.name}: {len(text):,} characters: {text[:300]!r}"
     assert case.says.lower() in text.lower(), f"{case.name}: {text!r} names no {case.says!r}"
     assert CANARY not in text
+    assert str(place.vault) not in text, f"{case.name}: names the vault's folder: {text!r}"
 
 
 def assert_good_read(place: Place, is_error: bool, text: str) -> None:
@@ -359,7 +360,7 @@ async def test_a_bad_call_is_one_plain_sentence_and_changes_nothing(
     async with agent(place.vault, settings_for(place.cache), allow_writes=writes) as client:
         before = files(place)
         result = await client.call_tool(case.tool, dict(case.arguments))
-        assert_plain_refusal(case, result.is_error, result.content[0].text)  # type: ignore[union-attr]
+        assert_plain_refusal(place, case, result.is_error, result.content[0].text)  # type: ignore[union-attr]
         assert_untouched(place, before)
         good = await client.call_tool("read", {"path": GOOD_NOTE})
         assert_good_read(place, good.is_error, good.content[0].text)  # type: ignore[union-attr]
@@ -379,7 +380,7 @@ async def test_a_write_the_file_system_refuses_is_a_sentence(
     async with agent(place.vault, settings_for(place.cache), allow_writes=True) as client:
         before = files(place)
         result = await client.call_tool(case.tool, dict(case.arguments))
-        assert_plain_refusal(case, result.is_error, result.content[0].text)  # type: ignore[union-attr]
+        assert_plain_refusal(place, case, result.is_error, result.content[0].text)  # type: ignore[union-attr]
         assert result.content[0].text.startswith("'inbox/new.md' could not be written")  # type: ignore[union-attr]
         assert_untouched(place, before)
 
@@ -416,7 +417,7 @@ async def test_the_campaign_over_stdio(tmp_path: Path, writes: bool) -> None:
         for case in cases:
             before = files(place)
             result = await client.call_tool(case.tool, dict(case.arguments))
-            assert_plain_refusal(case, result.is_error, result.content[0].text)  # type: ignore[union-attr]
+            assert_plain_refusal(place, case, result.is_error, result.content[0].text)  # type: ignore[union-attr]
             assert_untouched(place, before)
             good = await client.call_tool("read", {"path": GOOD_NOTE})
             assert_good_read(place, good.is_error, good.content[0].text)  # type: ignore[union-attr]
@@ -461,7 +462,9 @@ def test_numbers_json_has_no_words_for_over_stdio(tmp_path: Path) -> None:
                 f'"params": {{"name": {call}}}}}'
             )
             result = server.answer(number, timeout=60)["result"]
-            assert_plain_refusal(case, result.get("isError", False), result["content"][0]["text"])
+            assert_plain_refusal(
+                place, case, result.get("isError", False), result["content"][0]["text"]
+            )
             assert_untouched(place, before)
             good = server.call("read", {"path": GOOD_NOTE})
             assert_good_read(place, good.get("isError", False), good["content"][0]["text"])
