@@ -67,13 +67,15 @@ class MemoryServer(MCPServer[Any]):
         if name == "write" and name not in self._parameters:
             raise ToolError(WRITES_OFF)
         known = self._parameters.get(name)
-        if known is not None:
-            unknown = sorted(set(arguments) - set(known))
-            if unknown:
-                raise ToolError(
-                    f"{name} has no parameter {', '.join(map(repr, unknown))}; "
-                    f"its parameters are {', '.join(known)}"
-                )
+        if known is None:
+            tools = ", ".join(self._parameters)
+            raise ToolError(f"there is no tool {quoted(name)}; the tools are {tools}")
+        unknown = sorted(set(arguments) - set(known))
+        if unknown:
+            raise ToolError(
+                f"{name} has no parameter {', '.join(map(quoted, unknown))}; "
+                f"its parameters are {', '.join(known)}"
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:

@@ -220,7 +220,7 @@ CASES: list[Bad] = [
     bad("search-unknown-parameter", "search", "top_k", top_k=3),
     bad("read-unknown-parameter", "read", "lines", lines=[1, 2]),
     bad("links-parameter-in-capitals", "links", "Depth", Depth=2),
-    Bad("unknown-tool", "delete", {"path": GOOD_NOTE}, "delete"),
+    Bad("unknown-tool", "delete", {"path": GOOD_NOTE}, "the tools are search, read, links"),
     Bad("unknown-tool-in-capitals", "Search", {"query": "bm25"}, "Search"),
     Bad("unknown-tool-empty-name", "", {}, "tool"),
     # writes
