@@ -8,7 +8,6 @@ and a frame is found again after damaged framing, where pygls's loses every late
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 import sys
@@ -16,6 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 
+from memlsp import wire
 from memlsp.lsp.features import register_all
 from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.lsp.server import MemlspServer
@@ -152,7 +152,7 @@ async def _read(
             if body is None:
                 return
             try:
-                message = json.loads(body)
+                message = wire.decode_message(body)
             except Exception as error:  # not UTF-8, not JSON, nested too deeply
                 protocol.unreadable(error)
             else:

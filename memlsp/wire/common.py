@@ -68,3 +68,29 @@ def json_kind(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object"
+
+
+# `\ud800`-`\udfff` written as an escape: the only way a lone surrogate gets into decoded JSON.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def decode_message(body: bytes) -> Any:
+    """A message's body as JSON, each lone surrogate in it replaced by U+FFFD. JSON lets an escape
+    name half of a pair (JavaScript strings may hold one, and a client's JSON writer escapes it);
+    no UTF-8 text can hold it, so the index, a file or a reply would fail on it far from here.
+    Replaced rather than refused: an editor's change to a buffer is never lost for it."""
+    message = json.loads(body)
+    if _SURROGATE_ESCAPE.search(body):
+        return _whole_text(message)
+    return message
+
+
+def _whole_text(value: Any) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_whole_text(item) for item in value]
+    if isinstance(value, dict):
+        return {_whole_text(key): _whole_text(item) for key, item in value.items()}
+    return value
