@@ -24,7 +24,6 @@ from memlsp.navigation.completion import Completions, Kind
 from memlsp.navigation.edits import Change
 from memlsp.navigation.outline import Section
 from memlsp.navigation.places import Place
-from memlsp.wire.common import json_kind
 
 _CONVERTER = get_converter()
 
@@ -233,5 +232,7 @@ def fields(method: str, params: Any) -> dict[str, Any]:
     if params is None or params == []:
         return {}
     if not isinstance(params, dict):
-        raise JsonRpcInvalidParams(f"{method}: params must be an object, not {json_kind(params)}")
+        raise JsonRpcInvalidParams(
+            f"{method}: params must be an object, not {wire.json_kind(params)}"
+        )
     return params

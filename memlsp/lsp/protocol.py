@@ -43,7 +43,6 @@ from pygls.protocol.json_rpc import (
 )
 
 from memlsp import wire
-from memlsp.wire.common import json_kind
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +105,7 @@ class MemlspProtocol(LanguageServerProtocol):
 
     def _route(self, message: Any) -> None:
         if not isinstance(message, dict):
-            not_object = f"a message must be a JSON object, not {json_kind(message)}"
+            not_object = f"a message must be a JSON object, not {wire.json_kind(message)}"
             self._refuse(None, None, JsonRpcInvalidRequest, not_object)
             return
         has_id = "id" in message
@@ -232,7 +231,7 @@ class MemlspProtocol(LanguageServerProtocol):
             if params is None and not _required_fields(params_type):
                 params = {}  # e.g. `initialized` with null params: nothing to miss
             if not isinstance(params, dict):
-                return f"params must be an object, not {json_kind(params)}"
+                return f"params must be an object, not {wire.json_kind(params)}"
             envelope["params"] = params
         converter = self._lenient if method == types.INITIALIZE else self._converter
         try:
@@ -337,7 +336,7 @@ def _exact_primitives(converter: Converter) -> None:
 def _exactly(kind: type, name: str) -> Callable[[Any, Any], Any]:
     def structure(value: Any, _: Any) -> Any:
         if type(value) is not kind:  # not `isinstance`: true is no integer here
-            raise _WrongType(f"expected {name}, not {json_kind(value)}")
+            raise _WrongType(f"expected {name}, not {wire.json_kind(value)}")
         return value
 
     return structure
@@ -345,7 +344,7 @@ def _exactly(kind: type, name: str) -> Callable[[Any, Any], Any]:
 
 def _number(value: Any, _: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _WrongType(f"expected a number, not {json_kind(value)}")
+        raise _WrongType(f"expected a number, not {wire.json_kind(value)}")
     return float(value)
 
 
@@ -363,7 +362,7 @@ def _envelope_problem(message: dict[str, Any], method: Any, has_id: bool) -> str
     if message.get("jsonrpc") != "2.0":
         return "'jsonrpc' must be \"2.0\""
     if not isinstance(method, str):
-        return f"'method' must be a string, not {json_kind(method)}"
+        return f"'method' must be a string, not {wire.json_kind(method)}"
     if has_id and not _is_id(message["id"]):
         return f"'id' must be a string or a number, not {_id_kind(message['id'])}"
     return None
@@ -381,7 +380,7 @@ def _is_id(value: Any) -> TypeGuard[RequestId]:
 def _id_kind(value: Any) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN or an infinity"
-    return json_kind(value)
+    return wire.json_kind(value)
 
 
 def _is_request_type(message_type: Any) -> bool:
