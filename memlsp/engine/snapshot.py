@@ -179,7 +179,7 @@ class Snapshot:
                     f"semantic search unavailable ({status.problem}); keyword results only"
                 )
             elif status.pending:
-                warnings.append(f"{status.pending} chunks are still waiting for vectors")
+                warnings.append(_partly_embedded(status))
         elif request.mode == "vector":
             warnings.append("semantic search is off (embedder = none)")
         # Only Latin words: the model that reads Chinese has no tokenizer to ask.
@@ -274,3 +274,14 @@ class Snapshot:
 
     def links(self, path: str) -> NoteLinks:
         return NoteLinks(path, self.graph.outlinks(path), tuple(self.graph.inlinks(path)))
+
+
+def _partly_embedded(status: VectorStatus) -> str:
+    """How much of the vault the vector side covers while chunks wait for vectors (embedding
+    not finished, or a batch that failed waiting to be tried again), in words: floored, so that
+    "100%" is never said while one waits."""
+    share = status.stored * 100 // (status.stored + status.pending)
+    percent = "under 1%" if status.stored and not share else f"{share}%"
+    return (
+        f"vectors cover {percent} of chunks; notes not yet embedded are found by their words only"
+    )
