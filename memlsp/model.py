@@ -8,7 +8,7 @@ Chunk line ranges are 1-based and inclusive, as users read them in an editor or 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from operator import attrgetter
@@ -141,6 +141,12 @@ class Chunk:
     @property
     def heading(self) -> str:
         return self.breadcrumb[-1] if len(self.breadcrumb) > 1 else ""
+
+
+def heading_path(breadcrumb: Sequence[str]) -> str:
+    """A section's headings below the note's title as a link's anchor writes them ("A#B"), which
+    `read` takes as its heading; "" for the text before a note's first heading."""
+    return "#".join(breadcrumb[1:])
 
 
 class LinkStatus(StrEnum):
@@ -299,16 +305,40 @@ class SearchCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class Dropped:
+    """A result a token budget left out: enough to find it again (`read` takes its path and
+    heading) and to judge whether it is worth a larger budget."""
+
+    path: str
+    heading: str  # `heading_path` of its section
+    score: float
+    tokens: int  # what showing it would have cost, by the measure of the budget that cut it
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetCut:
+    """What a token budget did to a list of results: the tokens it allowed, the tokens of the
+    results shown, and the results it left out, in rank order."""
+
+    budget_tokens: int
+    budget_used: int
+    dropped: tuple[Dropped, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResponse:
     query: str
     hits: tuple[Hit, ...]
     counts: SearchCounts
     mode: str = "hybrid"
-    warnings: tuple[str, ...] = ()  # e.g. why the vector side did not run
+    # e.g. why the vector side did not run; what a budget left out is said beside them in the
+    # JSON and the text, from `budget`
+    warnings: tuple[str, ...] = ()
     # How well the query is answered at all, 0..1, the same scale for every query
     # (search/evidence.py); every result's score is its fused score times this.
     strength: float = 0.0
     fusion: str = "evidence"  # the rule that fused the sides (search/fusion.py)
+    budget: BudgetCut | None = None  # None: no token budget was asked for
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Link expansion: the notes around a result, and the token budget over a result list."""
+"""Link expansion: the notes around a result."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from memlsp.model import Hit, LinkStatus, Neighbour
-from memlsp.parse.tokens import estimate_tokens
 from memlsp.text import basename
 from memlsp.vault.link_graph import LinkGraph
 
@@ -76,27 +75,3 @@ def _fresh(neighbours: Iterable[Neighbour], seen: set[str], limit: int) -> tuple
 
 def _with_links(hit: Hit, outs: tuple[Neighbour, ...], ins: tuple[Neighbour, ...]) -> Hit:
     return replace(hit, outlinks=outs, inlinks=ins)
-
-
-def hit_tokens(hit: Hit) -> int:
-    neighbours = hit.outlinks + hit.inlinks
-    return estimate_tokens(hit.chunk.text) + sum(
-        estimate_tokens(f"{n.path} {n.name} {n.description}") for n in neighbours
-    )
-
-
-def within_budget(hits: list[Hit], budget_tokens: int | None) -> list[Hit]:
-    """Results in order while they fit the budget; the first is always kept. The budget counts
-    words (`hit_tokens`: a result's text and its linked notes), as `search --budget-tokens` says;
-    an agent's answers are measured on their JSON instead (agent/budget.py)."""
-    if budget_tokens is None:
-        return hits
-    kept: list[Hit] = []
-    used = 0
-    for hit in hits:
-        cost = hit_tokens(hit)
-        if kept and used + cost > budget_tokens:
-            break
-        kept.append(hit)
-        used += cost
-    return kept

@@ -1,5 +1,5 @@
 """One search request end to end: candidates per side with their evidence, fusion, notes,
-filters, expansion, budget.
+filters, expansion, budget (search/budget.py).
 
 The vector side's candidates come in already found (the engine embeds the query outside its lock,
 and the store searches within a small scope itself: `vector_ask`); here they are held to the same
@@ -18,8 +18,9 @@ from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
 from memlsp.index.keyword.reader import KeywordReader
 from memlsp.index.vectors import VectorHit
 from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, SearchResponse
+from memlsp.search.budget import within_budget
 from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, strength
-from memlsp.search.expand import expand_hits, within_budget
+from memlsp.search.expand import expand_hits
 from memlsp.search.fusion import Fused, fused_order
 from memlsp.search.notes import best_notes, named_notes
 from memlsp.settings.table import Settings
@@ -183,17 +184,12 @@ def search(
         )
     if request.expand:
         hits = expand_hits(graph, hits, settings.expand_limit)
-    kept = within_budget(hits, request.budget_tokens)
-    if len(kept) < len(hits):
-        left = _count(len(hits) - len(kept), "more result")
-        budget = _count(request.budget_tokens or 0, "token")
-        warnings = [*warnings, f"{left} left out to stay within {budget} (budget_tokens)"]
-    hits = kept
+    hits, budget = within_budget(hits, request.budget_tokens)
     counts = SearchCounts(
         keyword=len(keyword_scores), vector=len(similarities), hybrid=len(sides) > 1
     )
     return SearchResponse(
-        request.query, tuple(hits), counts, request.mode, tuple(warnings), found, rule
+        request.query, tuple(hits), counts, request.mode, tuple(warnings), found, rule, budget
     )
 
 
@@ -252,10 +248,6 @@ def _shown(fused: list[Fused], strength: float) -> Callable[[float], float]:
         return round(strength * min(1.0, max(0.0, (score - floor) / spread)), 12)
 
     return shown
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def _in_dates(graph: LinkGraph, path: str, request: SearchRequest) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memlsp.model import Hit, Neighbour, SearchResponse, printable_lines
+from memlsp.search.budget import cut_sentence
 
 
 def _number(value: float | None) -> str:
@@ -39,8 +40,13 @@ def hit_text(hit: Hit) -> str:
 
 
 def response_text(response: SearchResponse) -> str:
-    """For a terminal: what notes hold may not drive it (escape sequences are shown escaped)."""
+    """For a terminal: what notes hold may not drive it (escape sequences are shown escaped).
+    What the budget left out comes last, as `read` says it, where a reader's eye ends."""
     notes = [f"note: {warning}" for warning in response.warnings]
     if not response.hits:
         return printable_lines("\n".join([*notes, f"no results for {response.query!r}"]))
-    return printable_lines("\n\n".join([*notes, *(hit_text(hit) for hit in response.hits)]))
+    cut = cut_sentence(response.budget)
+    ending = [f"(cut: {cut})"] if cut else []
+    return printable_lines(
+        "\n\n".join([*notes, *(hit_text(hit) for hit in response.hits), *ending])
+    )

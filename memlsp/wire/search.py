@@ -1,13 +1,15 @@
 """The JSON of a search: `memlsp search --json` (one vault's answer, and one line of
-`--queries`) and `memlsp/search` (every open vault's answers merged, each result with its URI)."""
+`--queries`) and `memlsp/search` (every open vault's answers merged, each result with its URI);
+both name what their token budget left out (`dropped`) and what the shown results cost."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypedDict
 
-from memlsp.model import Hit, Neighbour, OtherSection, SearchRequest, SearchResponse
+from memlsp.model import Dropped, Hit, Neighbour, OtherSection, SearchRequest, SearchResponse
+from memlsp.search.budget import cut_warnings, within_budget
 
 
 class NeighbourJson(TypedDict):
@@ -54,6 +56,15 @@ class SearchResultJson(TypedDict):
     other_sections: list[OtherSectionJson]
 
 
+class DroppedJson(TypedDict):
+    """A result the token budget left out, in rank order after those shown."""
+
+    path: str
+    heading: str  # its section's headings as `read` takes them ("A#B"); "" for the note's top
+    score: float
+    tokens: int  # what it would have cost, by the measure of the budget that left it out
+
+
 class SearchCountsJson(TypedDict):
     keyword: int  # candidates from each side
     vector: int
@@ -70,6 +81,9 @@ class SearchAnswerJson(TypedDict):
     strength: float
     counts: SearchCountsJson
     results: list[SearchResultJson]
+    # `results` then `dropped` are the results of the same search without a budget, in order.
+    dropped: list[DroppedJson]
+    budget_used: int | None  # tokens of the results shown; None when no budget was asked for
 
 
 class QueryAnswerJson(SearchAnswerJson):
@@ -92,6 +106,13 @@ class VaultSearchResultJson(SearchResultJson):
     root: str  # the vault holding it
 
 
+class VaultDroppedJson(DroppedJson):
+    """A result `memlsp/search`'s budget left out, with where its note is."""
+
+    uri: str
+    root: str
+
+
 class VaultSearchAnswerJson(TypedDict):
     """`memlsp/search`: the answers of every open vault as one, best results first."""
 
@@ -104,6 +125,8 @@ class VaultSearchAnswerJson(TypedDict):
     strength: float
     counts: SearchCountsJson
     results: list[VaultSearchResultJson]
+    dropped: list[VaultDroppedJson]  # the budget is the merged answer's, over every vault's
+    budget_used: int | None
 
 
 def neighbour_json(neighbour: Neighbour) -> NeighbourJson:
@@ -151,6 +174,15 @@ def search_result_json(hit: Hit) -> SearchResultJson:
     }
 
 
+def dropped_json(dropped: Dropped) -> DroppedJson:
+    return {
+        "path": dropped.path,
+        "heading": dropped.heading,
+        "score": dropped.score,
+        "tokens": dropped.tokens,
+    }
+
+
 def search_counts_json(keyword: int, vector: int, hybrid: bool) -> SearchCountsJson:
     return {"keyword": keyword, "vector": vector, "hybrid": hybrid}
 
@@ -161,10 +193,12 @@ def search_answer_json(response: SearchResponse) -> SearchAnswerJson:
         "query": response.query,
         "mode": response.mode,
         "fusion": response.fusion,
-        "warnings": list(response.warnings),
+        "warnings": [*response.warnings, *cut_warnings(response.budget)],
         "strength": response.strength,
         "counts": search_counts_json(counts.keyword, counts.vector, counts.hybrid),
         "results": [search_result_json(hit) for hit in response.hits],
+        "dropped": [dropped_json(d) for d in response.budget.dropped] if response.budget else [],
+        "budget_used": response.budget.budget_used if response.budget else None,
     }
 
 
@@ -188,12 +222,19 @@ class VaultAnswer:
     incomplete: str = ""
 
 
+def each_vault(request: SearchRequest) -> SearchRequest:
+    """What each vault of a `memlsp/search` is asked: the budget is the merged answer's, so that
+    what it shows and leaves out are the merged results in order, whichever vault holds them."""
+    return replace(request, budget_tokens=None)
+
+
 def vault_search_answer_json(
     request: SearchRequest, vaults: Sequence[VaultAnswer]
 ) -> VaultSearchAnswerJson:
-    """Every vault's answer merged: results ranked by score across vaults (a score means the
-    same in every vault), cut at the request's limit; counts summed, the strongest evidence."""
-    results: list[VaultSearchResultJson] = []
+    """Every vault's answer (to `each_vault(request)`) merged: results ranked by score across
+    vaults (a score means the same in every vault), cut at the request's limit, then to its
+    budget; counts summed, the strongest evidence."""
+    found: list[tuple[Hit, VaultAnswer]] = []
     warnings: list[str] = []
     keyword = vector = 0
     hybrid = False
@@ -205,23 +246,31 @@ def vault_search_answer_json(
         response = vault.response
         if response is None:
             continue
-        results += (
-            {**search_result_json(hit), "uri": vault.note_uri(hit.chunk.path), "root": vault.root}
-            for hit in response.hits
-        )
+        found += ((hit, vault) for hit in response.hits)
         keyword += response.counts.keyword
         vector += response.counts.vector
         hybrid = hybrid or response.counts.hybrid
         strength = max(strength, response.strength)
         rules.add(response.fusion)
         warnings += (f"{vault.name}: {warning}" for warning in response.warnings)
-    results.sort(key=lambda r: (-r["score"], r["path"], r["start_line"]))
+    found.sort(key=lambda pair: (-pair[0].score, pair[0].chunk.path, pair[0].chunk.start_line))
+    found = found[: request.limit]
+    shown, budget = within_budget([hit for hit, _ in found], request.budget_tokens)
+    left = budget.dropped if budget else ()
     return {
         "query": request.query,
         "mode": request.mode,
         "fusion": request.fusion or ", ".join(sorted(rules)),
-        "warnings": warnings,
+        "warnings": [*warnings, *cut_warnings(budget)],
         "strength": strength,
         "counts": search_counts_json(keyword, vector, hybrid),
-        "results": results[: request.limit],
+        "results": [
+            {**search_result_json(hit), "uri": vault.note_uri(hit.chunk.path), "root": vault.root}
+            for hit, vault in found[: len(shown)]
+        ],
+        "dropped": [
+            {**dropped_json(d), "uri": vault.note_uri(d.path), "root": vault.root}
+            for d, (_, vault) in zip(left, found[len(shown) :], strict=True)
+        ],
+        "budget_used": budget.budget_used if budget else None,
     }

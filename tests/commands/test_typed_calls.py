@@ -195,6 +195,50 @@ def test_a_typed_call_over_the_socket_is_answered_as_in_process(
     assert str(missing.value) == f"no note 'nowhere' in {vault}"
 
 
+@pytest.mark.skipif(not daemon.supported(), reason="no Unix domain sockets")
+def test_a_budgeted_search_on_the_socket_names_what_it_left_out(
+    vault: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a typed call and as a command line, answered by the process that has the vault open
+    (as `memlsp serve` answers): `dropped` and `budget_used`, and the text's cut line."""
+    settings = settings_for(cache)
+    own, other = VaultSource(vault, settings), VaultSource(vault, settings)
+    own.start()
+    monkeypatch.delenv("MEMLSP_NO_DAEMON", raising=False)
+    own.answer(LinksCall("odd"))  # the index is open, and so the socket
+    replies = spy_on_asking(monkeypatch)
+    flags = ("--embedder", "none", "--cache-dir", cache)
+    try:
+        other.start()  # another process answers: this one opens nothing
+        whole = other.answer(SearchCall(checked_request({"query": "quartzite"})))
+        typed = other.answer(
+            SearchCall(checked_request({"query": "quartzite", "budget_tokens": 1}))
+        )
+        printed = run("search", vault, "quartzite", "--budget-tokens", "1", "--json", *flags)
+        text = run("search", vault, "quartzite", "--budget-tokens", "1", *flags)
+    finally:
+        other.close()
+        own.close()
+    assert len(replies) == 4 and all(reply.code == 0 for reply in replies)
+    assert printed[0] == 0 and json.loads(printed[1]) == typed
+    assert len(whole["results"]) == 2 and whole["dropped"] == [] and whole["budget_used"] is None
+    assert typed["results"] == whole["results"][:1]
+    [left] = typed["dropped"]
+    assert (left["path"], left["score"]) == (
+        whole["results"][1]["path"],
+        whole["results"][1]["score"],
+    )
+    assert isinstance(typed["budget_used"], int) and left["tokens"] > 0
+    assert (
+        text[1]
+        .rstrip("\n")
+        .endswith(
+            f"(cut: 1 more result left out to stay within 1 token (budget_tokens); "
+            f"{typed['budget_used']} used)"
+        )
+    )
+
+
 def spy_on_asking(monkeypatch: pytest.MonkeyPatch) -> list[daemon.Reply]:
     """The replies every later `daemon.ask` gets (the command line's and the agent's alike)."""
     replies: list[daemon.Reply] = []

@@ -43,6 +43,8 @@ OLDER_SERVERS = {
     ("VaultStatusJson", "read_only"),
     ("VaultStatusJson", "problems"),
     ("VaultSearchAnswerJson", "fusion"),
+    ("VaultSearchAnswerJson", "dropped"),
+    ("VaultSearchAnswerJson", "budget_used"),
 }
 
 # -- the TypeScript side ---------------------------------------------------------------------------
@@ -292,6 +294,7 @@ def _uri(path: str) -> str:
 
 
 REQUEST = SearchRequest(query="hybrid search fusion")
+BUDGETED = SearchRequest(query="hybrid search fusion", budget_tokens=50)  # leaves results out
 READY = VectorStatus("ready", "bilingual", 70, 3)
 VECTORS = (READY, VectorStatus("off", "", 0, 0), VectorStatus("unavailable", "x", 0, 9, "no key"))
 STATES = (
@@ -316,9 +319,10 @@ RELATED_ANSWER = RelatedAnswer(
 RELATED = wire.related_json(RELATED_ANSWER)
 
 
-def _vault_answers(engine: Engine) -> list[wire.VaultAnswer]:
+def _vault_answers(engine: Engine, request: SearchRequest) -> list[wire.VaultAnswer]:
+    response = engine.read().search(wire.each_vault(request))
     return [
-        wire.VaultAnswer("vault", "file:///vault", _uri, engine.read().search(REQUEST)),
+        wire.VaultAnswer("vault", "file:///vault", _uri, response),
         wire.VaultAnswer("other", "file:///other", _uri, None, "other is still opening"),
     ]
 
@@ -378,11 +382,14 @@ def _recent(engine: Engine) -> list[wire.RecentJson]:
 # Each builder of a whole message or output, with what it is given: real answers of the engine
 # over the fixture vault where there are some.
 CASES: dict[str, Callable[[Engine], list[Any]]] = {
-    "search_answer_json": lambda e: [wire.search_answer_json(e.read().search(REQUEST))],
-    "query_answer_json": lambda e: [wire.query_answer_json(7, e.read().search(REQUEST))],
+    "search_answer_json": lambda e: [
+        wire.search_answer_json(e.read().search(request)) for request in (REQUEST, BUDGETED)
+    ],
+    "query_answer_json": lambda e: [wire.query_answer_json(7, e.read().search(BUDGETED))],
     "query_error_json": lambda e: [wire.query_error_json("q1", "line 3: 'query'")],
     "vault_search_answer_json": lambda e: [
-        wire.vault_search_answer_json(REQUEST, _vault_answers(e))
+        wire.vault_search_answer_json(request, _vault_answers(e, request))
+        for request in (REQUEST, BUDGETED)
     ],
     "links_answer_json": lambda e: [_links(e, code) for code in ("utf-8", "utf-16", "utf-32")],
     "links_json": lambda e: [wire.links_json(e.read().links("index.md"))],
@@ -465,6 +472,8 @@ def test_the_nested_shapes_were_there_to_check(engine: Engine) -> None:
     results = wire.search_answer_json(engine.read().search(REQUEST))["results"]
     assert any(r["outlinks"] and r["inlinks"] for r in results)
     assert any(r["other_sections"] for r in results)
+    assert wire.search_answer_json(engine.read().search(BUDGETED))["dropped"]
+    assert wire.vault_search_answer_json(BUDGETED, _vault_answers(engine, BUDGETED))["dropped"]
     links = engine.read().links("index.md")
     assert links.outlinks and links.inlinks and links.unresolved and links.ambiguous
     summary = engine.refresh()
@@ -486,7 +495,7 @@ def test_the_nested_shapes_were_there_to_check(engine: Engine) -> None:
 
 
 def test_search_merges_vaults(engine: Engine) -> None:
-    merged = wire.vault_search_answer_json(REQUEST, _vault_answers(engine))
+    merged = wire.vault_search_answer_json(REQUEST, _vault_answers(engine, REQUEST))
     first = merged["results"][0]
     assert (first["uri"], first["root"]) == (_uri(first["path"]), "file:///vault")
     assert merged["warnings"][0] == "other is still opening"

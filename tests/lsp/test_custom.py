@@ -140,13 +140,25 @@ async def test_search_expand_adds_the_neighbours(shared: Session) -> None:
 
 
 async def test_search_budget_tokens(shared: Session) -> None:
-    full = (await shared.search(query="search", limit=10))["results"]
-    assert len(full) == 10
+    whole = await shared.search(query="search", limit=10)
+    full = whole["results"]
+    assert len(full) == 10 and whole["dropped"] == [] and whole["budget_used"] is None
     one = (await shared.search(query="search", limit=10, budget_tokens=1))["results"]
     assert [r["chunk_id"] for r in one] == [full[0]["chunk_id"]]  # the first always fits
-    some = (await shared.search(query="search", limit=10, budget_tokens=400))["results"]
+    cut = await shared.search(query="search", limit=10, budget_tokens=400)
+    some = cut["results"]
     assert 1 <= len(some) < 10
     assert [r["chunk_id"] for r in some] == [r["chunk_id"] for r in full[: len(some)]]
+    # What the budget left out is named, with where its note is: the rest of the answer.
+    assert [(d["uri"], d["root"], d["score"]) for d in cut["dropped"]] == [
+        (r["uri"], r["root"], r["score"]) for r in full[len(some) :]
+    ]
+    assert 0 < cut["budget_used"] <= 400
+    left = len(cut["dropped"])
+    assert cut["warnings"][-1] == (
+        f"{left} more results left out to stay within 400 tokens (budget_tokens); "
+        f"{cut['budget_used']} used"
+    )
 
 
 async def test_search_keeps_to_the_paths_and_tags_asked_for(shared: Session) -> None:

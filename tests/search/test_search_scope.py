@@ -16,8 +16,10 @@ from memlsp.index.vectors import VectorHit
 from memlsp.model import SearchRequest, SearchResponse
 from memlsp.parse.markdown import parse_markdown
 from memlsp.search import hybrid
+from memlsp.search.budget import cut_sentence
 from memlsp.search.request import build_request
 from memlsp.search.scope import NoteScope, allowed_notes, scope_path, scope_tag
+from memlsp.wire import search_answer_json
 from tests.helpers.engine import ask, embedded_vault, indexed_engine, open_indexed
 from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.vault import graph_of, write, write_notes
@@ -268,12 +270,16 @@ def test_the_budget_says_how_many_results_it_left_out(engine: Engine) -> None:
     everything = ask(engine, "lantern", mode="keyword", limit=50)
     assert len(everything.hits) == 7 and everything.warnings == ()
     one = ask(engine, "lantern", mode="keyword", limit=50, budget_tokens=1)
-    assert len(one.hits) == 1
-    assert one.warnings == ("6 more results left out to stay within 1 token (budget_tokens)",)
+    assert len(one.hits) == 1 and one.budget is not None
+    assert search_answer_json(one)["warnings"] == [
+        f"6 more results left out to stay within 1 token (budget_tokens); {one.budget.budget_used} used"
+    ]
     roomy = ask(engine, "lantern", mode="keyword", limit=50, budget_tokens=2000)
-    assert len(roomy.hits) == 7 and roomy.warnings == ()
+    assert len(roomy.hits) == 7 and search_answer_json(roomy)["warnings"] == []
     two = ask(engine, "lantern", mode="keyword", limit=2, budget_tokens=1)
-    assert two.warnings == ("1 more result left out to stay within 1 token (budget_tokens)",)
+    assert cut_sentence(two.budget).startswith(
+        "1 more result left out to stay within 1 token (budget_tokens); "
+    )
 
 
 # -- the command line ------------------------------------------------------------------------------
@@ -309,8 +315,9 @@ def test_the_command_line_takes_path_and_tag_repeated(
     assert paths("--path", "journal", "--start-date", "2024-06-01") == {"journal/2024-06-01.md"}
     code, out, _ = run(capsys, *args, "--budget-tokens", "1")
     assert code == 0
-    assert json.loads(out)["warnings"] == [
-        "6 more results left out to stay within 1 token (budget_tokens)"
+    cut = json.loads(out)
+    assert cut["warnings"] == [
+        f"6 more results left out to stay within 1 token (budget_tokens); {cut['budget_used']} used"
     ]
     code, _, err = run(capsys, *args, "--path", "../x")
     assert code == 2

@@ -69,6 +69,20 @@ export interface VaultSearchResultJson extends SearchResultJson {
   root: string;
 }
 
+/** A result the token budget left out, after those shown, in rank order. */
+export interface DroppedJson {
+  path: string;
+  heading: string; // the section's headings as a link's anchor writes them ("A#B"); "" for the top
+  score: number;
+  tokens: number; // what it would have cost, by the measure of the budget
+}
+
+/** A left-out result with where its note is. */
+export interface VaultDroppedJson extends DroppedJson {
+  uri: string;
+  root: string;
+}
+
 export interface SearchCountsJson {
   keyword: number;
   vector: number;
@@ -83,6 +97,9 @@ export interface VaultSearchAnswerJson {
   strength: number;
   counts: SearchCountsJson;
   results: VaultSearchResultJson[];
+  // `results` then `dropped`: the search without a budget, in order. Older servers omit both.
+  dropped?: VaultDroppedJson[];
+  budget_used?: number | null; // tokens of the results shown; null without a budget
 }
 
 // -- memlsp/links --------------------------------------------------------------------------------

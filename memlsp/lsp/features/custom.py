@@ -27,7 +27,8 @@ def register(server: MemlspServer) -> None:
             request = build_request(values)
         except ValueError as error:
             raise JsonRpcInvalidParams(f"memlsp/search: {error}") from error
-        answers = [await _search_vault(server, vault, request) for vault in server.vaults.all()]
+        each = wire.each_vault(request)
+        answers = [await _search_vault(server, vault, each) for vault in server.vaults.all()]
         return wire.vault_search_answer_json(request, answers)
 
     @server.feature("memlsp/links")
