@@ -7,10 +7,12 @@ results, related notes, recent notes; a graph's nodes, nearest first, with the e
 them) that fits, at least one item, and says in `cut` what it left out; when even that one does
 not fit, the cut says so.
 
-The command line's `search --budget-tokens` counts something else (search/expand.py
+The command line's `search --budget-tokens` counts something else (search/budget.py
 `within_budget`): the words of each result's text and its linked notes, never the JSON. A search
 an agent asks is given that budget too, so its answer equals the command line's whenever that
-fits, and then cut here if its JSON is still over.
+fits, `dropped` and `budget_used` included. When its JSON is still over, it is cut here from the
+search's whole list (`search_within_budget`), by this measure alone: what it leaves out is named
+in `dropped` with each result's tokens as this rule counts them.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from memlsp.model import Dropped, heading_path
 from memlsp.parse.tokens import estimate_tokens
-from memlsp.wire import json_line
+from memlsp.wire import dropped_json, json_line
 
 # Tokens of one answer when the agent names no budget: what an answer is whole in nearly every
 # case (depth 2 around nine notes in ten of the real vaults is under 8,000 tokens, around their
@@ -59,20 +62,74 @@ def cut_to_fit(
         said = f"{left_out(count - kept)} to stay within {budget:,} tokens; {advice}"
         return {**head(kept), "cut": said}
 
-    low, high = 1, count - 1  # the answer is `head(count)`: too much
-    while low < high:  # the most items that fit: fewer always fit in fewer tokens
+    # at least one item; all of them, `head(count)`, are too much
+    fits = _most(lambda kept: answer_tokens(with_cut(kept)) <= budget, 1, count - 1)
+    kept = fits if count else 0
+    gone = left_out(count - kept) if kept < count else ""
+    return _still_over(with_cut(kept), gone, advice, budget)
+
+
+def search_within_budget(answer: Answer, budget: int) -> Answer:
+    """A search answer (with every result the search has) cut to `budget` tokens: the longest
+    head of its results that fits with every result after it named in `dropped`, each with its
+    tokens as `answer_tokens` counts its JSON, and `budget_used` those of the results shown.
+    When even the first result with all the names is over, the first names that fit are kept,
+    and the cut says how many more were left out unnamed."""
+    results = answer["results"]
+    count = len(results)
+    costs = [answer_tokens(result) for result in results]
+    names = [
+        dropped_json(Dropped(r["path"], heading_path(r["breadcrumb"]), r["score"], cost))
+        for r, cost in zip(results, costs, strict=True)
+    ]
+    advice = "ask with a smaller limit"
+
+    def left_out(kept: int, named: int) -> str:
+        said = f"the last {count - kept} of {count} results left out"
+        unnamed = count - kept - named
+        return said + (f" ({unnamed:,} of them not named in dropped)" if unnamed else "")
+
+    def shown(kept: int, named: int) -> dict[str, Any]:
+        head = {
+            **answer,
+            "results": results[:kept],
+            "dropped": names[kept : kept + named],
+            "budget_used": sum(costs[:kept]),
+        }
+        if kept < count:
+            said = f"{left_out(kept, named)} to stay within {budget:,} tokens; {advice}"
+            head["cut"] = said
+        return head
+
+    whole = shown(count, 0)
+    if answer_tokens(whole) <= budget:
+        return whole
+    kept = _most(lambda kept: answer_tokens(shown(kept, count - kept)) <= budget, 1, count - 1)
+    named = _most(lambda named: answer_tokens(shown(kept, named)) <= budget, 0, count - kept)
+    gone = left_out(kept, named) if kept < count else ""
+    return _still_over(shown(kept, named), gone, advice, budget)
+
+
+def _most(fits: Callable[[int], bool], low: int, high: int) -> int:
+    """The largest n from `low` to `high` for which `fits(n)` (which holds for every smaller n
+    when it holds for n: fewer items always take fewer tokens); `low` when none does."""
+    while low < high:
         middle = (low + high + 1) // 2
-        if answer_tokens(with_cut(middle)) <= budget:
+        if fits(middle):
             low = middle
         else:
             high = middle - 1
-    kept = max(low, 1) if count else 0
-    smaller = with_cut(kept)
+    return low
+
+
+def _still_over(smaller: dict[str, Any], gone: str, advice: str, budget: int) -> dict[str, Any]:
+    """`smaller`, whose `cut` says it is over the budget when even that is (`gone` names what
+    was left out, "" for nothing): not that it fits."""
     tokens = answer_tokens(smaller)
-    if tokens > budget:  # one item alone is too much: say so, not that it fits
-        gone = f"{left_out(count - kept)}, and" if kept < count else "nothing to leave out:"
+    if tokens > budget:
+        said = f"{gone}, and" if gone else "nothing to leave out:"
         smaller["cut"] = (
-            f"{gone} what is left is still about {tokens:,} tokens, over the budget of "
+            f"{said} what is left is still about {tokens:,} tokens, over the budget of "
             f"{budget:,}; {advice}"
         )
     return smaller

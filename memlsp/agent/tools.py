@@ -23,6 +23,7 @@ from memlsp.agent.budget import (
     answer_tokens,
     graph_within_budget,
     list_within_budget,
+    search_within_budget,
     tool_text,
 )
 from memlsp.agent.source import VaultSource
@@ -83,7 +84,14 @@ class Memory:
         if not answer.get("results"):
             why = "; ".join(answer.get("warnings") or [])
             raise ToolFailed(f"nothing found for {quoted(query)}" + (f": {why}" if why else ""))
-        return list_within_budget(answer, "results", budget)
+        if answer_tokens(answer) <= budget:
+            return answer  # the command line's answer, cut by its words if at all
+        # Over by its JSON: this measure alone cuts, from every result the search has, so that
+        # each one left out is named with what it costs by the measure that left it out.
+        if answer.get("dropped") != []:  # some left out by words, or a server that cannot say
+            unbudgeted = {**values, "budget_tokens": None}
+            answer = self._answer(lambda: SearchCall(checked_request(unbudgeted)))
+        return search_within_budget(answer, budget)
 
     def read(
         self,

@@ -21,6 +21,7 @@ from memlsp.agent.budget import (
     answer_tokens,
     graph_within_budget,
     list_within_budget,
+    search_within_budget,
 )
 from memlsp.agent.server import INSTRUCTIONS, MemoryServer
 from memlsp.agent.source import VaultSource
@@ -206,9 +207,41 @@ async def test_a_query_that_matches_nothing_is_an_error_saying_so(
 async def test_the_budget_cuts_search_and_says_so(vault: Path, tmp_path: Path) -> None:
     async with agent(vault, settings_for(tmp_path / "cache")) as client:
         whole = await call(client, "search", query="search", limit=10)
-        cut = await call(client, "search", query="search", limit=10, budget_tokens=30)
-    assert len(cut["results"]) < len(whole["results"])
-    assert any("budget_tokens" in warning for warning in cut["warnings"])
+        cut = await call(client, "search", query="search", limit=10, budget_tokens=1500)
+        tiny = await call(client, "search", query="search", limit=10, budget_tokens=30)
+    assert 1 <= len(cut["results"]) < len(whole["results"])
+    assert cut["cut"].startswith(f"the last {len(whole['results']) - len(cut['results'])} of")
+    assert answer_tokens(cut) <= 1500
+    # Every result left out is named, in order.
+    assert [(r["path"], r["score"]) for r in cut["results"]] + [
+        (d["path"], d["score"]) for d in cut["dropped"]
+    ] == [(r["path"], r["score"]) for r in whole["results"]]
+    # Too small a budget for the names too: the first result alone, and the count of the rest.
+    assert len(tiny["results"]) == 1 and tiny["dropped"] == []
+    assert tiny["cut"].startswith(f"the last {len(whole['results']) - 1} of")
+    assert f"({len(whole['results']) - 1} of them not named in dropped)" in tiny["cut"]
+
+
+async def test_a_search_cut_by_the_commands_budget_alone_is_its_answer(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Text of many words and little JSON (a CJK character is a token either way): the command's
+    word budget cuts, and its answer fits as it is, naming what it left out in order."""
+    for n in range(4):
+        (vault / "inbox" / f"stone-{n}.md").write_text(f"# Stone {n}\n\nquartzite {'石' * 480}\n")
+    async with agent(vault, settings_for(tmp_path / "cache")) as client:
+        whole = await call(client, "search", query="quartzite", budget_tokens=100_000)
+        cut = await call(client, "search", query="quartzite", budget_tokens=700)
+    assert len(whole["results"]) == 4 and len(cut["results"]) == 1
+    assert "cut" not in cut and answer_tokens(cut) <= 700
+    assert cut["warnings"] == [
+        f"3 more results left out to stay within 700 tokens (budget_tokens); "
+        f"{cut['budget_used']:,} used"
+    ]
+    assert [(d["path"], d["score"]) for d in cut["dropped"]] == [
+        (r["path"], r["score"]) for r in whole["results"][1:]
+    ]
+    assert all(d["tokens"] > 480 for d in cut["dropped"]) and cut["budget_used"] > 480
 
 
 async def test_search_is_cut_by_the_measure_of_its_json_as_every_tool(
@@ -220,9 +253,41 @@ async def test_search_is_cut_by_the_measure_of_its_json_as_every_tool(
         (vault / "inbox" / f"blob-{n}.md").write_text(f"# Blob {n}\n\nquartzite {'x' * 4000}\n")
     async with agent(vault, settings_for(tmp_path / "cache")) as client:
         answer = await call(client, "search", query="quartzite", budget_tokens=3000)
-    assert 1 <= len(answer["results"]) < 8
+        whole = await call(client, "search", query="quartzite", budget_tokens=100_000)
+    shown = len(answer["results"])
+    assert 1 <= shown < 8
     assert answer_tokens(answer) <= 3000
-    assert answer["cut"].startswith(f"the last {8 - len(answer['results'])} of 8 results")
+    assert answer["cut"].startswith(f"the last {8 - shown} of 8 results")
+    # Named by the measure that cut them: each result's JSON.
+    assert answer["results"] == whole["results"][:shown]
+    assert answer["dropped"] == [
+        {"path": r["path"], "heading": "", "score": r["score"], "tokens": answer_tokens(r)}
+        for r in whole["results"][shown:]
+    ]
+    assert answer["budget_used"] == sum(answer_tokens(r) for r in answer["results"])
+
+
+async def test_a_search_cut_by_words_and_then_by_its_json_names_all_it_left_out(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The command's word budget keeps three of eight results, and their JSON is still over: the
+    answer is cut from the whole search by its JSON alone, every result after it named with its
+    JSON's tokens, those the word budget left out too."""
+    for n in range(8):
+        (vault / "inbox" / f"prose-{n}.md").write_text(
+            f"# Prose {n}\n\nquartzite {'words ' * 300}\n"
+        )
+    async with agent(vault, settings_for(tmp_path / "cache")) as client:
+        answer = await call(client, "search", query="quartzite", budget_tokens=1000)
+        whole = await call(client, "search", query="quartzite", budget_tokens=100_000)
+    shown = len(answer["results"])
+    assert 1 <= shown < 3 and answer_tokens(answer) <= 1000
+    assert answer["cut"].startswith(f"the last {8 - shown} of 8 results left out")
+    assert answer["dropped"] == [
+        {"path": r["path"], "heading": "", "score": r["score"], "tokens": answer_tokens(r)}
+        for r in whole["results"][shown:]
+    ]
+    assert all(d["tokens"] > 400 for d in answer["dropped"])  # their JSON, not their 301 words
 
 
 async def test_a_note_changed_on_disk_is_found_by_the_next_search(
@@ -498,6 +563,61 @@ def test_a_list_whose_first_item_is_over_budget_says_it_is_still_over() -> None:
     assert len(cut["results"]) == 1
     assert cut["cut"].startswith("the last 1 of 2 results left out, and what is left is still")
     assert "over the budget of 1,000" in cut["cut"]
+
+
+def search_answer(results: int, words: int) -> dict[str, Any]:
+    """A search's answer as the command gives it, with no budget: results in one note each."""
+    return {
+        "query": "q", "warnings": [], "dropped": [], "budget_used": None,
+        "results": [
+            {"path": f"n/{i:02}.md", "breadcrumb": ["N", "Part", "Sub"], "score": 1 - i / 100,
+             "text": "word " * words}
+            for i in range(results)
+        ],
+    }  # fmt: skip
+
+
+def test_a_search_over_budget_names_every_result_it_left_out() -> None:
+    answer = search_answer(30, 60)
+    cut = search_within_budget(answer, 1000)
+    shown = len(cut["results"])
+    assert answer_tokens(cut) <= 1000 and 1 < shown < 30
+    assert cut["results"] == answer["results"][:shown]
+    assert cut["dropped"] == [
+        {"path": r["path"], "heading": "Part#Sub", "score": r["score"], "tokens": answer_tokens(r)}
+        for r in answer["results"][shown:]
+    ]
+    assert cut["budget_used"] == sum(answer_tokens(r) for r in cut["results"])
+    assert cut["cut"] == (
+        f"the last {30 - shown} of 30 results left out to stay within 1,000 tokens; "
+        "ask with a smaller limit"
+    )
+    roomy = search_within_budget(answer, 100_000)
+    assert roomy["results"] == answer["results"] and roomy["dropped"] == [] and "cut" not in roomy
+    assert roomy["budget_used"] == sum(answer_tokens(r) for r in answer["results"])
+
+
+def test_when_even_the_names_do_not_fit_the_first_are_named_and_the_rest_counted() -> None:
+    answer = search_answer(50, 20)
+    cut = search_within_budget(answer, 400)
+    named = len(cut["dropped"])
+    assert answer_tokens(cut) <= 400 and len(cut["results"]) == 1 and 0 < named < 49
+    assert [d["path"] for d in cut["dropped"]] == [r["path"] for r in answer["results"][1:][:named]]
+    assert cut["cut"] == (
+        f"the last 49 of 50 results left out ({49 - named} of them not named in dropped) to "
+        "stay within 400 tokens; ask with a smaller limit"
+    )
+    one_more = {**cut, "dropped": [*cut["dropped"], cut["dropped"][0]]}
+    assert answer_tokens(one_more) > 400  # as many names as fit
+
+
+def test_a_search_whose_first_result_alone_is_over_says_so() -> None:
+    cut = search_within_budget(search_answer(3, 3000), 500)
+    assert len(cut["results"]) == 1 and cut["dropped"] == []
+    assert cut["cut"].startswith(
+        "the last 2 of 3 results left out (2 of them not named in dropped), and what is left is"
+    )
+    assert "over the budget of 500" in cut["cut"]
 
 
 def test_a_cut_list_keeps_as_many_items_as_fit_with_its_sentence() -> None:
