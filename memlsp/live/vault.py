@@ -341,10 +341,8 @@ class LiveVault:
         """Scan the whole vault. Only the first scan is `indexing`: once `memlsp/indexed` said
         the vault is ready, a later one (the watcher catching up, `memlsp/reindex`, a folder
         moved in) leaves it ready, since answers already come from the whole index; its
-        progress still shows, counted from 0."""
-        if self._ready.is_set():
-            self._set(done=0, total=0)
-        else:
+        progress still shows, as the files it finds to index are reported."""
+        if not self._ready.is_set():
             self._set(state="indexing", done=0, total=0)
         self.listener.indexing_started(self)
 

