@@ -1,0 +1,300 @@
+"""Playing random edits: on the engine in this process or on a real server over stdio, compared at
+checkpoints with a fresh index of the same files and buffers; a scenario (operations before the
+index opens, then live ones), its replay, and its shrinking by delta debugging.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memlsp.engine.engine import Engine
+from tests.helpers.consistency import (
+    IndexState,
+    StdioServer,
+    capture_engine,
+    capture_fresh,
+    capture_server,
+    differences,
+    disk_with_buffers,
+    open_engine,
+    settle,
+    shrink,
+    tell_engine,
+    vault_files,
+)
+from tests.helpers.edit_ops import (
+    BUFFER_KINDS,
+    PROCESS_KINDS,
+    TOKEN,
+    WORDS,
+    Op,
+    buffer_applies,
+    do_on_disk,
+)
+
+
+class Replay:
+    """Operations on a temp vault, and what they left for the comparison: every path that was
+    ever a file of the vault, every probe word, the open buffers."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.vault = base / "vault"
+        self.vault.mkdir(parents=True)
+        self.seen: set[str] = set()
+        self.probes: set[str] = set(WORDS)
+        self.buffers: dict[str, str] = {}
+        # Open buffers whose file another program deleted or moved away: not notes until the
+        # file is there again (no ghost note behind an open tab).
+        self.orphans: set[str] = set()
+
+    def disk_reported(self, reported: Sequence[str]) -> None:
+        """What the index makes of a disk change for the open buffers it touches."""
+
+        def touched(path: str) -> bool:
+            return any(path == r or path.startswith(r.rstrip("/") + "/") for r in reported)
+
+        rescanned = any((self.vault / path).is_dir() for path in reported)
+        for path in self.buffers:
+            exists = (self.vault / path).is_file()
+            if touched(path) and not exists:
+                self.orphans.add(path)
+            elif exists and (touched(path) or rescanned):
+                self.orphans.discard(path)
+
+    def buffers_reset(self) -> None:
+        self.buffers = {}
+        self.orphans = set()
+
+    def note(self, op: Op) -> None:
+        self.seen.update(vault_files(self.vault))
+        self.seen.update(self.buffers)
+        self.probes.update(TOKEN.findall(op.text))
+
+    def expected(self) -> IndexState:
+        """A fresh index of the disk, with each open buffer's text written to its file (but for
+        buffers whose file is gone)."""
+        buffers = {p: t for p, t in self.buffers.items() if p not in self.orphans}
+        if not buffers:
+            return capture_fresh(self.vault, self.seen, self.probes)
+        with tempfile.TemporaryDirectory(prefix="memlsp-expected-") as folder:
+            copy = disk_with_buffers(self.vault, buffers, Path(folder) / "vault")
+            return capture_fresh(copy, self.seen, self.probes)
+
+
+class EngineReplay(Replay):
+    """The engine in this process, told of each change as the live server tells it: disk changes
+    by the paths the watcher reports, buffers by `apply_text` and `release_text`. A crash cannot
+    be had in-process: it is a restart here."""
+
+    def __init__(self, base: Path) -> None:
+        super().__init__(base)
+        self.engine: Engine | None = None
+
+    def start(self) -> None:
+        self.engine = open_engine(self.vault, self.base / "cache")
+        self.engine.refresh()
+
+    def apply(self, op: Op) -> bool:
+        engine = self.engine
+        if op.kind in PROCESS_KINDS:
+            if engine is None:
+                return False
+            self.close()
+            self.buffers_reset()  # an editor would open its buffers again: not modelled
+            self.start()
+        elif op.kind in BUFFER_KINDS:
+            if engine is None or not buffer_applies(op, list(self.buffers)):
+                return False
+            if op.kind == "close":
+                del self.buffers[op.path]
+                self.orphans.discard(op.path)
+                engine.release_text(op.path)
+            else:
+                self.buffers[op.path] = op.text
+                engine.apply_text(op.path, op.text)
+        else:
+            reported = do_on_disk(self.base, op)
+            if reported is None:
+                return False
+            if engine is not None:
+                tell_engine(engine, reported)
+            self.disk_reported(reported)
+        self.note(op)
+        return True
+
+    def differences(self) -> list[str]:
+        assert self.engine is not None
+        live = capture_engine(self.engine, self.seen, self.probes)
+        return differences(live, self.expected())
+
+    def reopened_differences(self) -> list[str]:
+        """Close the engine (it saves its manifest) and open it again on the same cache."""
+        assert self.engine is not None and not self.buffers
+        self.close()
+        self.start()
+        assert self.engine is not None
+        live = capture_engine(self.engine, self.seen, self.probes)
+        return differences(live, self.expected(), name="reopened")
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+
+class ServerReplay(Replay):
+    """The real server over stdio, with its own file watcher: it learns of disk changes by
+    itself; buffers are didOpen / didChange / didClose. With `client_events` the client reports
+    each change too (`workspace/didChangeWatchedFiles`, as VS Code does): twice told, once done."""
+
+    def __init__(self, base: Path, client_events: bool = False) -> None:
+        super().__init__(base)
+        self.server: StdioServer | None = None
+        self.client_events = client_events
+
+    def start(self) -> None:
+        self.server = StdioServer(self.vault, self.base / "cache")
+        self.server.open_vault()
+        # A file written right after `memlsp/indexed` can be missed while the watcher is still
+        # starting (a separate finding); only once it reports a write is the vault watched.
+        settle(self.server)
+
+    def apply(self, op: Op) -> bool:
+        server = self.server
+        if op.kind in PROCESS_KINDS:
+            if server is None:
+                return False
+            if op.kind == "crash":
+                server.kill()
+            self.close()
+            self.buffers_reset()
+            self.start()
+        elif op.kind in BUFFER_KINDS:
+            if server is None or not buffer_applies(op, list(self.buffers)):
+                return False
+            if op.kind == "open":
+                server.open(op.path, op.text)
+            elif op.kind == "change":
+                server.change(op.path, op.text)
+            else:
+                server.close(op.path)
+                self.orphans.discard(op.path)
+            self.buffers = dict(server.buffers)
+        else:
+            reported = do_on_disk(self.base, op)
+            if reported is None:
+                return False
+            if self.client_events and server is not None:
+                changes = [
+                    {"uri": server.uri(path), "type": 2 if (self.vault / path).exists() else 3}
+                    for path in reported
+                ]
+                server.notify("workspace/didChangeWatchedFiles", {"changes": changes})
+            self.disk_reported(reported)
+        self.note(op)
+        return True
+
+    def differences(self) -> list[str]:
+        assert self.server is not None
+        settle(self.server)
+        self.seen.update(vault_files(self.vault))
+        live = capture_server(self.server, self.seen, self.probes)
+        return differences(live, self.expected(), name="server")
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+# -- a scenario: operations before the index opens, then live ones with checkpoints -------------
+
+
+@dataclass(frozen=True)
+class Scenario:
+    before: tuple[Op, ...]  # made on disk before the index is first opened
+    during: tuple[Op, ...]  # made while it is live
+    checkpoints: frozenset[int]  # indexes into `during` after which the states are compared
+
+    def without(self, kept: Sequence[int]) -> Scenario:
+        """The scenario with only the operations numbered in `kept` (0-based, over both
+        phases); the checkpoints stay after the same operations, and one is at the end."""
+        first = len(self.before)
+        before = tuple(self.before[i] for i in kept if i < first)
+        during_numbers = [i - first for i in kept if i >= first]
+        checks = {n for n, i in enumerate(during_numbers) if i in self.checkpoints}
+        checks.add(len(during_numbers) - 1)
+        return Scenario(before, tuple(self.during[i] for i in during_numbers), frozenset(checks))
+
+    def lines(self) -> list[str]:
+        lines = ["  before the index opens:"] if self.before else []
+        lines += [f"    {op}" for op in self.before]
+        lines.append("  then, live:")
+        for number, op in enumerate(self.during):
+            lines.append(f"    {op}")
+            if number in self.checkpoints and number != len(self.during) - 1:
+                lines.append("    -- compared here --")
+        return lines
+
+
+def run_scenario(replay: EngineReplay | ServerReplay, scenario: Scenario) -> list[str]:
+    """Play it; the differences at the first checkpoint that has any ([] if none has)."""
+    try:
+        for op in scenario.before:
+            replay.apply(op)
+        replay.start()
+        if not scenario.during:
+            return replay.differences()
+        for number, op in enumerate(scenario.during):
+            replay.apply(op)
+            if number in scenario.checkpoints:
+                found = replay.differences()
+                if found:
+                    return found
+        return []
+    finally:
+        replay.close()
+
+
+def reproduce(
+    make: Callable[[Path], EngineReplay | ServerReplay],
+    scenario: Scenario,
+    work: Path,
+    seconds: float,
+) -> tuple[Scenario, list[str], str]:
+    """Shrink a diverging scenario; the shrunk one, its differences, and how it was shrunk."""
+    total = len(scenario.before) + len(scenario.during)
+    replays = iter(range(1_000_000))
+
+    def diverges(kept: Sequence[int]) -> bool:
+        if not kept:
+            return False
+        folder = work / f"replay-{next(replays)}"
+        try:
+            return bool(run_scenario(make(folder), scenario.without(kept)))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    shrunk = shrink(list(range(total)), diverges, seconds)
+    result = scenario.without(shrunk.items)
+    folder = work / "replay-shrunk"
+    found = run_scenario(make(folder), result)
+    how = f"{total} -> {len(shrunk.items)} operations in {shrunk.replays} replays"
+    if not shrunk.minimal:
+        how += " (time ran out: maybe not minimal)"
+    return result, found, how
+
+
+def report(title: str, scenario: Scenario, how: str, *sections: tuple[str, list[str]]) -> str:
+    lines = [title, f"shrunk: {how}", "operations:", *scenario.lines()]
+    for label, found in sections:
+        lines.append(f"{label}:")
+        lines += [f"  {line}" for line in found[:60]] or ["  (none: no divergence this time)"]
+        if len(found) > 60:
+            lines.append(f"  ... {len(found) - 60} more")
+    return "\n".join(lines)
