@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.helpers.consistency import SENTINEL, vault_files
+from tests.helpers.consistency import vault_files
+from tests.helpers.stdio_server import SENTINEL
 
 # Names that several folders share make links ambiguous; "ALPHA" is "alpha" in another case (in
 # one folder too), "beta" is also an alias, "Gamma" is linked in other cases, "two words" needs

@@ -14,15 +14,12 @@ from pathlib import Path
 from memlsp.engine.engine import Engine
 from tests.helpers.consistency import (
     IndexState,
-    StdioServer,
     capture_engine,
     capture_fresh,
     capture_server,
     differences,
     disk_with_buffers,
     open_engine,
-    settle,
-    shrink,
     tell_engine,
     vault_files,
 )
@@ -35,6 +32,8 @@ from tests.helpers.edit_ops import (
     buffer_applies,
     do_on_disk,
 )
+from tests.helpers.shrink import shrink
+from tests.helpers.stdio_server import StdioServer, settle
 
 
 class Replay:
