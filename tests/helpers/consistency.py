@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 # Well above the hits any probe has in the generated vaults; a full page is marked as such,
 # since scores (and so which hits make the page) may differ between a live and a fresh index.
 PROBE_LIMIT = 100
+# A probe lists every matching section (`sections`), not each note at its best one: which
+# section of a note is best may differ between a live and a fresh index of the same text, since
+# BM25 counts words of deleted documents until the keyword index merges its segments.
 TRUNCATED = "(page full: more hits may exist)"
 HANG_GUARD = 60.0  # seconds; only ever reached when something hangs
 
@@ -172,7 +175,9 @@ def capture_engine(
             links[path] = state
     search = {}
     for probe in sorted(set(probes)):
-        request = SearchRequest(query=probe, limit=PROBE_LIMIT, expand=False, mode="keyword")
+        request = SearchRequest(
+            query=probe, limit=PROBE_LIMIT, expand=False, mode="keyword", sections=True
+        )
         hits = engine.read().search(request).hits
         rows = tuple(
             sorted({f"{h.chunk.path}:{h.chunk.start_line}-{h.chunk.end_line}" for h in hits})
@@ -210,7 +215,13 @@ def capture_server(
     for probe in sorted(set(probes)):
         answer = server.request(
             "memlsp/search",
-            {"query": probe, "limit": PROBE_LIMIT, "expand": False, "mode": "keyword"},
+            {
+                "query": probe,
+                "limit": PROBE_LIMIT,
+                "expand": False,
+                "mode": "keyword",
+                "sections": True,
+            },
         )
         search[probe] = _page(_hit_rows(answer["results"]), len(answer["results"]))
     return IndexState(links, search)
@@ -253,7 +264,7 @@ def capture_cli(
             queries.write_text("\n".join(lines) + "\n", encoding="utf-8")
             run = cli(
                 "search", str(vault), "--queries", str(queries), "--mode", "keyword", "--json",
-                "--no-expand", "--limit", str(PROBE_LIMIT), *common,
+                "--no-expand", "--sections", "--limit", str(PROBE_LIMIT), *common,
             )  # fmt: skip
         output.append(_transcript(run))
         assert run.returncode == 0, "\n".join(output)
