@@ -47,26 +47,36 @@ class Replay:
         self.seen: set[str] = set()
         self.probes: set[str] = set(WORDS)
         self.buffers: dict[str, str] = {}
+        # Open buffers whose file has existed since they opened (it was there when they opened,
+        # or another program wrote it since): only those can lose their file. One never saved
+        # stays a note whatever happens around it.
+        self.saved: set[str] = set()
         # Open buffers whose file another program deleted or moved away: not notes until the
         # file is there again (no ghost note behind an open tab).
         self.orphans: set[str] = set()
 
-    def disk_reported(self, reported: Sequence[str]) -> None:
-        """What the index makes of a disk change for the open buffers it touches."""
+    def opened(self, path: str, text: str) -> None:
+        self.buffers[path] = text
+        if (self.vault / path).is_file():
+            self.saved.add(path)
 
-        def touched(path: str) -> bool:
-            return any(path == r or path.startswith(r.rstrip("/") + "/") for r in reported)
+    def closed(self, path: str) -> None:
+        del self.buffers[path]
+        self.saved.discard(path)
+        self.orphans.discard(path)
 
-        rescanned = any((self.vault / path).is_dir() for path in reported)
+    def disk_changed(self) -> None:
+        """What the index makes of a change on disk for the open buffers."""
         for path in self.buffers:
-            exists = (self.vault / path).is_file()
-            if touched(path) and not exists:
-                self.orphans.add(path)
-            elif exists and (touched(path) or rescanned):
+            if (self.vault / path).is_file():
+                self.saved.add(path)
                 self.orphans.discard(path)
+            elif path in self.saved:
+                self.orphans.add(path)
 
     def buffers_reset(self) -> None:
         self.buffers = {}
+        self.saved = set()
         self.orphans = set()
 
     def note(self, op: Op) -> None:
@@ -88,18 +98,42 @@ class Replay:
 class EngineReplay(Replay):
     """The engine in this process, told of each change as the live server tells it: disk changes
     by the paths the watcher reports, buffers by `apply_text` and `release_text`. A crash cannot
-    be had in-process: it is a restart here."""
+    be had in-process: it is a restart here.
 
-    def __init__(self, base: Path) -> None:
+    With `together`, the disk changes made between two buffer operations or checkpoints are
+    told at once, as the server's change queue merges what its watcher reports: a file written
+    and deleted again is then one path that is gone."""
+
+    def __init__(self, base: Path, together: bool = False) -> None:
         super().__init__(base)
         self.engine: Engine | None = None
+        self.together = together
+        self.untold: list[str] = []  # reported, not yet told (with `together`)
 
     def start(self) -> None:
         self.engine = open_engine(self.vault, self.base / "cache")
         self.engine.refresh()
 
+    def tell(self) -> None:
+        """Tell the engine what the watcher reported and it was not told yet."""
+        if self.engine is not None and self.untold:
+            tell_engine(self.engine, list(dict.fromkeys(self.untold)))
+        self.untold = []
+
     def apply(self, op: Op) -> bool:
         engine = self.engine
+        if op.kind not in BUFFER_KINDS and op.kind not in PROCESS_KINDS:
+            reported = do_on_disk(self.base, op)
+            if reported is None:
+                return False
+            if engine is not None:
+                self.untold += reported
+                if not self.together:
+                    self.tell()
+            self.disk_changed()
+            self.note(op)
+            return True
+        self.tell()
         if op.kind in PROCESS_KINDS:
             if engine is None:
                 return False
@@ -110,30 +144,30 @@ class EngineReplay(Replay):
             if engine is None or not buffer_applies(op, list(self.buffers)):
                 return False
             if op.kind == "close":
-                del self.buffers[op.path]
-                self.orphans.discard(op.path)
+                self.closed(op.path)
                 engine.release_text(op.path)
             else:
+                if op.kind == "open":
+                    self.opened(op.path, op.text)
                 self.buffers[op.path] = op.text
                 engine.apply_text(op.path, op.text)
-        else:
-            reported = do_on_disk(self.base, op)
-            if reported is None:
-                return False
-            if engine is not None:
-                tell_engine(engine, reported)
-            self.disk_reported(reported)
         self.note(op)
         return True
 
     def differences(self) -> list[str]:
         assert self.engine is not None
+        self.tell()
         live = capture_engine(self.engine, self.seen, self.probes)
         return differences(live, self.expected())
 
     def reopened_differences(self) -> list[str]:
-        """Close the engine (it saves its manifest) and open it again on the same cache."""
-        assert self.engine is not None and not self.buffers
+        """Close the buffers, then the engine (it saves its manifest), and open it again on the
+        same cache."""
+        assert self.engine is not None
+        self.tell()
+        for path in list(self.buffers):
+            self.closed(path)
+            self.engine.release_text(path)
         self.close()
         self.start()
         assert self.engine is not None
@@ -155,13 +189,29 @@ class ServerReplay(Replay):
         super().__init__(base)
         self.server: StdioServer | None = None
         self.client_events = client_events
+        # Since the server last settled: whether a folder was made (the watcher then watches the
+        # vault afresh, and a file that comes and goes meanwhile is named by no event), and the
+        # paths the watcher has reported.
+        self.folder_made = False
+        self.reported: set[str] = set()
 
     def start(self) -> None:
         self.server = StdioServer(self.vault, self.base / "cache")
         self.server.open_vault()
         # A file written right after `memlsp/indexed` can be missed while the watcher is still
         # starting (a separate finding); only once it reports a write is the vault watched.
+        self.quiet()
+
+    def quiet(self) -> None:
+        """Wait until the server has applied every change made so far."""
+        assert self.server is not None
         settle(self.server)
+        self.folder_made = False
+        self.reported = set()
+
+    def _touched(self, path: str) -> bool:
+        """A disk change to `path`, or to a folder above it, is not applied yet, maybe."""
+        return any(path == r or path.startswith(r + "/") for r in self.reported)
 
     def apply(self, op: Op) -> bool:
         server = self.server
@@ -177,30 +227,46 @@ class ServerReplay(Replay):
             if server is None or not buffer_applies(op, list(self.buffers)):
                 return False
             if op.kind == "open":
+                if not (self.vault / op.path).is_file() and self._touched(op.path):
+                    # Another program just deleted or moved its file; the watcher may tell the
+                    # server after the editor does, and then it reads as a file the open buffer
+                    # had. Which came first is the model's to know, not the server's.
+                    self.quiet()
                 server.open(op.path, op.text)
+                self.opened(op.path, op.text)
             elif op.kind == "change":
                 server.change(op.path, op.text)
+                self.buffers[op.path] = op.text
             else:
                 server.close(op.path)
-                self.orphans.discard(op.path)
-            self.buffers = dict(server.buffers)
+                self.closed(op.path)
+            assert self.buffers == server.buffers
         else:
+            folders = _folders(self.vault)
             reported = do_on_disk(self.base, op)
             if reported is None:
                 return False
+            self.folder_made |= not _folders(self.vault) <= folders
+            self.reported.update(reported)
             if self.client_events and server is not None:
                 changes = [
                     {"uri": server.uri(path), "type": 2 if (self.vault / path).exists() else 3}
                     for path in reported
                 ]
                 server.notify("workspace/didChangeWatchedFiles", {"changes": changes})
-            self.disk_reported(reported)
+            saved = set(self.saved)
+            self.disk_changed()
+            if self.folder_made and server is not None and self.saved - saved:
+                # The file of an open buffer that never had one appeared while the watcher may
+                # be watching afresh: if it went again before the watcher was back, nothing
+                # would tell the server it ever was, so let it see it now.
+                self.quiet()
         self.note(op)
         return True
 
     def differences(self) -> list[str]:
         assert self.server is not None
-        settle(self.server)
+        self.quiet()
         self.seen.update(vault_files(self.vault))
         live = capture_server(self.server, self.seen, self.probes)
         return differences(live, self.expected(), name="server")
@@ -209,6 +275,10 @@ class ServerReplay(Replay):
         if self.server is not None:
             self.server.stop()
             self.server = None
+
+
+def _folders(vault: Path) -> set[str]:
+    return {str(path.relative_to(vault)) for path in vault.rglob("*") if path.is_dir()}
 
 
 # -- a scenario: operations before the index opens, then live ones with checkpoints -------------
