@@ -1,69 +1,74 @@
 """Random edits to a vault, then the live index compared with a fresh index of the same files.
 
-Each seed drives a sequence of operations on a temp vault: notes written (links of every form to
-names that several folders share, aliases), modified, deleted, renamed, moved between folders;
-folders renamed or deleted; notes and folders moved out of the vault or into Obsidian's `.trash/`, and back
-in; attachments created and deleted; the index closed and opened again; in the server test also
-editor buffers opened, changed and closed, and the server killed with -9 and started again. The
-generator looks at the files as they are, so a seed always makes the same operations.
+Each seed drives a sequence of operations on a temp vault (tests/helpers/edit_ops.py): notes
+written (links of every form to names that several folders share, in several cases, aliases),
+modified, deleted, renamed, moved between folders; folders renamed or deleted; notes and folders
+moved out of the vault or into Obsidian's `.trash/`, and back in; attachments created and
+deleted; the index closed and opened again; editor buffers opened (on notes, and on paths with no
+file yet), changed and closed, their files written and deleted by another program; in the server
+test also the server killed with -9 and started again. The generator looks at the files as they
+are, so a seed always makes the same operations.
 
-At checkpoints the live index's state (tests/helpers/consistency.py: links of every note, attachments,
-keyword hits of probe words) must equal a fresh Engine's on a new cache over the same files.
-A divergence is shrunk by delta debugging (the operations replayed from an empty vault, dropping
-what is not needed to diverge) and printed as the operations left and the parts that differ.
+At checkpoints the live index's state (tests/helpers/consistency.py: links of every note,
+attachments, keyword hits of probe words) must equal a fresh Engine's on a new cache over the same
+files and buffers (tests/helpers/edit_replay.py). A divergence is shrunk by delta debugging (the
+operations replayed from an empty vault, dropping what is not needed to diverge) and printed as
+the operations left and the parts that differ.
+
+For a longer look than the suite's, `MEMLSP_RANDOM_EDITS=10x150` (or `11-20x150`) sets the seeds
+and the live operations of each.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from functools import partial
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.edit_ops import FOLDER_KINDS, Generator, Op
+from tests.helpers.edit_ops import Generator, Op
 from tests.helpers.edit_replay import (
     EngineReplay,
     Scenario,
     ServerReplay,
+    play_random,
     report,
     reproduce,
     run_scenario,
 )
 
+
+def _longer(seeds: tuple[int, ...], operations: int) -> tuple[tuple[int, ...], int]:
+    """For a longer look than the suite's: `MEMLSP_RANDOM_EDITS=10x150` runs seeds 1 to 10 with
+    150 live operations each, `MEMLSP_RANDOM_EDITS=11-20x150` seeds 11 to 20."""
+    wanted = os.environ.get("MEMLSP_RANDOM_EDITS", "")
+    if not wanted:
+        return seeds, operations
+    numbers, _, length = wanted.partition("x")
+    first, _, last = numbers.rpartition("-")
+    return tuple(range(int(first or 1), int(last) + 1)), int(length or operations)
+
+
 # -- the engine in this process -----------------------------------------------------------------
 
-ENGINE_SEEDS = (1, 2, 3, 4, 5)
+ENGINE_SEEDS, ENGINE_OPERATIONS = _longer((1, 2, 3, 4, 5), 150)
 ENGINE_BEFORE = 10
-ENGINE_OPERATIONS = 150
 ENGINE_CHECK_EVERY = 10
 ENGINE_SHRINK_SECONDS = 8.0
 
 
 @pytest.mark.parametrize("seed", ENGINE_SEEDS)
 def test_engine_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Path) -> None:
-    generator = Generator(seed, server=False)
-    replay = EngineReplay(tmp_path / "run")
-    before: list[Op] = []
-    during: list[Op] = []
-    checkpoints = set()
-    found: list[str] = []
+    """With editor buffers too, as the server is told of them; every other seed is told of disk
+    changes together, as the server's change queue merges them."""
+    generator = Generator(seed, server=False, buffers=True)
+    engine_replay = partial(EngineReplay, together=seed % 2 == 0)
+    replay = engine_replay(tmp_path / "run")
     try:
-        for _ in range(ENGINE_BEFORE):
-            op = generator.next(replay.base, live=False)
-            replay.apply(op)
-            before.append(op)
-        replay.start()
-        for number in range(ENGINE_OPERATIONS):
-            op = generator.next(replay.base)
-            applied = replay.apply(op)
-            during.append(op)
-            if (number + 1) % ENGINE_CHECK_EVERY == 0 or (applied and op.kind in FOLDER_KINDS):
-                checkpoints.add(number)
-                found = replay.differences()
-                if found:
-                    break
-        reopened = [] if found else replay.reopened_differences()
+        run = play_random(generator, replay, ENGINE_BEFORE, ENGINE_OPERATIONS, ENGINE_CHECK_EVERY)
+        reopened = [] if run.found else replay.reopened_differences()
     finally:
         replay.close()
     if reopened:
@@ -73,15 +78,14 @@ def test_engine_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Pat
             + "\n".join(f"  {line}" for line in reopened),
             pytrace=False,
         )
-    if not found:
+    if not run.found:
         return
-    scenario = Scenario(tuple(before), tuple(during), frozenset(checkpoints))
     shrunk, shrunk_found, how = reproduce(
-        EngineReplay, scenario, tmp_path / "shrink", ENGINE_SHRINK_SECONDS
+        engine_replay, run.scenario, tmp_path / "shrink", ENGINE_SHRINK_SECONDS
     )
     title = (
         f"seed {seed}: the engine differs from a fresh index after operation "
-        f"{len(during)} of {ENGINE_OPERATIONS}"
+        f"{len(run.scenario.during)} of {ENGINE_OPERATIONS}"
     )
     pytest.fail(
         report(title, shrunk, how, ("differences (live vs fresh) after them", shrunk_found)),
@@ -91,9 +95,8 @@ def test_engine_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Pat
 
 # -- the real server ----------------------------------------------------------------------------
 
-SERVER_SEEDS = (1, 2, 3)
+SERVER_SEEDS, SERVER_OPERATIONS = _longer((1, 2, 3), 48)
 SERVER_BEFORE = 6
-SERVER_OPERATIONS = 48
 SERVER_CHECK_EVERY = 4
 SERVER_SHRINK_SECONDS = 25.0
 
@@ -107,46 +110,31 @@ def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Pat
     generator = Generator(seed, server=True)
     server_replay = partial(ServerReplay, client_events=seed % 3 == 0)
     replay = server_replay(tmp_path / "run")
-    before: list[Op] = []
-    during: list[Op] = []
-    checkpoints = set()
-    found: list[str] = []
     try:
-        for _ in range(SERVER_BEFORE):
-            op = generator.next(replay.base, live=False)
-            replay.apply(op)
-            before.append(op)
-        replay.start()
-        for number in range(SERVER_OPERATIONS):
-            op = generator.next(replay.base, list(replay.buffers))
-            applied = replay.apply(op)
-            during.append(op)
-            if (number + 1) % SERVER_CHECK_EVERY == 0 or (applied and op.kind in FOLDER_KINDS):
-                checkpoints.add(number)
-                found = replay.differences()
-                if found:
-                    break
+        run = play_random(generator, replay, SERVER_BEFORE, SERVER_OPERATIONS, SERVER_CHECK_EVERY)
     finally:
         replay.close()
-    if not found:
+    if not run.found:
         return
-    scenario = Scenario(tuple(before), tuple(during), frozenset(checkpoints))
+    scenario, found = run.scenario, run.found
     title = (
         f"seed {seed}: the server differs from a fresh index after operation "
-        f"{len(during)} of {SERVER_OPERATIONS}"
+        f"{len(scenario.during)} of {SERVER_OPERATIONS}"
     )
     # Shrink in this process when the engine there diverges too (fast), and keep the result if
-    # it diverges on a real server as well; else shrink with real servers, as time allows.
+    # it diverges on a real server as well; else shrink with real servers, as time allows. The
+    # engine is told of disk changes together, as the server's queue merges them.
+    in_process = partial(EngineReplay, together=True)
     started = time.monotonic()
     sections: list[tuple[str, list[str]]] = []
     on_server: list[str] = []
-    if run_scenario(EngineReplay(tmp_path / "in-process"), scenario):
-        shrunk, in_process, how = reproduce(
-            EngineReplay, scenario, tmp_path / "shrink", SERVER_SHRINK_SECONDS / 2
+    if run_scenario(in_process(tmp_path / "in-process"), scenario):
+        shrunk, in_process_found, how = reproduce(
+            in_process, scenario, tmp_path / "shrink", SERVER_SHRINK_SECONDS / 2
         )
         on_server = run_scenario(server_replay(tmp_path / "confirm"), shrunk)
         how += f" with the engine in-process, {time.monotonic() - started:.0f} s"
-        sections.append(("differences in-process (told as the server tells it)", in_process))
+        sections.append(("differences in-process (told as the server tells it)", in_process_found))
     if on_server:
         sections.append(("differences on a real server, playing the same operations", on_server))
     else:

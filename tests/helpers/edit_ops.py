@@ -20,10 +20,10 @@ from pathlib import Path
 from tests.helpers.consistency import vault_files
 from tests.helpers.stdio_server import SENTINEL
 
-# Names that several folders share make links ambiguous; "ALPHA" is "alpha" in another case (in
-# one folder too), "beta" is also an alias, "Gamma" is linked in other cases, "two words" needs
-# %20 in a markdown link.
-NAMES = ("alpha", "ALPHA", "beta", "Gamma", "shared", "two words")
+# Names that several folders share make links ambiguous; "ALPHA" is "alpha" and "Shared" is
+# "shared" in another case (in one folder too: the disk is case-sensitive, links are not), "beta"
+# is also an alias, "Gamma" is linked in other cases, "two words" needs %20 in a markdown link.
+NAMES = ("alpha", "ALPHA", "beta", "Gamma", "shared", "Shared", "two words")
 FOLDERS = ("", "x", "y", "x/z", "w")
 FOLDER_TARGETS = ("w", "y", "q", "x/z", "y/q")  # where folders are renamed or moved back to
 ALIASES = ("Nick", "Common", "beta")
@@ -138,9 +138,12 @@ def note_text(rng: random.Random, path: str, token: str, *, in_buffer: bool = Fa
 class Generator:
     """Chooses the next operation from what is on disk (and which buffers are open)."""
 
-    def __init__(self, seed: int, *, server: bool) -> None:
+    def __init__(self, seed: int, *, server: bool, buffers: bool | None = None) -> None:
+        """`server`: a run on a real server (short: folders move more often); `buffers`: editor
+        buffers are opened, changed and closed too (by default on a server only)."""
         self.rng = random.Random(seed)
         self.server = server
+        self.buffers = server if buffers is None else buffers
         self.tokens = 0
         self.stashes = 0
 
@@ -180,18 +183,24 @@ class Generator:
         ]
         if live:
             choices.append((1, lambda: Op("restart", "")))
-        if live and self.server:
+        if live and self.buffers:
             closed = [p for p in notes if p not in open_buffers]
+            saved = [p for p in open_buffers if p in notes]
             choices += [
                 (6 if closed else 0, lambda: self._buffer("open", rng.choice(closed))),
-                (2, lambda: self._buffer("open", self._new_path())),  # maybe never saved
+                (3, lambda: self._buffer("open", self._new_path())),  # maybe never saved
                 (
                     8 if open_buffers else 0,
                     lambda: self._buffer("change", rng.choice(open_buffers)),
                 ),
                 (5 if open_buffers else 0, lambda: Op("close", rng.choice(open_buffers))),
-                (1, lambda: Op("crash", "")),
+                # Another program (a sync, git) writes an open note's file, the first one of a
+                # buffer never saved too, or deletes it.
+                (3 if open_buffers else 0, lambda: self._modify(rng.choice(open_buffers))),
+                (2 if saved else 0, lambda: Op("delete", rng.choice(saved))),
             ]
+        if live and self.server:
+            choices.append((1, lambda: Op("crash", "")))
         while True:
             [make] = rng.choices([m for _, m in choices], [w for w, _ in choices])
             op = make()

@@ -25,9 +25,11 @@ from tests.helpers.consistency import (
 )
 from tests.helpers.edit_ops import (
     BUFFER_KINDS,
+    FOLDER_KINDS,
     PROCESS_KINDS,
     TOKEN,
     WORDS,
+    Generator,
     Op,
     buffer_applies,
     do_on_disk,
@@ -328,6 +330,47 @@ def run_scenario(replay: EngineReplay | ServerReplay, scenario: Scenario) -> lis
         return []
     finally:
         replay.close()
+
+
+@dataclass(frozen=True)
+class RandomRun:
+    """What a seed's run did: its operations and checkpoints, and the differences at the first
+    checkpoint that had any ([] if none had)."""
+
+    scenario: Scenario
+    found: list[str]
+
+
+def play_random(
+    generator: Generator,
+    replay: EngineReplay | ServerReplay,
+    before: int,
+    operations: int,
+    check_every: int,
+) -> RandomRun:
+    """`before` operations on disk, then the index opened and `operations` more, compared every
+    `check_every` and right after each folder operation (a later write into a new folder makes
+    the server scan the whole vault, which would hide what it left behind). The replay is left
+    open: the caller closes it."""
+    made: list[Op] = []
+    for _ in range(before):
+        op = generator.next(replay.base, live=False)
+        replay.apply(op)
+        made.append(op)
+    replay.start()
+    during: list[Op] = []
+    checkpoints: set[int] = set()
+    found: list[str] = []
+    for number in range(operations):
+        op = generator.next(replay.base, list(replay.buffers))
+        applied = replay.apply(op)
+        during.append(op)
+        if (number + 1) % check_every == 0 or (applied and op.kind in FOLDER_KINDS):
+            checkpoints.add(number)
+            found = replay.differences()
+            if found:
+                break
+    return RandomRun(Scenario(tuple(made), tuple(during), frozenset(checkpoints)), found)
 
 
 def reproduce(
