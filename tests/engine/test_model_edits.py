@@ -21,23 +21,19 @@ and the live operations of each.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.edit_ops import Generator, Op
-from tests.helpers.edit_replay import (
-    EngineReplay,
-    Scenario,
-    ServerReplay,
-    play_random,
-    report,
-    reproduce,
-    run_scenario,
-)
+from tests.helpers.edit_replay import ENDPOINT_DIMENSION, EngineReplay, ServerReplay
+from tests.helpers.edit_scenarios import Scenario, play_random, report, reproduce, run_scenario
+from tests.helpers.fake_embedder import FakeEmbedder, embedding_endpoint
 
 
 def _longer(seeds: tuple[int, ...], operations: int) -> tuple[tuple[int, ...], int]:
@@ -53,7 +49,7 @@ def _longer(seeds: tuple[int, ...], operations: int) -> tuple[tuple[int, ...], i
 
 # -- the engine in this process -----------------------------------------------------------------
 
-ENGINE_SEEDS, ENGINE_OPERATIONS = _longer((1, 2, 3, 4, 5), 150)
+ENGINE_SEEDS, ENGINE_OPERATIONS = _longer((1, 2, 3, 4), 120)
 ENGINE_BEFORE = 10
 ENGINE_CHECK_EVERY = 10
 ENGINE_SHRINK_SECONDS = 8.0
@@ -62,9 +58,11 @@ ENGINE_SHRINK_SECONDS = 8.0
 @pytest.mark.parametrize("seed", ENGINE_SEEDS)
 def test_engine_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Path) -> None:
     """With editor buffers too, as the server is told of them; every other seed is told of disk
-    changes together, as the server's change queue merges them."""
+    changes together, as the server's change queue merges them. Every fourth embeds every chunk
+    with the test embedder, so that related notes and meaning edges are compared too."""
     generator = Generator(seed, server=False, buffers=True)
-    engine_replay = partial(EngineReplay, together=seed % 2 == 0)
+    embedder = FakeEmbedder() if seed % 4 == 3 else None
+    engine_replay = partial(EngineReplay, together=seed % 2 == 0, embedder=embedder)
     replay = engine_replay(tmp_path / "run")
     try:
         run = play_random(generator, replay, ENGINE_BEFORE, ENGINE_OPERATIONS, ENGINE_CHECK_EVERY)
@@ -106,9 +104,19 @@ SERVER_SHRINK_SECONDS = 25.0
 def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Path) -> None:
     """Buffers open at a checkpoint stay open: the reference is a fresh index of a copy of the
     vault with each open buffer's text written to its file. Every third seed's client reports
-    file changes too."""
+    file changes too; another third embeds every chunk, through an embedding endpoint in this
+    process, so that related notes and meaning edges are compared too."""
+    with contextlib.ExitStack() as stack:
+        url = None
+        if seed % 3 == 2:
+            url = stack.enter_context(embedding_endpoint(ENDPOINT_DIMENSION))
+        _server_run(
+            seed, partial(ServerReplay, client_events=seed % 3 == 0, embedder_url=url), tmp_path
+        )
+
+
+def _server_run(seed: int, server_replay: Callable[[Path], ServerReplay], tmp_path: Path) -> None:
     generator = Generator(seed, server=True)
-    server_replay = partial(ServerReplay, client_events=seed % 3 == 0)
     replay = server_replay(tmp_path / "run")
     try:
         run = play_random(generator, replay, SERVER_BEFORE, SERVER_OPERATIONS, SERVER_CHECK_EVERY)
@@ -124,7 +132,7 @@ def test_server_equals_a_fresh_index_after_random_edits(seed: int, tmp_path: Pat
     # Shrink in this process when the engine there diverges too (fast), and keep the result if
     # it diverges on a real server as well; else shrink with real servers, as time allows. The
     # engine is told of disk changes together, as the server's queue merges them.
-    in_process = partial(EngineReplay, together=True)
+    in_process = partial(EngineReplay, together=True, embedder=replay.embedder)
     started = time.monotonic()
     sections: list[tuple[str, list[str]]] = []
     on_server: list[str] = []

@@ -8,8 +8,9 @@
 - `consistency`: what an index shows, captured from an engine, a server or the CLI, to compare
 - `stdio_server`: an editor's session with `python -m memlsp --stdio`, and waiting until it has
   applied every change
-- `edit_ops` and `edit_replay`: random edits to a vault, and playing them on an engine or a
-  server, compared with a fresh index at checkpoints
+- `edit_ops`, `edit_replay` and `edit_scenarios`: random edits to a vault, playing them on an
+  engine or a server compared with a fresh index at checkpoints, and scenarios of them
+- `views`: a note's graph, unlinked mentions and related notes, as rows to compare
 - `shrink`: delta debugging of a list of operations that fails
 - `editors`: running a real editor headless, its environment kept in a temporary folder
 - `cli`: the memlsp command line run as a process, allowed to ask a running server

@@ -6,12 +6,13 @@ and which chunks (path and line range) a keyword search finds for each of a list
 The generated notes of the consistency tests each carry a unique word, so a probe per word tells
 exactly which text of which note the index holds.
 
-A state is captured from an `Engine` in this process, from a running server over stdio
-(`memlsp/links`, `memlsp/search`), or from the command line. The reference is always a new Engine
-on a new, empty cache folder over the same files: what any index of that disk should show.
+Asked for, a state also holds the views of some notes (tests/helpers/views.py): the graph around
+each, its unlinked mentions and its related notes.
 
-An editor's session with a server is in tests/helpers/stdio_server.py, the shrinking of a list of
-operations that fails in tests/helpers/shrink.py.
+A state is captured from an `Engine` in this process, from a running server over stdio
+(`memlsp/links`, `memlsp/search`, tests/helpers/stdio_server.py), or from the command line. The
+reference is always a new Engine on a new, empty cache folder over the same files: what any index
+of that disk should show.
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlsp.embed.base import Embedder
 from memlsp.engine.engine import Engine
 from memlsp.model import ResolvedLink, SearchRequest
 from memlsp.settings.table import Settings
+from tests.helpers.engine import embed_all
+from tests.helpers.views import engine_views, server_views
 
 if TYPE_CHECKING:
     from tests.helpers.stdio_server import StdioServer
@@ -65,12 +69,14 @@ GROUPS = ("outlinks", "inlinks", "unresolved", "ambiguous")
 @dataclass(frozen=True)
 class IndexState:
     """`links` holds only notes with some link in or out (an unknown path has none); `notes` and
-    `attachments` are None when the capture cannot see them (over stdio or the command line)."""
+    `attachments` are None when the capture cannot see them (over stdio or the command line);
+    `views` holds the views of the notes asked for (`views.py`: "graph of a.md" -> rows)."""
 
     links: Mapping[str, NoteLinkState] = field(default_factory=dict)
     search: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] | None = None
     attachments: tuple[str, ...] | None = None
+    views: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def link_row(
@@ -155,10 +161,11 @@ def _page(rows: tuple[str, ...], count: int) -> tuple[str, ...]:
 
 
 def capture_engine(
-    engine: Engine, paths: Iterable[str] = (), probes: Iterable[str] = ()
+    engine: Engine, paths: Iterable[str] = (), probes: Iterable[str] = (), views: Iterable[str] = ()
 ) -> IndexState:
     """The state of an Engine through its queries; `paths` are notes to ask about besides the
-    ones it knows (notes it should know, or should have forgotten)."""
+    ones it knows (notes it should know, or should have forgotten); `views`, the notes whose
+    views to capture."""
     graph = engine.read().graph
     notes = tuple(sorted(graph.notes))
     attachments = tuple(sorted(p for p in graph.table.files if p not in notes))
@@ -183,29 +190,46 @@ def capture_engine(
             sorted({f"{h.chunk.path}:{h.chunk.start_line}-{h.chunk.end_line}" for h in hits})
         )
         search[probe] = _page(rows, len(hits))
-    return IndexState(links, search, notes, attachments)
+    shown = engine_views(engine.read(), views)
+    return IndexState(links, search, notes, attachments, shown)
 
 
-def open_engine(root: Path, cache: Path) -> Engine:
-    """An Engine as the suite opens one: keyword only, no watcher."""
-    return Engine.open(root, Settings(cache_dir=cache, embedder="none", watch=False))
+def open_engine(root: Path, cache: Path, embedder: Embedder | None = None) -> Engine:
+    """An Engine as the suite opens one: no watcher, and keyword only unless given an embedder
+    (the deterministic one of tests/helpers/fake_embedder.py)."""
+    if embedder is None:
+        return Engine.open(root, Settings(cache_dir=cache, embedder="none", watch=False))
+    return Engine.open(root, Settings(cache_dir=cache, watch=False), embedder)
 
 
-def capture_fresh(root: Path, paths: Iterable[str] = (), probes: Iterable[str] = ()) -> IndexState:
-    """The reference: a new Engine on a new, empty cache folder over the files in `root`."""
+def capture_fresh(
+    root: Path,
+    paths: Iterable[str] = (),
+    probes: Iterable[str] = (),
+    views: Iterable[str] = (),
+    embedder: Embedder | None = None,
+) -> IndexState:
+    """The reference: a new Engine on a new, empty cache folder over the files in `root`, every
+    chunk embedded when there is an embedder."""
     with tempfile.TemporaryDirectory(prefix="memlsp-fresh-") as cache:
-        engine = open_engine(root, Path(cache))
+        engine = open_engine(root, Path(cache), embedder)
         try:
             engine.refresh()
-            return capture_engine(engine, paths, probes)
+            if embedder is not None:
+                embed_all(engine)
+            return capture_engine(engine, paths, probes, views)
         finally:
             engine.close()
 
 
 def capture_server(
-    server: StdioServer, paths: Iterable[str] = (), probes: Iterable[str] = ()
+    server: StdioServer,
+    paths: Iterable[str] = (),
+    probes: Iterable[str] = (),
+    views: Iterable[str] = (),
 ) -> IndexState:
-    """The state as a client sees it: `memlsp/links` for each path, `memlsp/search` per probe."""
+    """The state as a client sees it: `memlsp/links` for each path, `memlsp/search` per probe,
+    and the views (`memlsp/graph`, `memlsp/mentions`, `memlsp/related`) of `views`."""
     links = {}
     for path in sorted(set(paths)):
         state = _json_links(server.request("memlsp/links", {"uri": server.uri(path)}))
@@ -224,7 +248,7 @@ def capture_server(
             },
         )
         search[probe] = _page(_hit_rows(answer["results"]), len(answer["results"]))
-    return IndexState(links, search)
+    return IndexState(links, search, views=server_views(server, views))
 
 
 @dataclass(frozen=True)
@@ -322,6 +346,9 @@ def differences(live: IndexState, fresh: IndexState, name: str = "live") -> list
             compare(f"{group} of {path}", getattr(mine_links, group), getattr(theirs_links, group))
     for probe in sorted(set(live.search) & set(fresh.search)):
         compare(f"search {probe!r}", live.search[probe], fresh.search[probe])
+    if live.views and fresh.views:
+        for view in sorted(set(live.views) | set(fresh.views)):
+            compare(view, live.views.get(view, ()), fresh.views.get(view, ()))
     return found
 
 

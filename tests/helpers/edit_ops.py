@@ -126,7 +126,10 @@ def note_text(rng: random.Random, path: str, token: str, *, in_buffer: bool = Fa
     elif rng.random() < 0.3:
         aliases = rng.sample(ALIASES, rng.randint(1, 2))
         lines += ["---", f"aliases: [{', '.join(aliases)}]", "---"]
-    lines += [f"# Note {token}", "", f"{token} body text"]
+    body = f"{token} body text"
+    if rng.random() < 0.5:  # names as plain text: unlinked mentions of the notes that have them
+        body += " about " + " and ".join(rng.sample(NAMES + ALIASES, rng.randint(1, 2)))
+    lines += [f"# Note {token}", "", body]
     links = [random_link(rng, folder) for _ in range(rng.randint(0, 4))]
     if links:
         lines += ["", " ".join(links)]

@@ -1,14 +1,14 @@
-"""Playing random edits: on the engine in this process or on a real server over stdio, compared at
-checkpoints with a fresh index of the same files and buffers; a scenario (operations before the
-index opens, then live ones), its replay, and its shrinking by delta debugging.
+"""Playing random edits on the engine in this process or on a real server over stdio, and comparing
+either with a fresh index of the same files and buffers (the scenarios that drive them are in
+tests/helpers/edit_scenarios.py).
 """
 
 from __future__ import annotations
 
-import shutil
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from memlsp.engine.engine import Engine
@@ -25,25 +25,32 @@ from tests.helpers.consistency import (
 )
 from tests.helpers.edit_ops import (
     BUFFER_KINDS,
-    FOLDER_KINDS,
     PROCESS_KINDS,
     TOKEN,
     WORDS,
-    Generator,
     Op,
     buffer_applies,
     do_on_disk,
 )
-from tests.helpers.shrink import shrink
+from tests.helpers.engine import embed_all
+from tests.helpers.fake_embedder import FakeEmbedder
 from tests.helpers.stdio_server import StdioServer, settle
+
+ENDPOINT_DIMENSION = 64  # of the test embedder behind a server's embedding endpoint
+# Seconds a server's related notes may take to equal a fresh index's once the keyword side has
+# settled: its embedding thread plans and embeds the last changes in the background.
+VECTORS_SETTLE = 10.0
 
 
 class Replay:
     """Operations on a temp vault, and what they left for the comparison: every path that was
     ever a file of the vault, every probe word, the open buffers."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, embedder: FakeEmbedder | None = None) -> None:
+        """`embedder`: the vault has vectors too (the live index and the fresh one embed every
+        chunk with it), so related notes and the graph's meaning edges are compared as well."""
         self.base = base
+        self.embedder = embedder
         self.vault = base / "vault"
         self.vault.mkdir(parents=True)
         self.seen: set[str] = set()
@@ -86,15 +93,21 @@ class Replay:
         self.seen.update(self.buffers)
         self.probes.update(TOKEN.findall(op.text))
 
-    def expected(self) -> IndexState:
+    def viewed(self) -> list[str]:
+        """The notes whose views are compared: every note on disk, every open buffer."""
+        notes = {path for path in vault_files(self.vault) if path.endswith(".md")}
+        return sorted(notes | set(self.buffers))
+
+    def expected(self, viewed: Sequence[str]) -> IndexState:
         """A fresh index of the disk, with each open buffer's text written to its file (but for
-        buffers whose file is gone)."""
+        buffers whose file is gone); with the views of `viewed`."""
         buffers = {p: t for p, t in self.buffers.items() if p not in self.orphans}
+        fresh = partial(capture_fresh, embedder=self.embedder and FakeEmbedder())
         if not buffers:
-            return capture_fresh(self.vault, self.seen, self.probes)
+            return fresh(self.vault, self.seen, self.probes, viewed)
         with tempfile.TemporaryDirectory(prefix="memlsp-expected-") as folder:
             copy = disk_with_buffers(self.vault, buffers, Path(folder) / "vault")
-            return capture_fresh(copy, self.seen, self.probes)
+            return fresh(copy, self.seen, self.probes, viewed)
 
 
 class EngineReplay(Replay):
@@ -106,14 +119,16 @@ class EngineReplay(Replay):
     told at once, as the server's change queue merges what its watcher reports: a file written
     and deleted again is then one path that is gone."""
 
-    def __init__(self, base: Path, together: bool = False) -> None:
-        super().__init__(base)
+    def __init__(
+        self, base: Path, together: bool = False, embedder: FakeEmbedder | None = None
+    ) -> None:
+        super().__init__(base, embedder)
         self.engine: Engine | None = None
         self.together = together
         self.untold: list[str] = []  # reported, not yet told (with `together`)
 
     def start(self) -> None:
-        self.engine = open_engine(self.vault, self.base / "cache")
+        self.engine = open_engine(self.vault, self.base / "cache", self.embedder)
         self.engine.refresh()
 
     def tell(self) -> None:
@@ -159,8 +174,11 @@ class EngineReplay(Replay):
     def differences(self) -> list[str]:
         assert self.engine is not None
         self.tell()
-        live = capture_engine(self.engine, self.seen, self.probes)
-        return differences(live, self.expected())
+        if self.embedder is not None:
+            embed_all(self.engine)  # as the server's embedding thread does, in the background
+        viewed = self.viewed()
+        live = capture_engine(self.engine, self.seen, self.probes, viewed)
+        return differences(live, self.expected(viewed))
 
     def reopened_differences(self) -> list[str]:
         """Close the buffers, then the engine (it saves its manifest), and open it again on the
@@ -173,8 +191,11 @@ class EngineReplay(Replay):
         self.close()
         self.start()
         assert self.engine is not None
-        live = capture_engine(self.engine, self.seen, self.probes)
-        return differences(live, self.expected(), name="reopened")
+        if self.embedder is not None:
+            embed_all(self.engine)
+        viewed = self.viewed()
+        live = capture_engine(self.engine, self.seen, self.probes, viewed)
+        return differences(live, self.expected(viewed), name="reopened")
 
     def close(self) -> None:
         if self.engine is not None:
@@ -185,12 +206,23 @@ class EngineReplay(Replay):
 class ServerReplay(Replay):
     """The real server over stdio, with its own file watcher: it learns of disk changes by
     itself; buffers are didOpen / didChange / didClose. With `client_events` the client reports
-    each change too (`workspace/didChangeWatchedFiles`, as VS Code does): twice told, once done."""
+    each change too (`workspace/didChangeWatchedFiles`, as VS Code does): twice told, once done.
+    With `embedder_url` (tests/helpers/fake_embedder.py `embedding_endpoint`) the server embeds
+    every chunk through it, and the fresh index with the same embedder in this process."""
 
-    def __init__(self, base: Path, client_events: bool = False) -> None:
-        super().__init__(base)
+    def __init__(
+        self, base: Path, client_events: bool = False, embedder_url: str | None = None
+    ) -> None:
+        super().__init__(base, FakeEmbedder(ENDPOINT_DIMENSION) if embedder_url else None)
         self.server: StdioServer | None = None
         self.client_events = client_events
+        self.options: dict[str, str] = {}
+        if embedder_url is not None:
+            self.options = {
+                "embedder": "endpoint",
+                "embedder_url": embedder_url,
+                "embedder_model": f"fake-{ENDPOINT_DIMENSION}",
+            }
         # Since the server last settled: whether a folder was made (the watcher then watches the
         # vault afresh, and a file that comes and goes meanwhile is named by no event), and the
         # paths the watcher has reported.
@@ -198,7 +230,7 @@ class ServerReplay(Replay):
         self.reported: set[str] = set()
 
     def start(self) -> None:
-        self.server = StdioServer(self.vault, self.base / "cache")
+        self.server = StdioServer(self.vault, self.base / "cache", **self.options)
         self.server.open_vault()
         # A file written right after `memlsp/indexed` can be missed while the watcher is still
         # starting (a separate finding); only once it reports a write is the vault watched.
@@ -267,11 +299,28 @@ class ServerReplay(Replay):
         return True
 
     def differences(self) -> list[str]:
-        assert self.server is not None
+        server = self.server
+        assert server is not None
         self.quiet()
         self.seen.update(vault_files(self.vault))
-        live = capture_server(self.server, self.seen, self.probes)
-        return differences(live, self.expected(), name="server")
+        viewed = self.viewed()
+        expected = self.expected(viewed)
+        deadline = time.monotonic() + VECTORS_SETTLE
+        while True:
+            if self.embedder is not None:
+                server.until(partial(_embedded, server), "every chunk has its vector")
+            found = differences(
+                capture_server(server, self.seen, self.probes, viewed), expected, name="server"
+            )
+            # The embedding thread works behind the index: until it has planned for the last
+            # change, the status may count vectors of chunks that are gone as done (a client
+            # cannot tell which revision they are of). Only what meaning shows may wait for it.
+            meaning = all(line.startswith(("related of", "graph of")) for line in found)
+            if not found or self.embedder is None or not meaning:
+                return found
+            if time.monotonic() > deadline:
+                return found
+            time.sleep(0.25)
 
     def close(self) -> None:
         if self.server is not None:
@@ -279,134 +328,11 @@ class ServerReplay(Replay):
             self.server = None
 
 
+def _embedded(server: StdioServer) -> bool:
+    """The vector side is ready and has nothing left to embed, as far as it knows."""
+    vectors = server.status()["vectors"]
+    return bool(vectors["state"] == "ready" and vectors["pending"] == 0)
+
+
 def _folders(vault: Path) -> set[str]:
     return {str(path.relative_to(vault)) for path in vault.rglob("*") if path.is_dir()}
-
-
-# -- a scenario: operations before the index opens, then live ones with checkpoints -------------
-
-
-@dataclass(frozen=True)
-class Scenario:
-    before: tuple[Op, ...]  # made on disk before the index is first opened
-    during: tuple[Op, ...]  # made while it is live
-    checkpoints: frozenset[int]  # indexes into `during` after which the states are compared
-
-    def without(self, kept: Sequence[int]) -> Scenario:
-        """The scenario with only the operations numbered in `kept` (0-based, over both
-        phases); the checkpoints stay after the same operations, and one is at the end."""
-        first = len(self.before)
-        before = tuple(self.before[i] for i in kept if i < first)
-        during_numbers = [i - first for i in kept if i >= first]
-        checks = {n for n, i in enumerate(during_numbers) if i in self.checkpoints}
-        checks.add(len(during_numbers) - 1)
-        return Scenario(before, tuple(self.during[i] for i in during_numbers), frozenset(checks))
-
-    def lines(self) -> list[str]:
-        lines = ["  before the index opens:"] if self.before else []
-        lines += [f"    {op}" for op in self.before]
-        lines.append("  then, live:")
-        for number, op in enumerate(self.during):
-            lines.append(f"    {op}")
-            if number in self.checkpoints and number != len(self.during) - 1:
-                lines.append("    -- compared here --")
-        return lines
-
-
-def run_scenario(replay: EngineReplay | ServerReplay, scenario: Scenario) -> list[str]:
-    """Play it; the differences at the first checkpoint that has any ([] if none has)."""
-    try:
-        for op in scenario.before:
-            replay.apply(op)
-        replay.start()
-        if not scenario.during:
-            return replay.differences()
-        for number, op in enumerate(scenario.during):
-            replay.apply(op)
-            if number in scenario.checkpoints:
-                found = replay.differences()
-                if found:
-                    return found
-        return []
-    finally:
-        replay.close()
-
-
-@dataclass(frozen=True)
-class RandomRun:
-    """What a seed's run did: its operations and checkpoints, and the differences at the first
-    checkpoint that had any ([] if none had)."""
-
-    scenario: Scenario
-    found: list[str]
-
-
-def play_random(
-    generator: Generator,
-    replay: EngineReplay | ServerReplay,
-    before: int,
-    operations: int,
-    check_every: int,
-) -> RandomRun:
-    """`before` operations on disk, then the index opened and `operations` more, compared every
-    `check_every` and right after each folder operation (a later write into a new folder makes
-    the server scan the whole vault, which would hide what it left behind). The replay is left
-    open: the caller closes it."""
-    made: list[Op] = []
-    for _ in range(before):
-        op = generator.next(replay.base, live=False)
-        replay.apply(op)
-        made.append(op)
-    replay.start()
-    during: list[Op] = []
-    checkpoints: set[int] = set()
-    found: list[str] = []
-    for number in range(operations):
-        op = generator.next(replay.base, list(replay.buffers))
-        applied = replay.apply(op)
-        during.append(op)
-        if (number + 1) % check_every == 0 or (applied and op.kind in FOLDER_KINDS):
-            checkpoints.add(number)
-            found = replay.differences()
-            if found:
-                break
-    return RandomRun(Scenario(tuple(made), tuple(during), frozenset(checkpoints)), found)
-
-
-def reproduce(
-    make: Callable[[Path], EngineReplay | ServerReplay],
-    scenario: Scenario,
-    work: Path,
-    seconds: float,
-) -> tuple[Scenario, list[str], str]:
-    """Shrink a diverging scenario; the shrunk one, its differences, and how it was shrunk."""
-    total = len(scenario.before) + len(scenario.during)
-    replays = iter(range(1_000_000))
-
-    def diverges(kept: Sequence[int]) -> bool:
-        if not kept:
-            return False
-        folder = work / f"replay-{next(replays)}"
-        try:
-            return bool(run_scenario(make(folder), scenario.without(kept)))
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-
-    shrunk = shrink(list(range(total)), diverges, seconds)
-    result = scenario.without(shrunk.items)
-    folder = work / "replay-shrunk"
-    found = run_scenario(make(folder), result)
-    how = f"{total} -> {len(shrunk.items)} operations in {shrunk.replays} replays"
-    if not shrunk.minimal:
-        how += " (time ran out: maybe not minimal)"
-    return result, found, how
-
-
-def report(title: str, scenario: Scenario, how: str, *sections: tuple[str, list[str]]) -> str:
-    lines = [title, f"shrunk: {how}", "operations:", *scenario.lines()]
-    for label, found in sections:
-        lines.append(f"{label}:")
-        lines += [f"  {line}" for line in found[:60]] or ["  (none: no divergence this time)"]
-        if len(found) > 60:
-            lines.append(f"  ... {len(found) - 60} more")
-    return "\n".join(lines)
