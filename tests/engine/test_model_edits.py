@@ -214,3 +214,31 @@ def test_an_open_note_whose_first_file_came_and_went_is_not_a_note(
     file is back."""
     found = _play(where, BUFFER_FILE_CAME_AND_WENT, ("toke",), tmp_path)
     _fail("a file written and deleted under an open buffer", BUFFER_FILE_CAME_AND_WENT, found)
+
+
+CASE_VARIANT_GHOST = Scenario(
+    before=(
+        Op("write", "Shared.md", text="# Shared\n\nat the root\n"),
+        Op("write", "y/shared.md", text="# shared\n\nin y\n"),
+        Op("write", "x/z/other.md", text="# Other\n\nkeeps x/z\n"),
+        Op("write", "c.md", text="# C\n\n[to z](/x/z/Shared.md)\n"),
+        Op("write", "w/e.md", text="# E\n\n[to x](/x/Shared.md)\n"),
+    ),
+    during=(
+        Op("open", "x/z/Shared.md", text="# Shared in z\n\ncasetoken\n"),
+        Op("write", "x/z/Shared.md", text="# Shared in z\n\nwritten by another program\n"),
+        Op("delete", "x/z/Shared.md"),
+    ),
+    checkpoints=frozenset({2}),
+)
+
+
+@pytest.mark.e2e  # a server over stdio
+@pytest.mark.parametrize("where", ["engine", "server"])
+def test_case_variant_names_resolve_as_in_a_fresh_index(where: str, tmp_path: Path) -> None:
+    """`Shared.md`, `y/shared.md`, and for a moment `x/z/Shared.md`, the file of a buffer opened
+    before it existed: once that file is gone, `c.md`'s link to `/x/z/Shared.md` falls back to
+    the name (ambiguous between the other two) and `w/e.md`'s link to `/x/Shared.md` no longer
+    lists `x/z/Shared.md` among its candidates."""
+    found = _play(where, CASE_VARIANT_GHOST, ("casetoken",), tmp_path)
+    _fail("case-variant names after a file came and went", CASE_VARIANT_GHOST, found)
