@@ -152,7 +152,9 @@ class VaultWriter:
                     batch.relink_all(scan.files)
                 else:
                     batch.attachments(scan.files)
-                for path in sorted(self._orphans & scan.indexable.keys()):  # saved again meanwhile
+                # A scan also sees an open buffer's file come or go (inside a folder moved in or
+                # out, or while the watcher was starting over), which no event reported.
+                for path in sorted(self._buffers):
                     self._refresh_buffered(path, batch)
             self._save_manifest()
             return self.summary(started, batch.counts, scan.skipped)
@@ -167,10 +169,12 @@ class VaultWriter:
             return self.summary(started, counts, [])
 
     def _refresh_paths(self, paths: Iterable[str], *, buffers_changed: bool = False) -> Counts:
+        given = list(paths)
+        reported = set(given)
         with self._batch(buffers_changed=buffers_changed) as batch:
-            for path in self._with_contents(paths):
+            for path in self._with_contents(given):
                 try:
-                    self._refresh_path(path, batch)
+                    self._refresh_path(path, batch, reported=path in reported)
                 except Exception:
                     log.exception("%s: could not be indexed", printable(path))
         return batch.counts
@@ -219,9 +223,9 @@ class VaultWriter:
         inside = [p for p in sorted(known) if not folders.isdisjoint(_parents(p))]
         return list(dict.fromkeys(given + inside))
 
-    def _refresh_path(self, path: str, batch: Batch) -> None:
+    def _refresh_path(self, path: str, batch: Batch, *, reported: bool = False) -> None:
         if path in self._buffers:
-            self._refresh_buffered(path, batch)
+            self._refresh_buffered(path, batch, reported=reported)
             return
         if not is_indexable(path, self.settings):
             batch.attachment(path, (self.root / path).is_file())
@@ -232,12 +236,16 @@ class VaultWriter:
         elif self._stat_changed(stat):
             batch.upsert(prepare_file(self.root, self.settings, stat))
 
-    def _refresh_buffered(self, path: str, batch: Batch) -> None:
+    def _refresh_buffered(self, path: str, batch: Batch, *, reported: bool = False) -> None:
         """The file of an open buffer changed on disk: the buffer's text still wins while the
         file exists; once a file it had is gone the path leaves the index, and comes back when it
-        returns. A buffer that never had a file stays a note whatever happens around it."""
+        returns. A buffer that never had a file stays a note whatever happens around it.
+
+        `reported`: a disk event named this very path, so its file was there at some moment (it
+        was created, written, or deleted or moved away), even if it is gone again by now: a file
+        written and deleted within one batch of events was still a file the buffer had."""
         exists = self._stat(path) is not None
-        if exists:
+        if exists or reported:
             self._saved.add(path)
         if not exists and path in self._saved and path not in self._orphans:
             self._orphans.add(path)

@@ -31,7 +31,6 @@ import pytest
 from tests.helpers.consistency import (
     CliRun,
     IndexState,
-    StdioServer,
     capture_cli,
     capture_engine,
     capture_fresh,
@@ -40,9 +39,9 @@ from tests.helpers.consistency import (
     differences,
     only_paths,
     open_engine,
-    settle,
     vault_files,
 )
+from tests.helpers.stdio_server import StdioServer, settle
 
 pytestmark = pytest.mark.e2e  # servers over stdio, killed, and the CLI
 

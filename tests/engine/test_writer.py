@@ -87,3 +87,19 @@ def test_an_open_note_whose_file_is_deleted_leaves_and_comes_back(tmp_path: Path
         assert snapshot.read("a/one.md") == "# One\n\nbuffered okapi\n"  # the buffer wins
     finally:
         engine.close()
+
+
+def test_an_open_note_whose_file_went_unreported_leaves_at_the_next_scan(tmp_path: Path) -> None:
+    """A watcher that starts over (a new folder, a failed watch) reports nothing of what
+    happened meanwhile; the rescan after it still sees an open note's file come and go."""
+    engine = _engine(tmp_path)
+    try:
+        engine.apply_text("a/one.md", "# One\n\nbuffered okapi\n")
+        (engine.root / "a" / "one.md").unlink()
+        engine.refresh()
+        assert engine.read().find_note("one") is None
+        (engine.root / "a" / "one.md").write_text("# One\n\nsaved\n", encoding="utf-8")
+        engine.refresh()
+        assert engine.read().find_note("one") == "a/one.md"
+    finally:
+        engine.close()

@@ -6,41 +6,45 @@ and which chunks (path and line range) a keyword search finds for each of a list
 The generated notes of the consistency tests each carry a unique word, so a probe per word tells
 exactly which text of which note the index holds.
 
-A state is captured from an `Engine` in this process, from a running server over stdio
-(`memlsp/links`, `memlsp/search`), or from the command line. The reference is always a new Engine
-on a new, empty cache folder over the same files: what any index of that disk should show.
+Asked for, a state also holds the views of some notes (tests/helpers/views.py): the graph around
+each, its unlinked mentions and its related notes.
 
-Also here: an editor's session with `python -m memlsp --stdio` (on the shared client,
-`tests.helpers.lsp_client`), waiting for a server to have applied every change made so far, and a
-delta-debugging shrink of a failing list of operations.
+A state is captured from an `Engine` in this process, from a running server over stdio
+(`memlsp/links`, `memlsp/search`, tests/helpers/stdio_server.py), or from the command line. The
+reference is always a new Engine on a new, empty cache folder over the same files: what any index
+of that disk should show.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from memlsp.embed.base import Embedder
 from memlsp.engine.engine import Engine
 from memlsp.model import ResolvedLink, SearchRequest
 from memlsp.settings.table import Settings
-from tests.helpers.lsp_client import StdioClient, initialize_params
+from tests.helpers.engine import embed_all
+from tests.helpers.views import engine_views, server_views
+
+if TYPE_CHECKING:
+    from tests.helpers.stdio_server import StdioServer
 
 # Well above the hits any probe has in the generated vaults; a full page is marked as such,
 # since scores (and so which hits make the page) may differ between a live and a fresh index.
 PROBE_LIMIT = 100
+# A probe lists every matching section (`sections`), not each note at its best one: which
+# section of a note is best may differ between a live and a fresh index of the same text, since
+# BM25 counts words of deleted documents until the keyword index merges its segments.
 TRUNCATED = "(page full: more hits may exist)"
 HANG_GUARD = 60.0  # seconds; only ever reached when something hangs
-
-T = TypeVar("T")
 
 
 # -- the state ----------------------------------------------------------------------------------
@@ -65,12 +69,14 @@ GROUPS = ("outlinks", "inlinks", "unresolved", "ambiguous")
 @dataclass(frozen=True)
 class IndexState:
     """`links` holds only notes with some link in or out (an unknown path has none); `notes` and
-    `attachments` are None when the capture cannot see them (over stdio or the command line)."""
+    `attachments` are None when the capture cannot see them (over stdio or the command line);
+    `views` holds the views of the notes asked for (`views.py`: "graph of a.md" -> rows)."""
 
     links: Mapping[str, NoteLinkState] = field(default_factory=dict)
     search: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] | None = None
     attachments: tuple[str, ...] | None = None
+    views: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def link_row(
@@ -155,10 +161,11 @@ def _page(rows: tuple[str, ...], count: int) -> tuple[str, ...]:
 
 
 def capture_engine(
-    engine: Engine, paths: Iterable[str] = (), probes: Iterable[str] = ()
+    engine: Engine, paths: Iterable[str] = (), probes: Iterable[str] = (), views: Iterable[str] = ()
 ) -> IndexState:
     """The state of an Engine through its queries; `paths` are notes to ask about besides the
-    ones it knows (notes it should know, or should have forgotten)."""
+    ones it knows (notes it should know, or should have forgotten); `views`, the notes whose
+    views to capture."""
     graph = engine.read().graph
     notes = tuple(sorted(graph.notes))
     attachments = tuple(sorted(p for p in graph.table.files if p not in notes))
@@ -175,35 +182,54 @@ def capture_engine(
             links[path] = state
     search = {}
     for probe in sorted(set(probes)):
-        request = SearchRequest(query=probe, limit=PROBE_LIMIT, expand=False, mode="keyword")
+        request = SearchRequest(
+            query=probe, limit=PROBE_LIMIT, expand=False, mode="keyword", sections=True
+        )
         hits = engine.read().search(request).hits
         rows = tuple(
             sorted({f"{h.chunk.path}:{h.chunk.start_line}-{h.chunk.end_line}" for h in hits})
         )
         search[probe] = _page(rows, len(hits))
-    return IndexState(links, search, notes, attachments)
+    shown = engine_views(engine.read(), views)
+    return IndexState(links, search, notes, attachments, shown)
 
 
-def open_engine(root: Path, cache: Path) -> Engine:
-    """An Engine as the suite opens one: keyword only, no watcher."""
-    return Engine.open(root, Settings(cache_dir=cache, embedder="none", watch=False))
+def open_engine(root: Path, cache: Path, embedder: Embedder | None = None) -> Engine:
+    """An Engine as the suite opens one: no watcher, and keyword only unless given an embedder
+    (the deterministic one of tests/helpers/fake_embedder.py)."""
+    if embedder is None:
+        return Engine.open(root, Settings(cache_dir=cache, embedder="none", watch=False))
+    return Engine.open(root, Settings(cache_dir=cache, watch=False), embedder)
 
 
-def capture_fresh(root: Path, paths: Iterable[str] = (), probes: Iterable[str] = ()) -> IndexState:
-    """The reference: a new Engine on a new, empty cache folder over the files in `root`."""
+def capture_fresh(
+    root: Path,
+    paths: Iterable[str] = (),
+    probes: Iterable[str] = (),
+    views: Iterable[str] = (),
+    embedder: Embedder | None = None,
+) -> IndexState:
+    """The reference: a new Engine on a new, empty cache folder over the files in `root`, every
+    chunk embedded when there is an embedder."""
     with tempfile.TemporaryDirectory(prefix="memlsp-fresh-") as cache:
-        engine = open_engine(root, Path(cache))
+        engine = open_engine(root, Path(cache), embedder)
         try:
             engine.refresh()
-            return capture_engine(engine, paths, probes)
+            if embedder is not None:
+                embed_all(engine)
+            return capture_engine(engine, paths, probes, views)
         finally:
             engine.close()
 
 
 def capture_server(
-    server: StdioServer, paths: Iterable[str] = (), probes: Iterable[str] = ()
+    server: StdioServer,
+    paths: Iterable[str] = (),
+    probes: Iterable[str] = (),
+    views: Iterable[str] = (),
 ) -> IndexState:
-    """The state as a client sees it: `memlsp/links` for each path, `memlsp/search` per probe."""
+    """The state as a client sees it: `memlsp/links` for each path, `memlsp/search` per probe,
+    and the views (`memlsp/graph`, `memlsp/mentions`, `memlsp/related`) of `views`."""
     links = {}
     for path in sorted(set(paths)):
         state = _json_links(server.request("memlsp/links", {"uri": server.uri(path)}))
@@ -213,10 +239,16 @@ def capture_server(
     for probe in sorted(set(probes)):
         answer = server.request(
             "memlsp/search",
-            {"query": probe, "limit": PROBE_LIMIT, "expand": False, "mode": "keyword"},
+            {
+                "query": probe,
+                "limit": PROBE_LIMIT,
+                "expand": False,
+                "mode": "keyword",
+                "sections": True,
+            },
         )
         search[probe] = _page(_hit_rows(answer["results"]), len(answer["results"]))
-    return IndexState(links, search)
+    return IndexState(links, search, views=server_views(server, views))
 
 
 @dataclass(frozen=True)
@@ -256,7 +288,7 @@ def capture_cli(
             queries.write_text("\n".join(lines) + "\n", encoding="utf-8")
             run = cli(
                 "search", str(vault), "--queries", str(queries), "--mode", "keyword", "--json",
-                "--no-expand", "--limit", str(PROBE_LIMIT), *common,
+                "--no-expand", "--sections", "--limit", str(PROBE_LIMIT), *common,
             )  # fmt: skip
         output.append(_transcript(run))
         assert run.returncode == 0, "\n".join(output)
@@ -314,6 +346,9 @@ def differences(live: IndexState, fresh: IndexState, name: str = "live") -> list
             compare(f"{group} of {path}", getattr(mine_links, group), getattr(theirs_links, group))
     for probe in sorted(set(live.search) & set(fresh.search)):
         compare(f"search {probe!r}", live.search[probe], fresh.search[probe])
+    if live.views and fresh.views:
+        for view in sorted(set(live.views) | set(fresh.views)):
+            compare(view, live.views.get(view, ()), fresh.views.get(view, ()))
     return found
 
 
@@ -349,140 +384,3 @@ def tell_engine(engine: Engine, paths: Sequence[str]) -> None:
     engine.refresh_paths(list(paths))
     if any((engine.root / path).is_dir() for path in paths):
         engine.refresh(progressive=True)
-
-
-# -- a server over stdio ------------------------------------------------------------------------
-
-
-class StdioServer(StdioClient):
-    """`python -m memlsp --stdio` on one vault, as an editor's session with it: the buffers it has
-    open and their versions. The server runs in a process group of its own, so `kill()` takes its
-    helper processes (the parse pool of a large first index) with it."""
-
-    def __init__(self, vault: Path, cache_dir: Path, **options: Any) -> None:
-        super().__init__(own_process_group=True)
-        self.vault = vault.resolve()
-        self.cache_dir = cache_dir
-        self._options = options
-        self._versions: dict[str, int] = {}
-        self.buffers: dict[str, str] = {}  # path -> text of each open buffer
-        self.sentinels = 0  # how many times `settle` wrote its note
-
-    def uri(self, path: str) -> str:
-        return (self.vault / path).as_uri()
-
-    def open_vault(self, wait_indexed: bool = True) -> None:
-        """`initialize` on the vault (the server exits if the test process dies), `initialized`,
-        and unless told not to, wait for the vault to be indexed."""
-        params = initialize_params(
-            self.vault, process_id=os.getpid(), cache_dir=str(self.cache_dir), **self._options
-        )
-        self.initialize(params, wait_indexed=wait_indexed)
-
-    def open(self, path: str, text: str) -> None:
-        self._versions[path] = 1
-        self.buffers[path] = text
-        item = {"uri": self.uri(path), "languageId": "markdown", "version": 1, "text": text}
-        self.notify("textDocument/didOpen", {"textDocument": item})
-
-    def change(self, path: str, text: str) -> None:
-        self._versions[path] += 1
-        self.buffers[path] = text
-        document = {"uri": self.uri(path), "version": self._versions[path]}
-        self.notify(
-            "textDocument/didChange",
-            {"textDocument": document, "contentChanges": [{"text": text}]},
-        )
-
-    def close(self, path: str) -> None:
-        del self.buffers[path], self._versions[path]
-        self.notify("textDocument/didClose", {"textDocument": {"uri": self.uri(path)}})
-
-    def status(self) -> dict[str, Any]:
-        [vault] = self.request("memlsp/status", {})["vaults"]
-        return dict(vault)
-
-    def finds(self, token: str, path: str) -> bool:
-        answer = self.request(
-            "memlsp/search",
-            {"query": token, "limit": PROBE_LIMIT, "expand": False, "mode": "keyword"},
-        )
-        return any(result["path"] == path for result in answer["results"])
-
-    def until(self, check: Callable[[], bool], what: str, timeout: float = HANG_GUARD) -> None:
-        """Ask `check` again after each `memlsp/changed` (or, at the latest, every quarter
-        second: a status poll) until it holds."""
-        deadline = time.monotonic() + timeout
-        while True:
-            seen = self.count("memlsp/changed")
-            if check():
-                return
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{what}: not so after {timeout} s\n{self.stderr_tail()}")
-            self.wait_for("memlsp/changed", seen + 1, timeout=0.25)
-
-
-SENTINEL = "sentinel.md"
-
-
-def settle(server: StdioServer) -> None:
-    """Wait until the server has applied every change made so far, by the editor or on disk.
-
-    A request is answered only after every notification sent before it was handled, so the
-    buffers' changes are queued by then. Disk changes come through the watcher, in order: a note
-    written now is reported after everything written before it. So write that note twice, with a
-    new word each time, and wait until a search finds the second word: the batch of changes
-    holding the first word has ended by then (the writer takes one batch at a time), unless the
-    second was read by a whole-vault scan, which the vault's state shows. Then poll
-    `memlsp/status` until the vault is ready and nothing is pending."""
-    server.status()
-    for _ in range(2):
-        server.sentinels += 1
-        token = f"sentinelmark{server.sentinels}"
-        (server.vault / SENTINEL).write_text(f"# Sentinel\n\n{token}\n", encoding="utf-8")
-
-        def indexed(token: str = token) -> bool:
-            return server.finds(token, SENTINEL)
-
-        server.until(indexed, f"{token} indexed")
-
-    def quiet() -> bool:
-        status = server.status()
-        return bool(status["state"] == "ready" and status["pending_changes"] == 0)
-
-    server.until(quiet, "the vault is ready with nothing pending")
-
-
-# -- shrinking ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Shrunk:
-    items: list[Any]
-    replays: int
-    minimal: bool  # False when the time budget ran out first
-
-
-def shrink(items: Sequence[T], fails: Callable[[list[T]], bool], seconds: float) -> Shrunk:
-    """Delta debugging: drop ever smaller runs of items while the rest still fails. The result
-    is 1-minimal (dropping any single item makes it pass) unless `seconds` ran out."""
-    current = list(items)
-    deadline = time.monotonic() + seconds
-    replays = 0
-    parts = 2
-    while len(current) >= 2:
-        size = -(-len(current) // parts)
-        for start in range(0, len(current), size):
-            if time.monotonic() > deadline:
-                return Shrunk(current, replays, False)
-            candidate = current[:start] + current[start + size :]
-            replays += 1
-            if fails(candidate):
-                current = candidate
-                parts = max(parts - 1, 2)
-                break
-        else:
-            if parts >= len(current):
-                break
-            parts = min(parts * 2, len(current))
-    return Shrunk(current, replays, True)

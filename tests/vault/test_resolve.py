@@ -338,3 +338,24 @@ def test_link_anchor_parts_reach_the_heading(anchored: Note) -> None:
     assert block_link.anchor == "^k1-default"
     found = find_block(anchored, block_link.block)
     assert found is not None and found.line == 6
+
+
+def test_a_markdown_path_to_a_case_variant_name_resolves_by_its_path() -> None:
+    """Names that differ in case only, in several folders of a case-sensitive disk: a Markdown
+    link's path decides while a file has it (in any case); once none has, the name alone does,
+    without the folders, so every file of that name is a candidate."""
+    table = NameTable()
+    for path in ("Shared.md", "y/shared.md", "x/z/Shared.md", "c.md", "w/e.md"):
+        table.add(path)
+
+    def resolved(source: str, written: str) -> Resolution:
+        return resolve(only_link(source, written), source, table)
+
+    assert resolved("c.md", "[s](/x/z/Shared.md)") == Resolution(R, ("x/z/Shared.md",))
+    assert resolved("c.md", "[s](/x/z/shared.md)") == Resolution(R, ("x/z/Shared.md",))
+    everywhere = ("Shared.md", "x/z/Shared.md", "y/shared.md")
+    assert resolved("w/e.md", "[s](/x/Shared.md)") == Resolution(A, ("Shared.md",), everywhere)
+    table.remove("x/z/Shared.md")
+    assert resolved("c.md", "[s](/x/z/Shared.md)") == Resolution(
+        A, ("Shared.md",), ("Shared.md", "y/shared.md")
+    )
