@@ -24,8 +24,10 @@ from tests.helpers.stdio_server import SENTINEL
 # "shared" in another case (in one folder too: the disk is case-sensitive, links are not), "beta"
 # is also an alias, "Gamma" is linked in other cases, "two words" needs %20 in a markdown link.
 NAMES = ("alpha", "ALPHA", "beta", "Gamma", "shared", "Shared", "two words")
-FOLDERS = ("", "x", "y", "x/z", "w")
-FOLDER_TARGETS = ("w", "y", "q", "x/z", "y/q")  # where folders are renamed or moved back to
+# "X" is "x" in another case: a case-sensitive disk holds both, a link reads them as one.
+FOLDERS = ("", "x", "y", "x/z", "w", "X")
+# Where folders are renamed or moved back to.
+FOLDER_TARGETS = ("w", "y", "q", "x/z", "y/q", "X", "Y/q")
 ALIASES = ("Nick", "Common", "beta")
 ATTACHMENTS = ("pic.png", "doc.pdf", "shared.png")
 # Probe words besides each note's own token: link text and aliases, found in many notes.

@@ -102,7 +102,9 @@ class Replay:
         """A fresh index of the disk, with each open buffer's text written to its file (but for
         buffers whose file is gone); with the views of `viewed`."""
         buffers = {p: t for p, t in self.buffers.items() if p not in self.orphans}
-        fresh = partial(capture_fresh, embedder=self.embedder and FakeEmbedder())
+        # A new embedder too: the fresh index shares nothing with the live one.
+        embedder = FakeEmbedder() if self.embedder is not None else None
+        fresh = partial(capture_fresh, embedder=embedder)
         if not buffers:
             return fresh(self.vault, self.seen, self.probes, viewed)
         with tempfile.TemporaryDirectory(prefix="memlsp-expected-") as folder:
