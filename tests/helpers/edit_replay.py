@@ -263,10 +263,13 @@ class ServerReplay(Replay):
             if server is None or not buffer_applies(op, list(self.buffers)):
                 return False
             if op.kind == "open":
-                if not (self.vault / op.path).is_file() and self._touched(op.path):
-                    # Another program just deleted or moved its file; the watcher may tell the
-                    # server after the editor does, and then it reads as a file the open buffer
-                    # had. Which came first is the model's to know, not the server's.
+                if self._touched(op.path):
+                    # Another program just wrote, deleted or moved its file, and the watcher may
+                    # tell the server after the editor does: a file deleted a moment before the
+                    # buffer opened then reads as one the buffer had; one written a moment
+                    # before, in a folder the watcher is not watching yet, and moved away a
+                    # moment after, as one it never had. Which came first is the model's to
+                    # know, not the server's.
                     self.quiet()
                 server.open(op.path, op.text)
                 self.opened(op.path, op.text)
