@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
@@ -136,7 +137,7 @@ def _is_id(value: Any) -> bool:
 
 def _id_kind(value: Any) -> str:
     if isinstance(value, float):
-        return "a fraction" if value == value and abs(value) != float("inf") else "NaN or infinity"
+        return "a fraction" if math.isfinite(value) else "NaN or infinity"
     return json_kind(value)
 
 
