@@ -122,7 +122,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     cache_dir = None if args.cache_dir is None else str(args.cache_dir)
     flags = {"cache_dir": cache_dir, "embedder": args.embedder, "chroma_url": args.chroma_url}
     given = {k: v for k, v in flags.items() if v is not None}
-    chosen, problems = settings_from(given)
+    chosen, problems = settings_from(given, source="flag")
     settings, more = user_settings(chosen, keys=given)
     settings, most = load_vault_settings(args.vault, settings)
     for problem in more + problems + most:

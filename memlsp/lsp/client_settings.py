@@ -27,7 +27,7 @@ class ClientSettings:
     def _apply(self, options: Any, base: Settings) -> list[str]:
         """The client's settings over what `base` chose, over the user config file; each bad
         value is told and ignored."""
-        given, problems = settings_from(_options(options), chosen_part(base))
+        given, problems = settings_from(_options(options), chosen_part(base), "editor")
         self.current, more = user_settings(given)
         return more + problems
 

@@ -51,7 +51,7 @@ def user_config_file() -> Path:
 
 def load_user_settings(base: Settings | None = None) -> tuple[Settings, list[str]]:
     """`base` with the user config file applied, if there is one: it may set every setting."""
-    return _load_file(user_config_file(), base or DEFAULTS)
+    return _load_file(user_config_file(), base or DEFAULTS, "user config")
 
 
 def user_settings(
@@ -65,12 +65,18 @@ def user_settings(
     if keys is None:
         keys = [key for key in USER_SETTINGS if getattr(given, key) != getattr(DEFAULTS, key)]
     picked = {key: getattr(given, key) for key in keys}
-    return replace(settings, **picked, chosen=frozenset(picked)), problems
+    # Each picked setting keeps the source `given` has for it (the editor, a flag).
+    sources = dict(settings.sources) | {key: given.source_of(key) for key in picked}
+    return replace(
+        settings, **picked, chosen=frozenset(picked), sources=tuple(sorted(sources.items()))
+    ), problems
 
 
 def chosen_part(settings: Settings) -> Settings:
     """Only what the editor or the command line chose, over the defaults."""
-    return replace(DEFAULTS, **{key: getattr(settings, key) for key in settings.chosen})
+    chosen = {key: getattr(settings, key) for key in settings.chosen}
+    sources = tuple((key, source) for key, source in settings.sources if key in chosen)
+    return replace(DEFAULTS, **chosen, sources=sources)
 
 
 # -- a vault's own settings ----------------------------------------------------------------------
@@ -89,7 +95,7 @@ def load_vault_settings(vault: Path, base: Settings) -> tuple[Settings, list[str
         return base, problems
     refused = [key for key, value in data.items() if user_only(key, value)]
     allowed = {k: v for k, v in data.items() if k not in refused and k not in base.chosen}
-    settings, more = settings_from(allowed, base)
+    settings, more = settings_from(allowed, base, source="vault")
     problems = [f"{path}: {problem}" for problem in more]
     if refused:
         # A setting a vault may give some values of (the embedder) is named with the one it gave.
@@ -104,13 +110,13 @@ def load_vault_settings(vault: Path, base: Settings) -> tuple[Settings, list[str
     return settings, problems
 
 
-def _load_file(path: Path, base: Settings) -> tuple[Settings, list[str]]:
+def _load_file(path: Path, base: Settings, source: str) -> tuple[Settings, list[str]]:
     if not path.is_file():
         return base, []
     data, problems = _read_toml(path)
     if data is None:
         return base, problems
-    settings, more = settings_from(data, base)
+    settings, more = settings_from(data, base, source)
     return settings, [f"{path}: {problem}" for problem in more]
 
 

@@ -10,8 +10,8 @@ declarations.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -254,9 +254,19 @@ class Settings:
     # Not a setting: those the user gave in the editor or on the command line, which a vault's file
     # does not override (it may override the user config file's, which sit below it).
     chosen: frozenset[str] = frozenset()
+    # Not a setting either: where each setting not at its default came from (`SOURCES`), for the
+    # status report. Left out of comparisons, so equal values from other places are equal settings
+    # (reopening, answer keys and fingerprints never depend on it).
+    sources: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def source_of(self, name: str) -> str:
+        """Where setting `name` came from: one of `SOURCES`."""
+        return dict(self.sources).get(name, "default")
 
 
 DEFAULTS = Settings()
+# Where a setting's value comes from, lowest first; each step may override the ones before it.
+SOURCES = ("default", "user config", "vault", "editor", "flag")
 SETTINGS: Mapping[str, Setting] = declarations(Settings)
 # What a user may give, with the type each must have.
 USER_SETTINGS: Mapping[str, type] = MappingProxyType(
@@ -266,9 +276,10 @@ USER_ONLY = frozenset(name for name, s in SETTINGS.items() if s.set_by is SetBy.
 
 
 def settings_from(
-    options: Mapping[str, Any], base: Settings | None = None
+    options: Mapping[str, Any], base: Settings | None = None, source: str | None = None
 ) -> tuple[Settings, list[str]]:
-    """Settings with `options` applied over `base`; each bad value is one message and is ignored."""
+    """Settings with `options` applied over `base`; each bad value is one message and is ignored.
+    `source` (one of `SOURCES`) is recorded as where the applied settings came from."""
     problems: list[str] = []
     changes: dict[str, Any] = {}
     for key, given in options.items():
@@ -282,7 +293,20 @@ def settings_from(
             changes[key] = SETTINGS[key].value_of(given)
         except ValueError as error:
             problems.append(f"setting {key!r} must be {error}; default kept")
-    return replace(base or DEFAULTS, **changes), problems
+    base = base or DEFAULTS
+    if source is None:
+        return replace(base, **changes), problems
+    return replace(base, **changes, sources=with_sources(base, changes, source)), problems
+
+
+def with_sources(
+    settings: Settings, names: Iterable[str], source: str
+) -> tuple[tuple[str, str], ...]:
+    """`settings`' sources with each of `names` now coming from `source`."""
+    assert source in SOURCES, source
+    sources = dict(settings.sources)
+    sources.update((name, source) for name in names)
+    return tuple(sorted(sources.items()))
 
 
 def user_only(key: str, value: Any) -> bool:

@@ -321,8 +321,8 @@ def test_a_retired_setting_is_named_as_such_and_ignored() -> None:
 # -- the declarations ----------------------------------------------------------------------------
 
 
-def test_every_settings_field_but_chosen_is_declared_with_its_default() -> None:
-    assert [f.name for f in fields(Settings)] == [*SETTINGS, "chosen"]
+def test_every_settings_field_but_chosen_and_sources_is_declared_with_its_default() -> None:
+    assert [f.name for f in fields(Settings)] == [*SETTINGS, "chosen", "sources"]
     for name, declared in SETTINGS.items():
         assert declared.name == name and getattr(DEFAULTS, name) == declared.default
         assert declared.description and "\n" not in declared.description
