@@ -8,6 +8,8 @@ from memlsp.exports import exports
 
 if TYPE_CHECKING:
     from memlsp.sync.activity import Activity as Activity
+    from memlsp.sync.not_notes import NotNote as NotNote
+    from memlsp.sync.not_notes import why_not_a_note as why_not_a_note
     from memlsp.sync.prepare import prepare_file as prepare_file
     from memlsp.sync.queue import BufferText as BufferText
     from memlsp.sync.queue import ChangeQueue as ChangeQueue
@@ -22,6 +24,8 @@ __getattr__ = exports(
     __name__,
     {
         "Activity": "activity",
+        "NotNote": "not_notes",
+        "why_not_a_note": "not_notes",
         "prepare_file": "prepare",
         "BufferText": "queue",
         "ChangeQueue": "queue",

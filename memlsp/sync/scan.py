@@ -51,6 +51,9 @@ class VaultScan:
     # A note that is a symlink -> the vault path of the file it shows: an edit of that file is
     # reported by the watcher under the file's own path only.
     symlinked: dict[str, str] = field(default_factory=dict)
+    # Dot-files and -folders and excluded names met on the walk, never walked into (a folder ends
+    # with "/"): so a status can count them without reading `.git`.
+    ignored: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +128,7 @@ def scan_vault(root: Path, settings: Settings, avoid: tuple[Path, ...] = ()) -> 
         for entry in entries:
             rel = f"{prefix}{entry.name}"
             if rules.ignored_name(entry.name):
+                scan.ignored.append(rel + "/" if _is_folder(entry) else rel)
                 continue
             problem = name_problem(entry.name)
             if problem is not None:
@@ -170,6 +174,13 @@ def _visit(
         scan.skipped.append(Skipped(rel, f"unreadable: {_why(error)}"))
 
 
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 def _refused_link(link: Path, real_root: Path) -> str | None:
     """Why a symlink is not followed (a loop, broken, outside the vault), or None."""
     try:
@@ -185,6 +196,44 @@ def _refused_link(link: Path, real_root: Path) -> str | None:
     if not target.is_relative_to(real_root):
         return "symlink points outside the vault; not followed"
     return None
+
+
+# Why a file is skipped or warned about, as a word from a fixed vocabulary, told by the start of the
+# reasons this module (and the parser, for frontmatter) writes: the one place that classifies them.
+_KINDS = (
+    ("symlink loop", "symlink_loop"),
+    ("symlink to a folder already indexed", "symlink_loop"),
+    ("broken symlink", "broken_symlink"),
+    ("symlink points outside", "symlink_outside"),
+    ("folder unreadable", "unreadable"),
+    ("unreadable frontmatter", "invalid_frontmatter"),
+    ("unreadable", "unreadable"),
+    ("not a regular file", "not_a_file"),
+    ("name is not valid", "bad_name"),
+    ("too large", "too_large"),
+    ("binary file", "binary"),
+    ("not valid ", "not_utf8"),
+    ("invalid YAML frontmatter", "invalid_frontmatter"),
+    ("frontmatter", "invalid_frontmatter"),
+    ("over the limits of one note", "over_limits"),
+)
+
+
+def problem_kind(reason: str) -> str:
+    """The kind of a skip reason or warning this module or the parser wrote (`too_large`,
+    `binary`, `not_utf8`, `invalid_frontmatter`...); `other` for anything else."""
+    for start, kind in _KINDS:
+        if reason.startswith(start):
+            return kind
+    return "other"
+
+
+def problem_kinds(problem: str) -> tuple[str, ...]:
+    """The kinds of a record's problem, which joins a file's warnings with "; " (sync/prepare.py);
+    the parts that only go on about the one before ("indexed as text") have no kind of their own."""
+    kinds = [problem_kind(part) for part in problem.split("; ")]
+    found = tuple(dict.fromkeys(kind for kind in kinds if kind != "other"))
+    return found or ("other",)
 
 
 def _why(error: Exception) -> str:
