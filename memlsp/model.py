@@ -249,6 +249,9 @@ class SearchRequest:
     # tags; a note must match one of each that is given. Empty: every note.
     paths: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    # Notes (vault-relative paths or names, `name#Heading` for a section) whose place in the
+    # answer is explained (search/explain.py); explaining never changes the results.
+    explain: tuple[str, ...] = ()
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")
@@ -325,6 +328,69 @@ class BudgetCut:
     dropped: tuple[Dropped, ...] = ()
 
 
+# Why a note is or is not in a search's answer (search/explain.py): a fixed vocabulary, which
+# scripts and agents switch on.
+Verdict = Literal[
+    "shown",
+    "not_a_note",
+    "not_indexed_yet",
+    "filtered",
+    "no_evidence",
+    "below_floor",
+    "beyond_limit",
+    "cut_by_budget",
+    "merged",
+    "linked_only",
+]
+VERDICTS: tuple[Verdict, ...] = (
+    "shown",
+    "not_a_note",
+    "not_indexed_yet",
+    "filtered",
+    "no_evidence",
+    "below_floor",
+    "beyond_limit",
+    "cut_by_budget",
+    "merged",
+    "linked_only",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordEvidence:
+    """What the keyword side found in a note: its best section's rank among the side's
+    candidates (None past them), its BM25 score (None: no query term in it), the terms found."""
+
+    rank: int | None
+    score: float | None
+    matched_terms: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorEvidence:
+    """What the vector side found of a note: its best section's rank among the side's candidates
+    (None past them) and its similarity to the query (None: not asked, or not embedded)."""
+
+    rank: int | None
+    similarity: float | None
+    embedded: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why one note asked about is, or is not, in a search's answer: a verdict, one sentence a
+    person reads, each side's evidence, and the facts the verdict rests on (its rank, the filter
+    that left it out, the floor it is under ...), by name."""
+
+    note: str  # as it was asked for
+    path: str | None  # the vault-relative path it names, None when it names no file
+    verdict: Verdict
+    sentence: str
+    keyword: KeywordEvidence | None = None  # None: the side did not run
+    vector: VectorEvidence | None = None
+    facts: tuple[tuple[str, str | int | float | None], ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class SearchResponse:
     query: str
@@ -339,6 +405,7 @@ class SearchResponse:
     strength: float = 0.0
     fusion: str = "evidence"  # the rule that fused the sides (search/fusion.py)
     budget: BudgetCut | None = None  # None: no token budget was asked for
+    explained: tuple[Explanation, ...] = ()  # one per note of `SearchRequest.explain`
 
 
 @dataclass(frozen=True, slots=True)

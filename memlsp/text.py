@@ -48,3 +48,8 @@ def stem(path: str) -> str:
     """The file name without its last suffix: `a/v1.2 notes.md` -> `v1.2 notes`. Only the last
     dot counts, because a note's name may have dots of its own."""
     return basename(path).rsplit(".", 1)[0]
+
+
+def counted(number: int, noun: str) -> str:
+    """ "1 result", "2,048 results": a count and its noun, plural but for one."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"

@@ -23,6 +23,7 @@ from typing import Any
 
 from memlsp.model import Dropped, heading_path
 from memlsp.parse.tokens import estimate_tokens
+from memlsp.search.explain import budget_sentence
 from memlsp.wire import dropped_json, json_line
 
 # Tokens of one answer when the agent names no budget: what an answer is whole in nearly every
@@ -90,11 +91,13 @@ def search_within_budget(answer: Answer, budget: int) -> Answer:
         return said + (f" ({unnamed:,} of them not named in dropped)" if unnamed else "")
 
     def shown(kept: int, named: int) -> dict[str, Any]:
+        used = sum(costs[:kept])
         head = {
             **answer,
             "results": results[:kept],
             "dropped": names[kept : kept + named],
-            "budget_used": sum(costs[:kept]),
+            "budget_used": used,
+            "explain": _explained(answer.get("explain", []), kept, costs, budget - used, budget),
         }
         if kept < count:
             said = f"{left_out(kept, named)} to stay within {budget:,} tokens; {advice}"
@@ -120,6 +123,27 @@ def _most(fits: Callable[[int], bool], low: int, high: int) -> int:
         else:
             high = middle - 1
     return low
+
+
+def _explained(
+    explain: list[dict[str, Any]], kept: int, costs: list[int], left: int, budget: int
+) -> list[dict[str, Any]]:
+    """The explained notes once only the first `kept` results are shown: a note shown past
+    them was left out by this budget (search/explain.py says so in the same words)."""
+    judged = []
+    for item in explain:
+        rank = item.get("rank")
+        if item.get("verdict") in ("shown", "merged") and isinstance(rank, int) and rank > kept:
+            needed = costs[rank - 1]
+            item = {
+                **item,
+                "verdict": "cut_by_budget",
+                "sentence": budget_sentence(item["note"], rank, needed, max(0, left), budget),
+                "tokens": needed,
+                "tokens_left": max(0, left),
+            }
+        judged.append(item)
+    return judged
 
 
 def _still_over(smaller: dict[str, Any], gone: str, advice: str, budget: int) -> dict[str, Any]:

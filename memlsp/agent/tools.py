@@ -76,12 +76,14 @@ class Memory:
         after: str | None,
         before: str | None,
         budget_tokens: int | None,
+        explain: list[str] | None = None,
     ) -> Answer:
         budget = budget_tokens or DEFAULT_BUDGET
         values = {"query": query, "limit": limit, "mode": mode, "budget_tokens": budget}
         values.update(paths=paths, tags=tags, start_date=after or None, end_date=before or None)
+        values.update(explain=explain)
         answer = self._answer(lambda: SearchCall(checked_request(values)))
-        if not answer.get("results"):
+        if not answer.get("results") and not explain:
             why = "; ".join(answer.get("warnings") or [])
             raise ToolFailed(f"nothing found for {quoted(query)}" + (f": {why}" if why else ""))
         if answer_tokens(answer) <= budget:
@@ -217,7 +219,7 @@ class Memory:
 # parameters (`after`), which its errors name instead.
 _FIELD_OF = {"after": "start_date", "before": "end_date"}
 _PARAMETERS = "query limit mode paths tags after before budget_tokens start_line end_line"
-_PARAMETERS += " direction depth days"
+_PARAMETERS += " direction depth days explain"
 _AS_PARAMETER = {flag_of(_FIELD_OF.get(name, name)): repr(name) for name in _PARAMETERS.split()}
 _FLAG = re.compile("|".join(rf"(?<![\w-]){re.escape(flag)}(?![\w-])" for flag in _AS_PARAMETER))
 
@@ -254,11 +256,14 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
         after: Annotated[str | None, Field(description="note date ≥ YYYY-MM-DD")] = None,
         before: Annotated[str | None, Field(description="note date ≤ YYYY-MM-DD")] = None,
         budget_tokens: Annotated[int | None, Field(ge=1, strict=True)] = None,
+        explain: Annotated[
+            list[str] | None, Field(description="notes to say why they are or are not found")
+        ] = None,
     ) -> str:
         """Search the notes by keyword and meaning (hybrid BM25 + vectors). Each result is a note
         at its best section: text, score, evidence, and the notes it links to and from."""
         return tool_text(
-            memory.search(query, limit, mode, paths, tags, after, before, budget_tokens)
+            memory.search(query, limit, mode, paths, tags, after, before, budget_tokens, explain)
         )
 
     def read(

@@ -118,6 +118,14 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
         help="search only notes with this tag (# optional, any case; a nested tag counts for its "
         "parent: project finds project/memlsp); repeat for any of several",
     )
+    search.add_argument(
+        "--explain",
+        action="append",
+        metavar="NOTE",
+        help="say why this note (a vault-relative path or a note's name; NAME#Heading for a "
+        "section) is or is not in the answer, with its evidence; repeat for several. The "
+        "results stay the same",
+    )
     search.add_argument("--no-expand", action="store_true", help="leave out linked notes")
     search.add_argument("--budget-tokens", type=int, help="keep results while they fit this budget")
     search.add_argument(

@@ -173,6 +173,7 @@ def search_request(
         "fusion": args.fusion,
         "paths": args.paths,
         "tags": args.tags,
+        "explain": args.explain,
     }
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
     return checked_request(values)

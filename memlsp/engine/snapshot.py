@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from memlsp.engine.explaining import explained
 from memlsp.index.keyword.reader import KeywordReader
 from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide, VectorStatus
@@ -188,7 +189,8 @@ class Snapshot:
             and bool(vector_hits)
             and side.reads_none_of(_LATIN_WORD.findall(request.query))
         )
-        return hybrid.search(
+        scales = side.scales(request.query) if side is not None else ()
+        ranking = hybrid.rank(
             request,
             self.keyword,
             self.graph,
@@ -196,9 +198,12 @@ class Snapshot:
             vector_hits,
             warnings,
             meaningless,
-            side.scales(request.query) if side is not None else (),
+            scales,
             allowed=allowed,
         )
+        if not request.explain:
+            return ranking.response
+        return replace(ranking.response, explained=explained(self, ranking, side, scales))
 
     def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:
         """The notes closest in meaning to `text`, closest first, by their nearest section and

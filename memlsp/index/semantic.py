@@ -83,6 +83,9 @@ class VectorSide:
         self._connecting = threading.Lock()
         self.needs_plan = True  # set on (re)connect: the store's contents must be compared again
         self._block_counts: tuple[int, ...] = ()  # vectors per block, as last counted
+        # The last query's vector, by embedder and text: a search that explains its answer asks
+        # the store twice for one query, and the model is the slow part.
+        self._last_query: tuple[Embedder, str, np.ndarray] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -342,13 +345,25 @@ class VectorSide:
         if limit == 0:
             return []
         try:
-            vector = embedder.embed_query(text)
-            return store.query(vector[0], limit, paths)
+            return store.query(self._query_vector(embedder, text), limit, paths)
         except (EmbedderError, VectorStoreError) as error:
             self._fail(error)
         except Exception as error:
             self._fail(EmbedderError(f"embedder {embedder.id} failed: {error}"))
         return None
+
+    def _query_vector(self, embedder: Embedder, text: str) -> np.ndarray:
+        last = self._last_query
+        if last is not None and last[0] is embedder and last[1] == text:
+            return last[2]
+        vector: np.ndarray = embedder.embed_query(text)[0]
+        self._last_query = (embedder, text, vector)
+        return vector
+
+    def embedded_of(self, ids: Iterable[str]) -> int:
+        """How many of these chunks have their vector in the store."""
+        with self._lock:
+            return sum(chunk_id in self._stored for chunk_id in ids)
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray] | None:
         """The stored vectors of these chunks (those without one are absent), or None while the

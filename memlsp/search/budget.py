@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from memlsp.model import BudgetCut, Dropped, Hit, heading_path
 from memlsp.parse.tokens import estimate_tokens
+from memlsp.text import counted
 
 
 def hit_tokens(hit: Hit) -> int:
@@ -48,9 +49,9 @@ def cut_sentence(cut: BudgetCut | None) -> str:
     """What the budget left out, in words: "" when it left nothing out."""
     if cut is None or not cut.dropped:
         return ""
-    left = _count(len(cut.dropped), "more result")
+    left = counted(len(cut.dropped), "more result")
     return (
-        f"{left} left out to stay within {_count(cut.budget_tokens, 'token')} (budget_tokens); "
+        f"{left} left out to stay within {counted(cut.budget_tokens, 'token')} (budget_tokens); "
         f"{cut.budget_used:,} used"
     )
 
@@ -59,7 +60,3 @@ def cut_warnings(cut: BudgetCut | None) -> list[str]:
     """The warning an answer adds for its budget: the sentence, when there is one."""
     sentence = cut_sentence(cut)
     return [sentence] if sentence else []
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"

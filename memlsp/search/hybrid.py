@@ -11,7 +11,7 @@ candidates carry their evidence (search/evidence.py), the sides are fused by the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
@@ -67,6 +67,34 @@ def scale_of(hit: VectorHit, scales: Sequence[SimilarityScale]) -> SimilaritySca
     return scales[min(hit.block, len(scales) - 1)] if scales else PLAIN_COSINE
 
 
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """A search's answer and how it was reached: each side's candidates with their evidence, the
+    order fusion gave, and what the floors, the limit and the budget kept. `respond` makes the
+    answer from it; search/explain.py reads it to say why a note is or is not in the answer."""
+
+    request: SearchRequest
+    terms: tuple[str, ...]  # the query's terms that decide candidates
+    chunks: Mapping[str, Chunk]  # every candidate, by chunk id
+    keyword_ranks: Mapping[str, int]  # chunk id -> 1-based rank on the keyword side
+    keyword_scores: Mapping[str, float]
+    matched: Mapping[str, frozenset[str]]  # chunk id -> the query terms it holds
+    vector_ranks: Mapping[str, int]
+    similarities: Mapping[str, float]
+    # Notes at their best section (sections with `sections`), in order, with the scores they
+    # show; empty when the evidence was too weak to answer.
+    ranked: tuple[tuple[Fused, float], ...]
+    strength: float
+    min_strength: float
+    weak: bool  # the answer was emptied: the query's evidence is below `min_strength`
+    unknown_words: bool  # no note and no model knows the query's words
+    keyword_ran: bool
+    vector_ran: bool  # the vector side answered (it may have found nothing)
+    candidates: int  # how many candidates each side was asked for
+    listed: tuple[Hit, ...]  # the results before the budget, in order
+    response: SearchResponse
+
+
 def search(
     request: SearchRequest,
     keyword: KeywordReader,
@@ -79,6 +107,32 @@ def search(
     *,
     allowed: frozenset[str] | None,
 ) -> SearchResponse:
+    """`rank`'s answer."""
+    return rank(
+        request,
+        keyword,
+        graph,
+        settings,
+        vector_hits,
+        warnings,
+        meaningless,
+        scales,
+        allowed=allowed,
+    ).response
+
+
+def rank(
+    request: SearchRequest,
+    keyword: KeywordReader,
+    graph: LinkGraph,
+    settings: Settings,
+    vector_hits: Sequence[VectorHit] | None = None,
+    warnings: Sequence[str] = (),
+    meaningless: bool = False,
+    scales: Sequence[SimilarityScale] = (),
+    *,
+    allowed: frozenset[str] | None,
+) -> Ranking:
     """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode).
     `meaningless`: the embedding model reads none of the query's words as words of its own.
     `scales`: what the embedder's similarities mean, per block (search/evidence.py).
@@ -101,7 +155,10 @@ def search(
             paths=allowed,
         )
     stats = keyword.term_stats(terms)
-    if vector_hits and meaningless and not keyword_hits and stats.known_share == 0:
+    unknown_words = bool(
+        vector_hits and meaningless and not keyword_hits and stats.known_share == 0
+    )
+    if unknown_words:
         # Nearest neighbours always exist. For a query that neither the vault nor the model
         # has a word for ("qwzxplk") they are not answers; similarity alone cannot tell them
         # from real ones with the default models (docs/search.md, "Nothing is an answer").
@@ -145,7 +202,8 @@ def search(
     # evidence says whether they answer.
     wanted = settings.min_strength if request.min_strength is None else request.min_strength
     weak = use_vector and found < wanted
-    if (fused or vector_hits) and (weak or (not keyword_hits and found == 0)):
+    emptied = bool((fused or vector_hits) and (weak or (not keyword_hits and found == 0)))
+    if emptied:
         fused = []
         warnings = [*warnings, f"nothing in the vault answers this closely (evidence {found:.2f})"]
     others: dict[str, list[Fused]] = {}
@@ -184,13 +242,40 @@ def search(
         )
     if request.expand:
         hits = expand_hits(graph, hits, settings.expand_limit)
-    hits, budget = within_budget(hits, request.budget_tokens)
+    shown_hits, budget = within_budget(hits, request.budget_tokens)
     counts = SearchCounts(
         keyword=len(keyword_scores), vector=len(similarities), hybrid=len(sides) > 1
     )
-    return SearchResponse(
-        request.query, tuple(hits), counts, request.mode, tuple(warnings), found, rule, budget
+    response = SearchResponse(
+        request.query, tuple(shown_hits), counts, request.mode, tuple(warnings), found, rule, budget
     )
+    return Ranking(
+        request=request,
+        terms=tuple(terms),
+        chunks=chunks,
+        keyword_ranks=_side_ranks(sides.get("keyword")),
+        keyword_scores=keyword_scores,
+        matched=matched,
+        vector_ranks=_side_ranks(sides.get("vector")),
+        similarities=similarities,
+        ranked=tuple((item, shown(item.score)) for item in fused),
+        strength=found,
+        min_strength=wanted,
+        weak=emptied,
+        unknown_words=unknown_words,
+        keyword_ran=use_keyword,
+        vector_ran=use_vector,
+        candidates=count,
+        listed=tuple(hits),
+        response=response,
+    )
+
+
+def _side_ranks(side: tuple[list[tuple[Hashable, float]], float] | None) -> dict[str, int]:
+    """Each candidate's 1-based rank on a side, by the side's evidence."""
+    if side is None:
+        return {}
+    return {str(key): rank for rank, (key, _) in enumerate(side[0], 1)}
 
 
 def _vector_side(

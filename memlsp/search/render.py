@@ -43,10 +43,13 @@ def response_text(response: SearchResponse) -> str:
     """For a terminal: what notes hold may not drive it (escape sequences are shown escaped).
     What the budget left out comes last, as `read` says it, where a reader's eye ends."""
     notes = [f"note: {warning}" for warning in response.warnings]
+    why = [f"why: {item.sentence}" for item in response.explained]
     if not response.hits:
-        return printable_lines("\n".join([*notes, f"no results for {response.query!r}"]))
+        return printable_lines("\n".join([*notes, f"no results for {response.query!r}", *why]))
     cut = cut_sentence(response.budget)
     ending = [f"(cut: {cut})"] if cut else []
+    if why:
+        ending.append("\n".join(why))
     return printable_lines(
         "\n\n".join([*notes, *(hit_text(hit) for hit in response.hits), *ending])
     )

@@ -32,7 +32,10 @@ FIELDS = (
     "fusion",
     "paths",
     "tags",
+    "explain",
 )
+# Notes one search explains: each costs a look at its file and a search of its own sections.
+MAX_EXPLAINED = 50
 
 
 def build_request(values: Mapping[str, Any]) -> SearchRequest:
@@ -78,6 +81,7 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         fusion=fusion,
         paths=scope.paths,
         tags=scope.tags,
+        explain=_explained(values),
     )
 
 
@@ -133,6 +137,15 @@ def _strings(values: Mapping[str, Any], key: str) -> tuple[str, ...]:
             _text(key, item)
         return tuple(value)
     raise ValueError(f"'{key}' must be a string or a list of strings, not {quoted(value)}")
+
+
+def _explained(values: Mapping[str, Any]) -> tuple[str, ...]:
+    notes = _strings(values, "explain")
+    if len(notes) > MAX_EXPLAINED:
+        raise ValueError(f"'explain' names {len(notes):,} notes; at most {MAX_EXPLAINED} at once")
+    if any(not note.strip() for note in notes):
+        raise ValueError("'explain' has an empty entry: give a note's path or name")
+    return tuple(dict.fromkeys(notes))
 
 
 def _date(values: Mapping[str, Any], key: str) -> str | None:

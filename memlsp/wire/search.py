@@ -8,8 +8,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
-from memlsp.model import Dropped, Hit, Neighbour, OtherSection, SearchRequest, SearchResponse
+from memlsp.model import (
+    BudgetCut,
+    Dropped,
+    Explanation,
+    Hit,
+    KeywordEvidence,
+    Neighbour,
+    OtherSection,
+    SearchRequest,
+    SearchResponse,
+    VectorEvidence,
+    Verdict,
+)
 from memlsp.search.budget import cut_warnings, within_budget
+from memlsp.search.explain import merged_verdicts, placed
 
 
 class NeighbourJson(TypedDict):
@@ -65,6 +78,56 @@ class DroppedJson(TypedDict):
     tokens: int  # what it would have cost, by the measure of the budget that left it out
 
 
+class KeywordEvidenceJson(TypedDict):
+    """What the keyword side found in an explained note."""
+
+    rank: int | None  # its best section's rank among the side's candidates; None past them
+    score: float | None  # BM25 of that section; None when no query term is in the note
+    matched_terms: list[str]
+
+
+class VectorEvidenceJson(TypedDict):
+    """What the vector side found of an explained note."""
+
+    rank: int | None  # its nearest section's rank among the side's candidates; None past them
+    similarity: float | None  # None: not embedded yet (or no section of it has a vector)
+    embedded: bool
+
+
+class _ExplainJson(TypedDict):
+    note: str  # as it was asked for
+    path: str | None  # the vault-relative path it names; None when it names no file
+    verdict: Verdict
+    sentence: str  # the verdict in plain words
+    keyword: KeywordEvidenceJson | None  # None: that side did not run, or the note is none
+    vector: VectorEvidenceJson | None
+
+
+class ExplainJson(_ExplainJson, total=False):
+    """Why a note asked about (`explain`) is or is not in the answer. The facts the verdict
+    rests on come as they apply: `rank`, `score`, `heading` (the section shown), `filter`
+    (path, tag or date), `floor` (min_score or min_strength) with `floor_value` and `strength`,
+    `limit`, `last_score`, `candidates`, `tokens` and `tokens_left`, `linked_from` and
+    `linked_rank`, `reason` (why a file is not a note), `terms` (the query's terms)."""
+
+    rank: int
+    score: float
+    heading: str
+    filter: str
+    floor: str
+    floor_value: float
+    strength: float
+    limit: int
+    last_score: float | None
+    candidates: int
+    tokens: int
+    tokens_left: int
+    linked_from: str
+    linked_rank: int
+    reason: str
+    terms: str
+
+
 class SearchCountsJson(TypedDict):
     keyword: int  # candidates from each side
     vector: int
@@ -84,6 +147,7 @@ class SearchAnswerJson(TypedDict):
     # `results` then `dropped` are the results of the same search without a budget, in order.
     dropped: list[DroppedJson]
     budget_used: int | None  # tokens of the results shown; None when no budget was asked for
+    explain: list[ExplainJson]  # one per note the request asked about, in its order
 
 
 class QueryAnswerJson(SearchAnswerJson):
@@ -113,6 +177,13 @@ class VaultDroppedJson(DroppedJson):
     root: str
 
 
+class VaultExplainJson(ExplainJson, total=False):
+    """An explained note of `memlsp/search`, with where it is when it names a vault's file."""
+
+    uri: str
+    root: str
+
+
 class VaultSearchAnswerJson(TypedDict):
     """`memlsp/search`: the answers of every open vault as one, best results first."""
 
@@ -127,6 +198,7 @@ class VaultSearchAnswerJson(TypedDict):
     results: list[VaultSearchResultJson]
     dropped: list[VaultDroppedJson]  # the budget is the merged answer's, over every vault's
     budget_used: int | None
+    explain: list[VaultExplainJson]
 
 
 def neighbour_json(neighbour: Neighbour) -> NeighbourJson:
@@ -183,6 +255,35 @@ def dropped_json(dropped: Dropped) -> DroppedJson:
     }
 
 
+def explain_json(explanation: Explanation) -> ExplainJson:
+    answer: ExplainJson = {
+        "note": explanation.note,
+        "path": explanation.path,
+        "verdict": explanation.verdict,
+        "sentence": explanation.sentence,
+        "keyword": _keyword_json(explanation.keyword),
+        "vector": _vector_json(explanation.vector),
+    }
+    answer.update(explanation.facts)  # type: ignore[typeddict-item]
+    return answer
+
+
+def _keyword_json(evidence: KeywordEvidence | None) -> KeywordEvidenceJson | None:
+    if evidence is None:
+        return None
+    return {
+        "rank": evidence.rank,
+        "score": evidence.score,
+        "matched_terms": list(evidence.matched_terms),
+    }
+
+
+def _vector_json(evidence: VectorEvidence | None) -> VectorEvidenceJson | None:
+    if evidence is None:
+        return None
+    return {"rank": evidence.rank, "similarity": evidence.similarity, "embedded": evidence.embedded}
+
+
 def search_counts_json(keyword: int, vector: int, hybrid: bool) -> SearchCountsJson:
     return {"keyword": keyword, "vector": vector, "hybrid": hybrid}
 
@@ -199,6 +300,7 @@ def search_answer_json(response: SearchResponse) -> SearchAnswerJson:
         "results": [search_result_json(hit) for hit in response.hits],
         "dropped": [dropped_json(d) for d in response.budget.dropped] if response.budget else [],
         "budget_used": response.budget.budget_used if response.budget else None,
+        "explain": [explain_json(item) for item in response.explained],
     }
 
 
@@ -255,8 +357,10 @@ def vault_search_answer_json(
         warnings += (f"{vault.name}: {warning}" for warning in response.warnings)
     found.sort(key=lambda pair: (-pair[0].score, pair[0].chunk.path, pair[0].chunk.start_line))
     found = found[: request.limit]
-    shown, budget = within_budget([hit for hit, _ in found], request.budget_tokens)
+    listed = [hit for hit, _ in found]
+    shown, budget = within_budget(listed, request.budget_tokens)
     left = budget.dropped if budget else ()
+    explained = _explained_across(vaults, shown, listed, budget)
     return {
         "query": request.query,
         "mode": request.mode,
@@ -273,4 +377,27 @@ def vault_search_answer_json(
             for d, (_, vault) in zip(left, found[len(shown) :], strict=True)
         ],
         "budget_used": budget.budget_used if budget else None,
+        "explain": explained,
     }
+
+
+def _explained_across(
+    vaults: Sequence[VaultAnswer],
+    shown: Sequence[Hit],
+    listed: Sequence[Hit],
+    budget: BudgetCut | None,
+) -> list[VaultExplainJson]:
+    """Each explained note's verdict from the vault that holds it, judged again against the
+    merged answer (its rank there, the merged limit and budget)."""
+    answered = [vault for vault in vaults if vault.response is not None]
+    chosen = merged_verdicts([vault.response.explained for vault in answered if vault.response])
+    verdicts = placed([item for item, _ in chosen], shown, listed, budget)
+    answer: list[VaultExplainJson] = []
+    for item, (_, index) in zip(verdicts, chosen, strict=True):
+        entry: VaultExplainJson = {**explain_json(item)}  # type: ignore[typeddict-item]
+        if index is not None and item.path is not None and item.verdict != "not_a_note":
+            vault = answered[index]
+            entry["uri"] = vault.note_uri(item.path)
+            entry["root"] = vault.root
+        answer.append(entry)
+    return answer

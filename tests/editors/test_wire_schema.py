@@ -45,6 +45,7 @@ OLDER_SERVERS = {
     ("VaultSearchAnswerJson", "fusion"),
     ("VaultSearchAnswerJson", "dropped"),
     ("VaultSearchAnswerJson", "budget_used"),
+    ("VaultSearchAnswerJson", "explain"),
 }
 
 # -- the TypeScript side ---------------------------------------------------------------------------

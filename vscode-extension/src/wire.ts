@@ -6,6 +6,8 @@ export type VaultState = "opening" | "indexing" | "ready" | "failed" | "stopped"
 export type VectorState = "off" | "connecting" | "ready" | "unavailable";
 export type GraphDirection = "both" | "out" | "in";
 export type GraphNodeKind = "note" | "file" | "unresolved";
+// Why a note asked about is or is not in a search's answer (`explain`).
+export type Verdict = "shown" | "not_a_note" | "not_indexed_yet" | "filtered" | "no_evidence" | "below_floor" | "beyond_limit" | "cut_by_budget" | "merged" | "linked_only";
 export type GraphEdgeKind = "link" | "meaning"; // links as written; a note's closest by meaning
 export type LinkState = "resolved" | "ambiguous" | "unresolved" | "outside";
 
@@ -83,6 +85,52 @@ export interface VaultDroppedJson extends DroppedJson {
   root: string;
 }
 
+/** What the keyword side found in an explained note. */
+export interface KeywordEvidenceJson {
+  rank: number | null; // its best section's rank among the side's candidates; null past them
+  score: number | null; // null: no query term in the note
+  matched_terms: string[];
+}
+
+/** What the vector side found of an explained note. */
+export interface VectorEvidenceJson {
+  rank: number | null;
+  similarity: number | null; // null: not embedded yet
+  embedded: boolean;
+}
+
+/** Why a note asked about (`explain`) is or is not in the answer; the facts come as they apply. */
+export interface ExplainJson {
+  note: string;
+  path: string | null;
+  verdict: Verdict;
+  sentence: string; // the verdict in plain words
+  keyword: KeywordEvidenceJson | null;
+  vector: VectorEvidenceJson | null;
+  rank?: number;
+  score?: number;
+  heading?: string;
+  filter?: string;
+  floor?: string;
+  floor_value?: number;
+  strength?: number;
+  limit?: number;
+  last_score?: number | null;
+  candidates?: number;
+  tokens?: number;
+  tokens_left?: number;
+  linked_from?: string;
+  linked_rank?: number;
+  reason?: string;
+  terms?: string;
+}
+
+/** An explained note with where it is, when it names a vault's file. */
+export interface VaultExplainJson extends ExplainJson {
+  uri?: string;
+  root?: string;
+}
+
 export interface SearchCountsJson {
   keyword: number;
   vector: number;
@@ -100,6 +148,7 @@ export interface VaultSearchAnswerJson {
   // `results` then `dropped`: the search without a budget, in order. Older servers omit both.
   dropped?: VaultDroppedJson[];
   budget_used?: number | null; // tokens of the results shown; null without a budget
+  explain?: VaultExplainJson[]; // one per note asked about; older servers omit it
 }
 
 // -- memlsp/links --------------------------------------------------------------------------------
