@@ -16,6 +16,7 @@ import X` names any shape; the family modules import one another's modules, neve
 
 from __future__ import annotations
 
+from memlsp.model import Verdict
 from memlsp.wire.common import (
     JSON_UNPRINTABLE,
     PositionJson,
@@ -109,7 +110,6 @@ from memlsp.wire.search import (
     VaultSearchAnswerJson,
     VaultSearchResultJson,
     VectorEvidenceJson,
-    Verdict,
     dropped_json,
     each_vault,
     explain_json,
