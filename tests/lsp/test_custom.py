@@ -76,6 +76,23 @@ async def test_search_answers_with_evidence(shared: Session) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
+async def test_search_explains_the_notes_it_is_asked_about(shared: Session) -> None:
+    """`explain`: a verdict and a sentence per note, the note's URI, results unchanged."""
+    plain = await shared.search(query="bm25 saturation", limit=2)
+    asked = ["search/bm25.md", "travel/成都美食.md", "no such note", "assets/search diagram.png"]
+    answer = await shared.search(query="bm25 saturation", limit=2, explain=asked)
+    assert answer["results"] == plain["results"] and plain["explain"] == []
+    verdicts = {item["note"]: item for item in answer["explain"]}
+    assert list(verdicts) == asked
+    bm25 = verdicts["search/bm25.md"]
+    assert bm25["verdict"] == "shown" and bm25["uri"] == shared.uri("search/bm25.md")
+    assert verdicts["travel/成都美食.md"]["verdict"] in ("no_evidence", "linked_only")
+    assert verdicts["no such note"]["verdict"] == "not_a_note"
+    png = verdicts["assets/search diagram.png"]
+    assert (png["verdict"], png["reason"]) == ("not_a_note", "not_markdown")
+    assert all(item["sentence"].startswith(f"“{item['note']}”") for item in answer["explain"])
+
+
 async def test_search_with_a_chinese_query(shared: Session) -> None:
     answer = await shared.search(query="向量检索", expand=False)
     assert answer["results"][0]["path"] == "search/向量检索.md"
