@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memlsp.embed.base import SimilarityScale
 from memlsp.index.semantic import VectorSide
@@ -35,41 +35,71 @@ def explained(
     scales: Sequence[SimilarityScale],
 ) -> tuple[Explanation, ...]:
     """The verdict for each note of the request's `explain`, against the answer as shown."""
-    verdicts = [
-        explain_ranked(ranking, snapshot.graph, _asked(snapshot, name, ranking, side, scales))
-        for name in ranking.request.explain
-    ]
+    named = [(name, *_named(snapshot, name)) for name in ranking.request.explain]
+    notes = [path for _, path, _ in named if path in snapshot.graph.notes]
+    keyword = _keyword_alone(snapshot, ranking, notes)
+    vector = _vectors_alone(snapshot, ranking, side, scales, notes)
+    verdicts = []
+    for name, path, heading in named:
+        if path in snapshot.graph.notes:
+            asked = Asked(name, path, heading, unseen=_unseen(snapshot, path))
+            asked = replace(asked, **keyword.get(path, {}), **vector.get(path, {}))
+        else:
+            asked = _not_indexed(snapshot, name, path)
+        verdicts.append(explain_ranked(ranking, snapshot.graph, asked))
     response = ranking.response
     return placed(verdicts, response.hits, ranking.listed, response.budget)
 
 
-def _asked(
+def _keyword_alone(
+    snapshot: Snapshot, ranking: Ranking, notes: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """The keyword side's evidence in each note that is no candidate of the search: its best
+    section's score and the query terms it holds, all notes in one search."""
+    candidates = {ranking.chunks[key].path for key in ranking.keyword_ranks}
+    wanted = sorted(set(notes) - candidates)
+    if not wanted or not ranking.terms:
+        return {}
+    hits = snapshot.keyword.search(list(ranking.terms), NOTE_SECTIONS * len(wanted), paths=wanted)
+    found: dict[str, dict[str, Any]] = {}
+    for hit in hits:  # best first
+        path = hit.chunk.path
+        if path not in found:
+            found[path] = {"keyword_score": hit.score, "keyword_terms": frozenset()}
+        found[path]["keyword_terms"] |= hit.matched
+    return found
+
+
+def _vectors_alone(
     snapshot: Snapshot,
-    name: str,
     ranking: Ranking,
     side: VectorSide | None,
     scales: Sequence[SimilarityScale],
-) -> Asked:
-    path, heading = _named(snapshot, name)
-    if path not in snapshot.graph.notes:
-        return _not_indexed(snapshot, name, path)
-    asked = Asked(name, path, heading, unseen=_unseen(snapshot, path))
-    hits = snapshot.keyword.search(list(ranking.terms), NOTE_SECTIONS, paths=(path,))
-    if hits:
-        best = hits[0]
-        terms = frozenset().union(*(hit.matched for hit in hits))
-        asked = replace(asked, keyword_score=best.score, keyword_terms=terms)
-    if ranking.vector_ran and side is not None:
+    notes: Sequence[str],
+) -> dict[str, dict[str, Any]]:
+    """Whether each note that is no candidate of the vector side is embedded, its nearest
+    section's similarity to the query and the floor of its scale, all notes in one ask."""
+    if not ranking.vector_ran or side is None:
+        return {}
+    candidates = {ranking.chunks[key].path for key in ranking.vector_ranks}
+    found: dict[str, dict[str, Any]] = {}
+    chunks = 0
+    for path in sorted(set(notes) - candidates):
         record = snapshot.records.get(path)
         ids = [chunk_id for chunk_id in (record.chunk_ids if record else ()) if embeds(chunk_id)]
-        embedded = side.embedded_of(ids) > 0
-        nearest = side.query(ranking.request.query, max(1, len(ids)), (path,)) if embedded else []
-        if nearest:
-            hit = max(nearest, key=lambda found: found.similarity)
-            floor = hybrid.scale_of(hit, scales).floor
-            return replace(asked, similarity=hit.similarity, embedded=True, vector_floor=floor)
-        return replace(asked, embedded=embedded)
-    return asked
+        if side.embedded_of(ids):
+            found[path] = {"embedded": True}
+            chunks += len(ids)
+        else:
+            found[path] = {"embedded": False}
+    embedded = [path for path, facts in found.items() if facts["embedded"]]
+    nearest = side.query(ranking.request.query, chunks, embedded) if embedded else None
+    for hit in sorted(nearest or (), key=lambda hit: -hit.similarity):
+        facts = found.get(hit.path)
+        if facts is not None and "similarity" not in facts:
+            facts["similarity"] = hit.similarity
+            facts["vector_floor"] = hybrid.scale_of(hit, scales).floor
+    return found
 
 
 def _named(snapshot: Snapshot, name: str) -> tuple[str, str | None]:

@@ -91,7 +91,8 @@ def explain_ranked(ranking: Ranking, graph: LinkGraph, asked: Asked) -> Explanat
     left_out = _filtered(request, graph, asked.path)
     if left_out is not None:
         return verdict("filtered", f"{title} {left_out[1]}.", ("filter", left_out[0]))
-    has_evidence = keyword.score is not None or _close_enough(asked, ranking)
+    close = _close_enough(asked, vector)
+    has_evidence = keyword.score is not None or close
     if ranking.weak and has_evidence:
         return verdict(
             "below_floor",
@@ -133,10 +134,10 @@ def explain_ranked(ranking: Ranking, graph: LinkGraph, asked: Asked) -> Explanat
             ("limit", request.limit),
             ("candidates", ranking.candidates),
         )
-    if not ranking.unknown_words and ranking.vector_ran and _close_enough(asked, ranking):
+    if not ranking.unknown_words and ranking.vector_ran and close:
         return verdict(
             "beyond_limit",
-            f"{title} is close in meaning (similarity {asked.similarity:.2f}) but not among the "
+            f"{title} is close in meaning (similarity {_similarity(vector)}) but not among the "
             f"first {ranking.candidates:,} sections nearest the query; more results (a higher "
             "limit) reach further.",
             ("limit", request.limit),
@@ -336,12 +337,17 @@ def _filtered(request: SearchRequest, graph: LinkGraph, path: str) -> tuple[str,
     return None
 
 
-def _close_enough(asked: Asked, ranking: Ranking) -> bool:
-    return (
-        ranking.vector_ran
-        and asked.similarity is not None
-        and asked.similarity >= asked.vector_floor
-    )
+def _close_enough(asked: Asked, vector: VectorEvidence | None) -> bool:
+    """Close enough in meaning to be a candidate: one of the vector side's, or a note whose
+    nearest section is above the floor of its scale."""
+    if vector is None or vector.similarity is None:
+        return False
+    return vector.rank is not None or vector.similarity >= asked.vector_floor
+
+
+def _similarity(vector: VectorEvidence | None) -> str:
+    similarity = vector.similarity if vector is not None else None
+    return "unknown" if similarity is None else f"{similarity:.2f}"
 
 
 def _no_evidence(ranking: Ranking, asked: Asked, title: str) -> str:
