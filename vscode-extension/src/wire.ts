@@ -100,6 +100,39 @@ export interface VaultSearchAnswerJson {
   // `results` then `dropped`: the search without a budget, in order. Older servers omit both.
   dropped?: VaultDroppedJson[];
   budget_used?: number | null; // tokens of the results shown; null without a budget
+  // Only when asked with `explain`: why each note named there is or is not among the results.
+  explain?: ExplainJson[];
+}
+
+// -- memlsp/search with `explain` ------------------------------------------------------------------
+
+export type ExplainVerdict =
+  "shown" | "not_a_note" | "not_indexed_yet" | "filtered" | "no_evidence" | "below_floor" | "beyond_limit"
+  | "cut_by_budget" | "merged" | "linked_only";
+
+/** What the keyword side made of the note: its best rank and score, and the query's words it has. */
+export interface ExplainKeywordJson {
+  rank: number | null;
+  score: number | null;
+  matched_terms: string[];
+}
+
+/** What the semantic side made of the note; `embedded` false: its vectors are not made yet. */
+export interface ExplainVectorJson {
+  rank: number | null;
+  similarity: number | null;
+  embedded: boolean;
+}
+
+/** Why one note named in `explain` is or is not among the results, in a sentence and in numbers. */
+export interface ExplainJson {
+  note: string; // as asked
+  path: string | null; // its vault path; null when it is no note of an open vault
+  uri?: string | null;
+  verdict: ExplainVerdict;
+  sentence: string;
+  keyword: ExplainKeywordJson | null;
+  vector: ExplainVectorJson | null;
 }
 
 // -- memlsp/links --------------------------------------------------------------------------------
@@ -320,6 +353,8 @@ export interface VaultStatusJson {
   vectors: VectorsJson | null;
   /** How many links have each kind of problem; absent from older servers. */
   problems?: ProblemsJson | null;
+  /** Asked with `{"report": true}` only; absent from older servers. */
+  report?: StatusReportJson;
 }
 
 export interface ProblemsJson {
@@ -327,6 +362,80 @@ export interface ProblemsJson {
   missing_anchors: number;
   ambiguous: number;
   outside: number;
+}
+
+// -- memlsp/status with `report` -----------------------------------------------------------------
+
+export interface ReportLinksJson {
+  total: number;
+  unresolved: number;
+  ambiguous: number;
+}
+
+/** The semantic side in detail: what `VectorsJson` says, and how fast it goes. */
+export interface ReportVectorsJson {
+  state: VectorState;
+  embedder: string;
+  embedded: number;
+  pending: number;
+  failed: number;
+  running: boolean;
+  rate_per_second: number | null; // null until it has been measured
+  eta_seconds: number | null;
+  problem: string;
+  off_reason: string | null; // why it is off, when it is
+}
+
+/** Files of the vault that are not notes, grouped by why. */
+export interface NotNoteGroupJson {
+  reason: string;
+  detail: string;
+  count: number;
+  paths: string[];
+}
+
+export interface ProblemGroupJson {
+  kind: string;
+  count: number;
+  paths: string[];
+}
+
+/** Changes on disk the index has not taken in yet. */
+export interface UnseenChangesJson {
+  count: number;
+  paths: string[];
+}
+
+export interface CacheJson {
+  path: string;
+  bytes: number;
+}
+
+/** The process that keeps the index. */
+export interface ProcessJson {
+  kind: string;
+  pid: number;
+  since: string;
+}
+
+export interface SettingValueJson {
+  value: unknown;
+  source: string;
+}
+
+/** A vault's status in full, for a person to read. */
+export interface StatusReportJson {
+  summary: string;
+  notes: number;
+  chunks: number;
+  links: ReportLinksJson;
+  vectors: ReportVectorsJson;
+  not_notes: NotNoteGroupJson[];
+  problems: ProblemGroupJson[];
+  unseen_changes: UnseenChangesJson;
+  cache: CacheJson;
+  process: ProcessJson;
+  settings: Record<string, SettingValueJson>;
 }
 
 export interface StatusAnswerJson {
