@@ -48,6 +48,22 @@ OLDER_SERVERS = {
     ("VaultSearchAnswerJson", "explain"),
 }
 
+# What the extension reads before the server sends it: `memlsp/status` with `report` and
+# `memlsp/search` with `explain` (issue 36), whose shapes memlsp/wire/ gains on another branch.
+# Each is checked as usual as soon as memlsp/wire/ defines it; then its entry here can go.
+AHEAD_OF_THE_SERVER = {
+    "StatusReportJson",
+    "ReportLinksJson",
+    "ReportVectorsJson",
+    "NotNoteGroupJson",
+    "ProblemGroupJson",
+    "UnseenChangesJson",
+    "CacheJson",
+    "ProcessJson",
+    "SettingValueJson",
+    ("VaultStatusJson", "report"),
+}
+
 # -- the TypeScript side ---------------------------------------------------------------------------
 
 
@@ -157,10 +173,16 @@ def test_every_shape_a_client_reads_is_in_wire_ts(name: str) -> None:
 def test_a_wire_ts_interface_has_the_fields_of_its_typeddict(name: str) -> None:
     if name == "Messages":
         return  # the table of methods, checked below
+    if name not in SHAPES and name in AHEAD_OF_THE_SERVER:
+        pytest.skip(f"{name}: the server does not send it yet")
     assert name in SHAPES, f"wire.ts declares {name}, which memlsp/wire/ does not define"
     shape = SHAPES[name]
-    ts_fields = _ts_interfaces()[name]
     python_fields = _hints(shape)
+    ts_fields = {
+        field: value
+        for field, value in _ts_interfaces()[name].items()
+        if field in python_fields or (name, field) not in AHEAD_OF_THE_SERVER
+    }
     assert sorted(set(python_fields) - set(ts_fields)) == [], f"{name}: missing in wire.ts"
     assert sorted(set(ts_fields) - set(python_fields)) == [], f"{name}: not sent by the server"
     for field, hint in python_fields.items():

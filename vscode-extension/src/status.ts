@@ -2,7 +2,9 @@
 // The server words each vault's state itself (`summary`); an older server without it gets the
 // same kind of sentence built here from the counts.
 
-import { StatusAnswerJson, VaultStatusJson } from "./wire";
+import { count, displayPath, percent, plural } from "./format";
+import { reportTooltip } from "./statusReport";
+import { StatusAnswerJson, StatusReportJson, VaultStatusJson } from "./wire";
 
 export type StatusKind = "busy" | "ready" | "keyword-only" | "failed";
 
@@ -13,6 +15,8 @@ export interface StatusItemView {
   kind: StatusKind;
   text: string;
   tooltip: string;
+  /** The tooltip as Markdown, from the vault's status report, when the server sent one. */
+  markdown?: string;
 }
 
 const ICONS: Record<StatusKind, string> = {
@@ -21,12 +25,6 @@ const ICONS: Record<StatusKind, string> = {
   "keyword-only": "$(warning)",
   failed: "$(error)",
 };
-
-const count = (n: number): string => n.toLocaleString("en-US");
-
-function plural(n: number, one: string, many: string): string {
-  return `${count(n)} ${n === 1 ? one : many}`;
-}
 
 export function vaultName(vault: VaultStatusJson): string {
   if (vault.name) {
@@ -122,12 +120,22 @@ export function vaultTooltip(vault: VaultStatusJson): string {
   return lines.join("\n");
 }
 
-function displayPath(root: string): string {
-  return root.startsWith("file://") ? decodeURIComponent(root.slice("file://".length)) : root;
+/** While a ready vault's vectors are being made, the item says how far ("3,176 notes · vectors
+ * 71%"): search works already, by meaning only for what is done. */
+export function coverageText(vault: VaultStatusJson): string | undefined {
+  const vectors = vault.vectors;
+  if (vault.state !== "ready" || vectors === null || !embedding(vault)) {
+    return undefined;
+  }
+  return `${plural(vault.notes, "note", "notes")} · vectors ${percent(vectors.embedded, vectors.pending)}%`;
 }
 
-/** The status bar: one item per vault, prefixed with its name when there are several. */
-export function statusItems(status: StatusAnswerJson): StatusItemView[] {
+/** The status bar: one item per vault, prefixed with its name when there are several. `report`
+ * gives a vault's latest status report (asked now and then), for a fuller tooltip. */
+export function statusItems(
+  status: StatusAnswerJson,
+  report: (root: string) => StatusReportJson | undefined = () => undefined,
+): StatusItemView[] {
   if (status.vaults.length === 0) {
     return [
       {
@@ -142,7 +150,14 @@ export function statusItems(status: StatusAnswerJson): StatusItemView[] {
   return status.vaults.map((vault) => {
     const kind = statusKind(vault);
     const label = several ? vaultName(vault) : "memlsp";
-    return { key: vault.root, kind, text: `${ICONS[kind]} ${label} · ${summary(vault)}`, tooltip: vaultTooltip(vault) };
+    const coverage = coverageText(vault);
+    const text = coverage ? `${ICONS[kind]} ${label}: ${coverage}` : `${ICONS[kind]} ${label} · ${summary(vault)}`;
+    const view: StatusItemView = { key: vault.root, kind, text, tooltip: vaultTooltip(vault) };
+    const full = report(vault.root);
+    if (full) {
+      view.markdown = reportTooltip(`memlsp vault ${vaultName(vault)}: ${summary(vault)}`, vault, full);
+    }
+    return view;
   });
 }
 

@@ -369,6 +369,8 @@ export interface VaultStatusJson {
   vectors: VectorsJson | null;
   /** How many links have each kind of problem; absent from older servers. */
   problems?: ProblemsJson | null;
+  /** Asked with `{"report": true}` only; absent from older servers. */
+  report?: StatusReportJson;
 }
 
 export interface ProblemsJson {
@@ -376,6 +378,80 @@ export interface ProblemsJson {
   missing_anchors: number;
   ambiguous: number;
   outside: number;
+}
+
+// -- memlsp/status with `report` -----------------------------------------------------------------
+
+export interface ReportLinksJson {
+  total: number;
+  unresolved: number;
+  ambiguous: number;
+}
+
+/** The semantic side in detail: what `VectorsJson` says, and how fast it goes. */
+export interface ReportVectorsJson {
+  state: VectorState;
+  embedder: string;
+  embedded: number;
+  pending: number;
+  failed: number;
+  running: boolean;
+  rate_per_second: number | null; // null until it has been measured
+  eta_seconds: number | null;
+  problem: string;
+  off_reason: string | null; // why it is off, when it is
+}
+
+/** Files of the vault that are not notes, grouped by why. */
+export interface NotNoteGroupJson {
+  reason: string;
+  detail: string;
+  count: number;
+  paths: string[];
+}
+
+export interface ProblemGroupJson {
+  kind: string;
+  count: number;
+  paths: string[];
+}
+
+/** Changes on disk the index has not taken in yet. */
+export interface UnseenChangesJson {
+  count: number;
+  paths: string[];
+}
+
+export interface CacheJson {
+  path: string;
+  bytes: number;
+}
+
+/** The process that keeps the index. */
+export interface ProcessJson {
+  kind: string;
+  pid: number;
+  since: string;
+}
+
+export interface SettingValueJson {
+  value: unknown;
+  source: string;
+}
+
+/** A vault's status in full, for a person to read. */
+export interface StatusReportJson {
+  summary: string;
+  notes: number;
+  chunks: number;
+  links: ReportLinksJson;
+  vectors: ReportVectorsJson;
+  not_notes: NotNoteGroupJson[];
+  problems: ProblemGroupJson[];
+  unseen_changes: UnseenChangesJson;
+  cache: CacheJson;
+  process: ProcessJson;
+  settings: Record<string, SettingValueJson>;
 }
 
 export interface StatusAnswerJson {

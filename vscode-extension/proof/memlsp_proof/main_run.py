@@ -17,6 +17,7 @@ from .main_preview import check_completion, check_preview_wikilinks
 from .main_related import MENTION_NOTES, check_insert_link, check_link_all, check_related_view
 from .main_renames import check_explorer_rename, check_rename_symbol
 from .main_settings import check_fusion_setting, check_restart, check_settings_ui
+from .main_why import check_why_not_found
 from .setup import (
     Paths,
     code_server,
@@ -48,6 +49,7 @@ def run_checks(url: str, paths: Paths, results: Results) -> None:
         check_completion(page, paths, results)
         check_search(page, paths, results)
         page.keyboard.press("Escape")
+        check_why_not_found(page, paths, results)
         check_restart(page, paths, results)
         # Last: the renames change the vault copy.
         check_code_lens(page, paths, results)

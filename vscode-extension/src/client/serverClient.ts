@@ -11,6 +11,7 @@ import { DidChangeConfigurationNotification, LanguageClient, LanguageClientOptio
 import { errorText } from "../errors";
 import { announcedBounds } from "../graph/bounds";
 import { CLIENT_SETTINGS, ServerSettingName, serverOptions } from "../settings";
+import { StatusReports } from "../reportSchedule";
 import { anyBusy, startingView, statusItems, stoppedView } from "../status";
 import type { GraphBoundsJson, Messages } from "../wire";
 import { NoWorkDoneProgress, middleware } from "./builtinMarkdown";
@@ -23,7 +24,8 @@ import { StatusBar } from "./statusBar";
 const SECTION = "memlsp";
 // The server's notifications: the vault was indexed or changed (links may lead elsewhere now),
 // or vectors were made (what waited for meaning may have it now).
-const CHANGED = ["memlsp/indexed", "memlsp/changed"] as const;
+const INDEXED = "memlsp/indexed";
+const CHANGED = [INDEXED, "memlsp/changed"] as const;
 const VECTORS = "memlsp/vectors";
 
 export type ServerEvent =
@@ -48,6 +50,7 @@ export class ServerClient implements vscode.Disposable {
   // A log channel: vscode-languageclient 11 writes its own trace there too.
   readonly output = vscode.window.createOutputChannel("memlsp", { log: true });
   readonly status = new StatusBar();
+  private readonly reports = new StatusReports();
   private current: LanguageClient | undefined;
   private readonly startError = new StartErrorNotice(this.output, this.status, (why, explicit) => this.restart(why, explicit));
   private readonly events = new vscode.EventEmitter<ServerEvent>();
@@ -117,11 +120,15 @@ export class ServerClient implements vscode.Disposable {
     this.startError.started();
     for (const method of [...CHANGED, VECTORS]) {
       next.onNotification(method, () => {
+        if (method === INDEXED) {
+          this.reports.force();
+        }
         void this.refreshStatus();
         this.events.fire({ kind: method === VECTORS ? "vectors" : "changed" });
       });
     }
     this.events.fire({ kind: "started", bounds: announcedBounds(next.initializeResult) });
+    this.reports.force(); // a new server: its first answer brings the report
     if (explicit) {
       void vscode.window.showInformationMessage(`memlsp: the server is running: ${commandLine} (from ${found.origin}).`);
     }
@@ -172,27 +179,33 @@ export class ServerClient implements vscode.Disposable {
     return this.current.sendRequest<Messages["memlsp/links"]>("memlsp/links", { uri });
   }
 
-  async fetchStatus(): Promise<Messages["memlsp/status"] | undefined> {
+  /** `report`: with each vault's status report (a server that does not know it answers without). */
+  async fetchStatus(report = false): Promise<Messages["memlsp/status"] | undefined> {
     if (!this.current?.isRunning()) {
       return undefined;
     }
     try {
-      return await this.current.sendRequest<Messages["memlsp/status"]>("memlsp/status", {});
+      return await this.current.sendRequest<Messages["memlsp/status"]>("memlsp/status", report ? { report: true } : {});
     } catch (error) {
       this.output.appendLine(`memlsp: status: ${errorText(error)}`);
-      return undefined;
+      // A server that cannot make the report still says how the vault is.
+      return report ? this.fetchStatus(false) : undefined;
     }
   }
 
   async refreshStatus(): Promise<void> {
-    const status = await this.fetchStatus();
+    const report = this.reports.due(Date.now());
+    const status = await this.fetchStatus(report);
     if (!status) {
       return;
     }
-    this.status.show(statusItems(status));
+    const again = this.reports.take(status, report, Date.now());
+    this.status.show(statusItems(status, (root) => this.reports.get(root)));
     // Between the server's notifications, poll only while something is moving.
     this.status.stopPolling();
-    if (anyBusy(status)) {
+    if (again) {
+      void this.refreshStatus(); // a vault became ready: its tooltip says so in full at once
+    } else if (anyBusy(status)) {
       this.status.pollSoon(() => void this.refreshStatus());
     }
   }

@@ -14,6 +14,13 @@ function newStatusItem(index: number): vscode.StatusBarItem {
   return item;
 }
 
+/** The server's words in it are escaped (statusReport.ts); links and commands stay inert. */
+function markdownTooltip(markdown: string): vscode.MarkdownString {
+  const tooltip = new vscode.MarkdownString(markdown);
+  tooltip.isTrusted = false;
+  return tooltip;
+}
+
 export class StatusBar implements vscode.Disposable {
   private readonly items: vscode.StatusBarItem[] = [newStatusItem(0)];
   private pollTimer: NodeJS.Timeout | undefined;
@@ -30,7 +37,7 @@ export class StatusBar implements vscode.Disposable {
       const item = this.items[index];
       if (item) {
         item.text = view.text;
-        item.tooltip = view.tooltip;
+        item.tooltip = view.markdown === undefined ? view.tooltip : markdownTooltip(view.markdown);
         item.show();
       }
     });

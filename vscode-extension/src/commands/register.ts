@@ -8,11 +8,13 @@ import { showRelated, showUnlinked } from "./noteCommands";
 import { searchVault } from "./searchVault";
 import { showLinks } from "./showLinks";
 import { reindex, showStatus } from "./vaultStatus";
+import { whyNotFound } from "./whyNotFound";
 
 export function registerCommands(server: ServerClient, graph: GraphPanel): vscode.Disposable[] {
   const running = (): ReturnType<ServerClient["running"]> => server.running();
   return [
     vscode.commands.registerCommand("memlsp.searchVault", () => searchVault(server)),
+    vscode.commands.registerCommand("memlsp.whyNotFound", (uri?: unknown) => whyNotFound(server, uri)),
     vscode.commands.registerCommand("memlsp.showLinks", (uri?: unknown) => showLinks(server, uri)),
     vscode.commands.registerCommand("memlsp.showRelated", (uri?: unknown) => showRelated(running, uri)),
     vscode.commands.registerCommand("memlsp.showUnlinked", (uri?: unknown) => showUnlinked(running, uri)),

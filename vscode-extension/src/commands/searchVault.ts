@@ -1,5 +1,6 @@
 // memlsp: Search Vault: a picker that asks memlsp/search as the user types (debounced, the older
-// question cancelled) and opens the chosen section.
+// question cancelled) and opens the chosen section. It remembers the last query, which "Why isn't
+// this note found?" explains.
 
 import * as vscode from "vscode";
 import type { ServerClient } from "../client/serverClient";
@@ -9,7 +10,21 @@ import type { Messages } from "../wire";
 import { TargetItem, reveal, toQuickPickItem } from "./quickPick";
 
 const SEARCH_DEBOUNCE_MS = 150;
-const SEARCH_LIMIT = 50;
+/** How many results the picker asks for; a note past them is "not found" there. */
+export const SEARCH_LIMIT = 50;
+
+// The last query searched, in this window: one place, read and written by both commands.
+let lastQuery = "";
+
+export function lastSearchQuery(): string {
+  return lastQuery;
+}
+
+export function rememberQuery(query: string): void {
+  if (query.trim()) {
+    lastQuery = query;
+  }
+}
 
 /** The workspace folder of a result, named only when there are several (a multi-root workspace). */
 function vaultName(uri: string): string | undefined {
@@ -20,7 +35,8 @@ function vaultName(uri: string): string | undefined {
   return vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri))?.name;
 }
 
-export async function searchVault(server: ServerClient): Promise<void> {
+/** `initial`: a query to search at once (Search again, from "Why isn't this note found?"). */
+export async function searchVault(server: ServerClient, initial?: string): Promise<void> {
   const lsp = server.running();
   if (!lsp) {
     return;
@@ -44,6 +60,7 @@ export async function searchVault(server: ServerClient): Promise<void> {
       return;
     }
     pick.busy = true;
+    rememberQuery(query);
     try {
       const answer = await lsp.sendRequest<Messages["memlsp/search"]>(
         "memlsp/search",
@@ -91,4 +108,8 @@ export async function searchVault(server: ServerClient): Promise<void> {
     pick.dispose();
   });
   pick.show();
+  if (initial?.trim()) {
+    pick.value = initial;
+    void run(initial);
+  }
 }

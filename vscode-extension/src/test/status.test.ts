@@ -64,7 +64,8 @@ test("an older server without summary gets the same plain words from the counts"
     "$(sync~spin) memlsp · Indexing 2,000 of 3,177 notes",
   ]);
   const embedding = vault({ vectors: { state: "ready", embedder: "bilingual", embedded: 4912, pending: 2269, problem: "" } });
-  assert.deepEqual(texts(status(embedding)), ["$(sync~spin) memlsp · Finding meaning: 4,912 of 7,181 sections"]);
+  assert.deepEqual(texts(status(embedding)), ["$(sync~spin) memlsp: 3,177 notes · vectors 68%"]);
+  assert.match(statusLines(status(embedding))[1] ?? "", /Finding meaning: 4,912 of 7,181 sections/);
   assert.deepEqual(texts(status(vault())), ["$(check) memlsp · Ready: 3,177 notes"]);
   const down = vault({ vectors: { state: "unavailable", embedder: "endpoint", embedded: 0, pending: 5, problem: "no key" } });
   assert.deepEqual(texts(status(down)), ["$(warning) memlsp · Ready, keyword search only: no key"]);
@@ -112,4 +113,66 @@ test("while no vault answers, one item: starting (with the command), stopped, or
     tooltip: "memlsp: the server stopped. Click for details.",
   });
   assert.deepEqual(startErrorView("memlsp: not found"), { key: "", kind: "failed", text: "$(error) memlsp", tooltip: "memlsp: not found" });
+});
+
+test("while a ready vault's vectors are made, the item counts its notes and how far the vectors are", () => {
+  const vectors = { state: "ready" as const, embedder: "bilingual", embedded: 5099, pending: 2082, problem: "" };
+  const embedding = vault({ notes: 3176, summary: "Finding meaning: 5,099 of 7,181 sections", busy: true, vectors });
+  assert.deepEqual(texts(status(embedding)), ["$(sync~spin) memlsp: 3,176 notes · vectors 71%"]);
+  // Never 100% while a section is left; 0% before the first.
+  const last = vault({ vectors: { ...vectors, embedded: 7180, pending: 1 } });
+  assert.deepEqual(texts(status(last)), ["$(sync~spin) memlsp: 3,177 notes · vectors 99%"]);
+  const first = vault({ vectors: { ...vectors, state: "connecting", embedded: 0, pending: 7181 } });
+  assert.deepEqual(texts(status(first)), ["$(sync~spin) memlsp: 3,177 notes · vectors 0%"]);
+  // Several vaults: named, as the other texts.
+  const items = statusItems(status(vault({ root: "file:///n/kg", name: "kg", vectors }), vault({ root: "file:///n/w", name: "w" })));
+  assert.deepEqual(
+    items.map((item) => item.text),
+    ["$(sync~spin) kg: 3,177 notes · vectors 71%", "$(check) w · Ready: 3,177 notes"],
+  );
+});
+
+test("the coverage is shown only while vectors are made for a ready vault", () => {
+  const pending = { state: "ready" as const, embedder: "bilingual", embedded: 10, pending: 90, problem: "" };
+  const indexing = vault({ state: "indexing", indexed_files: 2000, vectors: pending });
+  assert.deepEqual(texts(status(indexing)), ["$(sync~spin) memlsp · Indexing 2,000 of 3,177 notes"]);
+  const down = vault({ vectors: { ...pending, state: "unavailable", problem: "no key" } });
+  assert.deepEqual(texts(status(down)), ["$(warning) memlsp · Ready, keyword search only: no key"]);
+  const readOnly = vault({ read_only: true, vectors: pending });
+  assert.match(texts(status(readOnly))[0] ?? "", /^\$\(check\) memlsp · Ready: 3,177 notes, read-only/);
+  assert.deepEqual(texts(status(vault({ vectors: null }))), ["$(check) memlsp · Ready: 3,177 notes"]);
+});
+
+test("without a report the tooltip is plain text; with one, Markdown beside it", () => {
+  const [plain] = statusItems(status(vault()));
+  assert.equal(plain?.markdown, undefined);
+  const report = {
+    summary: "Ready: 3,177 notes",
+    notes: 3177,
+    chunks: 7181,
+    links: { total: 12034, unresolved: 41, ambiguous: 0 },
+    vectors: {
+      state: "ready" as const,
+      embedder: "bilingual",
+      embedded: 7181,
+      pending: 0,
+      failed: 0,
+      running: false,
+      rate_per_second: null,
+      eta_seconds: null,
+      problem: "",
+      off_reason: null,
+    },
+    not_notes: [],
+    problems: [],
+    unseen_changes: { count: 0, paths: [] },
+    cache: { path: "/c/kg", bytes: 50_331_648 },
+    process: { kind: "language server", pid: 42, since: "2026-01-01T00:00:00Z" },
+    settings: {},
+  };
+  const [item] = statusItems(status(vault({ name: "My Vault" })), (root) => (root === "file:///home/me/My%20Vault" ? report : undefined));
+  assert.equal(item?.tooltip, plain?.tooltip, "the plain tooltip is kept beside it");
+  assert.match(item?.markdown ?? "", /^\*\*memlsp vault My Vault: Ready: 3,177 notes\*\*$/m);
+  assert.match(item?.markdown ?? "", /^- 12,034 links \(41 unresolved\)$/m);
+  assert.match(item?.markdown ?? "", /^- Index: 48 MB$/m);
 });
