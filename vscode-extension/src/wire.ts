@@ -4,6 +4,8 @@
 
 export type VaultState = "opening" | "indexing" | "ready" | "failed" | "stopped";
 export type VectorState = "off" | "connecting" | "ready" | "unavailable";
+export type ProcessKind = "language server" | "memlsp serve" | "memlsp mcp" | "none";
+export type SettingSource = "default" | "user config" | "vault" | "editor" | "flag";
 export type GraphDirection = "both" | "out" | "in";
 export type GraphNodeKind = "note" | "file" | "unresolved";
 export type GraphEdgeKind = "link" | "meaning"; // links as written; a note's closest by meaning
@@ -320,6 +322,97 @@ export interface VaultStatusJson {
   vectors: VectorsJson | null;
   /** How many links have each kind of problem; absent from older servers. */
   problems?: ProblemsJson | null;
+  /** The full status report, when `memlsp/status` was asked with `"report": true`. */
+  report?: StatusReportJson;
+}
+
+/** `memlsp status --json`, the MCP tool `status`, and `memlsp/status` with `report`. */
+export interface StatusReportJson {
+  root: string;
+  name: string;
+  summary: string;
+  state: VaultState;
+  /** The answering process does not write the index. */
+  read_only: boolean;
+  notes: number;
+  chunks: number;
+  links: LinkCountsJson;
+  revision: number;
+  /** When the index last changed, ISO 8601 UTC. */
+  last_changed: string | null;
+  vectors: ReportVectorsJson;
+  not_notes: NotNotesJson[];
+  problems: ProblemGroupJson[];
+  unseen_changes: UnseenChangesJson;
+  cache: CacheJson;
+  process: ProcessJson;
+  settings: Record<string, SettingJson>;
+  messages: string[];
+}
+
+export interface LinkCountsJson {
+  total: number;
+  unresolved: number;
+  ambiguous: number;
+}
+
+export interface ReportVectorsJson {
+  state: VectorState;
+  embedder: string;
+  embedded: number;
+  pending: number;
+  failed: number;
+  running: boolean;
+  rate_per_second: number | null;
+  eta_seconds: number | null;
+  problem: string;
+  off_reason: string | null;
+  models: ModelJson[];
+}
+
+export interface ModelJson {
+  name: string;
+  embedded: number;
+}
+
+/** Files that are not notes, for one reason ("ignored", "too_large", "not_markdown", ...). */
+export interface NotNotesJson {
+  reason: string;
+  detail: string;
+  count: number;
+  /** The first ten. */
+  paths: string[];
+  rule: string | null;
+  source: string | null;
+}
+
+/** One kind of problem ("invalid_frontmatter", "unresolved_link", ...). */
+export interface ProblemGroupJson {
+  kind: string;
+  count: number;
+  paths: string[];
+}
+
+export interface UnseenChangesJson {
+  count: number;
+  paths: string[];
+}
+
+export interface CacheJson {
+  path: string;
+  bytes: number;
+}
+
+export interface ProcessJson {
+  kind: ProcessKind;
+  pid: number | null;
+  /** ISO 8601 UTC. */
+  since: string | null;
+}
+
+export interface SettingJson {
+  value: unknown;
+  source: SettingSource;
 }
 
 export interface ProblemsJson {
