@@ -16,7 +16,6 @@ from memlsp.agent.jsonrpc import App, CheckedBodies, Receive, Scope, Send
 from memlsp.agent.server import MemoryServer
 from memlsp.agent.source import VaultSource
 from memlsp.agent.tools import Memory
-from memlsp.commands.status import announce_process
 from memlsp.settings.table import Settings
 from memlsp.vault.roots import marked_root
 
@@ -53,7 +52,6 @@ def _has_notes(folder: Path) -> bool:
 
 
 def serve(root: Path, settings: Settings, *, http: str | None, allow_writes: bool) -> int:
-    announce_process("memlsp mcp")  # its status reports name it
     address = None if http is None else _address(http)
     token = os.environ.get(TOKEN_VARIABLE) or None
     if address is not None and not _loopback(address[0]) and token is None:
