@@ -103,7 +103,7 @@ def status_report(
         vectors=_vectors(snapshot, status, cache_dir, pace),
         not_notes=tuple(_group(reason, paths) for reason, paths in groups),
         problems=_problems(snapshot),
-        unseen=tuple(sorted(unseen)),
+        unseen_changes=tuple(sorted(unseen)),
         cache_dir=cache_dir,
         cache_bytes=folder_bytes(cache_dir),
         process=process,
@@ -273,8 +273,10 @@ def status_text(report: StatusReport) -> str:
         if groups:
             lines.append(f"{title}:")
             lines += [_group_text(group) for group in groups]
-    if report.unseen:
-        lines.append(f"changed on disk since indexed: {_paths(len(report.unseen), report.unseen)}")
+    if report.unseen_changes:
+        lines.append(
+            f"changed on disk since indexed: {_paths(len(report.unseen_changes), report.unseen_changes)}"
+        )
     lines.append(f"cache: {printable(str(report.cache_dir))} ({_size(report.cache_bytes)})")
     process = report.process
     if process.pid is None:
@@ -302,10 +304,10 @@ def _vectors_text(vectors: VectorsReport) -> str:
     if status.state == "unavailable":
         return f"vectors: unavailable ({status.problem or 'no store'})"
     line = f"vectors: {status.stored:,} chunks by {status.embedder}, {status.pending:,} pending"
-    if vectors.running and vectors.rate:
-        line += f", {vectors.rate:,.1f}/s"
-        if vectors.eta is not None:
-            line += f", about {vectors.eta:,.0f} s left"
+    if vectors.running and vectors.rate_per_second:
+        line += f", {vectors.rate_per_second:,.1f}/s"
+        if vectors.eta_seconds is not None:
+            line += f", about {vectors.eta_seconds:,.0f} s left"
     return line
 
 

@@ -133,15 +133,15 @@ class Group:
 class VectorsReport:
     status: VectorStatus
     running: bool = False  # embedding now
-    rate: float | None = None  # chunks a second
+    rate_per_second: float | None = None
     off_reason: str | None = None  # why there is no vector side
     models: tuple[tuple[str, int], ...] = ()  # each collection of the store and its size
 
     @property
-    def eta(self) -> float | None:
-        if self.rate is None or not self.status.pending:
+    def eta_seconds(self) -> float | None:
+        if self.rate_per_second is None or not self.status.pending:
             return None
-        return self.status.pending / self.rate
+        return self.status.pending / self.rate_per_second
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +154,7 @@ class StatusReport:
     vectors: VectorsReport
     not_notes: tuple[Group, ...]
     problems: tuple[Group, ...]
-    unseen: tuple[str, ...]  # changed, added or deleted on disk since the index read them
+    unseen_changes: tuple[str, ...]  # changed, added or deleted on disk since the index read them
     cache_dir: Path
     cache_bytes: int
     process: ProcessInfo

@@ -311,8 +311,10 @@ def status_report_json(report: StatusReport) -> StatusReportJson:
             # tried again (index/semantic.py).
             "failed": 0,
             "running": vectors.running,
-            "rate_per_second": None if vectors.rate is None else round(vectors.rate, 2),
-            "eta_seconds": None if vectors.eta is None else round(vectors.eta, 1),
+            "rate_per_second": None
+            if vectors.rate_per_second is None
+            else round(vectors.rate_per_second, 2),
+            "eta_seconds": None if vectors.eta_seconds is None else round(vectors.eta_seconds, 1),
             "problem": vectors.status.problem,
             "off_reason": vectors.off_reason,
             "models": [{"name": name, "embedded": size} for name, size in vectors.models],
@@ -322,7 +324,10 @@ def status_report_json(report: StatusReport) -> StatusReportJson:
             {"kind": group.kind, "count": group.count, "paths": list(group.paths)}
             for group in report.problems
         ],
-        "unseen_changes": {"count": len(report.unseen), "paths": list(report.unseen[:10])},
+        "unseen_changes": {
+            "count": len(report.unseen_changes),
+            "paths": list(report.unseen_changes[:10]),
+        },
         "cache": {"path": str(report.cache_dir), "bytes": report.cache_bytes},
         "process": {
             "kind": cast(ProcessKind, process.kind),
