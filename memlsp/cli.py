@@ -1,5 +1,5 @@
-"""The command line: `memlsp index | search | links | related | mentions | graph | read | recent`,
-each a thin adapter over the engine; `serve` and `mcp` keep a vault open."""
+"""The command line: `memlsp index | search | links | related | mentions | graph | read | recent |
+status`, each a thin adapter over the engine; `serve` and `mcp` keep a vault open."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def _serve(arguments: list[str]) -> int:
 
 
 # The commands a process that has the vault open answers on its socket (commands/answers.py).
-ASKED = ("search", "links", "related", "mentions", "graph", "read", "recent")
+ASKED = ("search", "links", "related", "mentions", "graph", "read", "recent", "status")
 
 
 def _run(args: argparse.Namespace, arguments: list[str]) -> int:
@@ -86,6 +86,8 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
             sys.stdout.write(reply.stdout)
             sys.stderr.write(reply.stderr)
             return reply.code
+    if args.command == "status":
+        return _status(args, settings)
     from memlsp.commands import answers
     from memlsp.engine.engine import Engine
 
@@ -108,6 +110,28 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
             answers.print_answer(engine.read(), args, call, sys.stdout)
     finally:
         engine.close()
+    return 0
+
+
+def _status(args: argparse.Namespace, settings: Settings) -> int:
+    """`memlsp status` when no process has the vault open: its index as it is, opened read-only;
+    nothing indexed, no model loaded, no server started."""
+    from memlsp import wire
+    from memlsp.commands.status import NotOpen, read_only_report, status_text
+
+    try:
+        report = read_only_report(args.vault.resolve(), settings)
+    except NotOpen as error:
+        print(f"memlsp: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        raise UsageError(
+            f"cannot read the index of {printable(str(args.vault))}: {error}"
+        ) from error
+    if args.json:
+        print(wire.json_text(wire.status_report_json(report)))
+    else:
+        print(status_text(report))
     return 0
 
 

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from memlsp import daemon
-from memlsp.commands.answers import answer_json, ready_snapshot
+from memlsp.commands.answers import answer_json, ready_snapshot, status_json
 from memlsp.commands.arguments import UsageError
-from memlsp.commands.calls import Call, argv, call_json, needs_vectors
+from memlsp.commands.calls import Call, StatusCall, argv, call_json, needs_vectors
+from memlsp.commands.status import announce_process
 from memlsp.daemon.host import SocketHost
 from memlsp.live.vault import LiveVault
 from memlsp.settings.files import cache_dir_for
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 
 class VaultSource:
     def __init__(self, root: Path, settings: Settings) -> None:
+        announce_process("memlsp mcp")  # its status reports name it
         self.root = root
         self.settings = settings
         cache = cache_dir_for(root, settings, tell=lambda _: None)
@@ -58,6 +60,8 @@ class VaultSource:
                 log.info("%s; answering here", why)
         vault = self._vault()
         try:
+            if isinstance(call, StatusCall):
+                return status_json(vault)
             snapshot = ready_snapshot(vault, needs_vectors(call))
             with vault.activity.busy():
                 return answer_json(snapshot, call, root)

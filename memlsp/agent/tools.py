@@ -44,6 +44,7 @@ from memlsp.commands.calls import (
     RecentCall,
     RelatedCall,
     SearchCall,
+    StatusCall,
     checked_request,
     flag_of,
 )
@@ -137,6 +138,10 @@ class Memory:
     def recent(self, days: float, limit: int) -> Answer:
         answer = self._answer(lambda: RecentCall(days, limit))
         return list_within_budget(answer, "notes", DEFAULT_BUDGET)
+
+    def status(self) -> Answer:
+        # Bounded by itself: ten paths a group, one entry a setting.
+        return self._answer(StatusCall)
 
     def write(self, path: str, content: str, mode: str, heading: str | None) -> Answer:
         if not self.allow_writes:
@@ -298,6 +303,11 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
         """Notes changed in the last `days`, newest first."""
         return tool_text(memory.recent(days, limit))
 
+    def status() -> str:
+        """The vault's state: counts, indexing and embedding progress, files that are not notes
+        and why, problems (bad frontmatter, broken links), settings."""
+        return tool_text(memory.status())
+
     def write(
         path: NotePath,
         content: str,
@@ -308,4 +318,4 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
         text under `heading`. Never overwrites otherwise; searchable once this returns."""
         return tool_text(memory.write(path, content, mode, heading))
 
-    return [search, read, links, related, recent, write]
+    return [search, read, links, related, recent, status, write]

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from memlsp import wire
 from memlsp.commands.arguments import UsageError, command_parser
-from memlsp.commands.calls import Call, call_from_json, call_of, needs_vectors
+from memlsp.commands.calls import Call, StatusCall, call_from_json, call_of, needs_vectors
 from memlsp.commands.links import (
     NoNote,
     graph,
@@ -34,8 +34,10 @@ from memlsp.commands.links import (
 from memlsp.commands.reading import read, read_text, recent, recent_json, recent_text
 from memlsp.commands.request_reply import NotMine, Refused, Reply, Request, settings_key
 from memlsp.commands.search import search, search_lines, search_text
+from memlsp.commands.status import NotOpen, live_report, status_text
 from memlsp.engine.engine import Engine
 from memlsp.engine.snapshot import Snapshot
+from memlsp.live.status import StatusReport
 from memlsp.live.vault import LiveVault
 
 # `search` embeds what is missing first only when that is quick (`memlsp index` embeds it all).
@@ -67,9 +69,28 @@ ANSWERED: dict[str, Command] = {
 }
 
 
+# Answered from the live vault rather than from a snapshot alone (commands/status.py).
+LIVE_ANSWERED = ("status",)
+
+
 def answer_json(snapshot: Snapshot, call: Call, vault: str) -> Mapping[str, Any]:
     """The `wire` JSON of a typed call; `UsageError` naming `vault` when its note is not there."""
     return ANSWERED[call.command].json(_answer(snapshot, call, vault))
+
+
+def status_json(vault: LiveVault) -> wire.StatusReportJson:
+    """`memlsp status --json` of a vault this process has open, once its index is; `Refused`
+    before."""
+    return wire.status_report_json(_status_report(vault))
+
+
+def _status_report(vault: LiveVault) -> StatusReport:
+    """It does not wait for the disk: what the index has not seen yet is in the report."""
+    _indexed(vault)
+    try:
+        return live_report(vault)
+    except NotOpen as error:
+        raise Refused(str(error)) from None
 
 
 def print_answer(
@@ -114,7 +135,7 @@ def answer_on_socket(vault: LiveVault, request: Request) -> Reply:
     args = None
     if request.call is None:
         args = command_parser(for_socket=True).parse_args(request.argv)
-        if args.command not in ANSWERED:
+        if args.command not in ANSWERED and args.command not in LIVE_ANSWERED:
             raise Refused(f"{args.command!r} is not answered over the socket")
         root = cwd / args.vault
     else:
@@ -125,9 +146,15 @@ def answer_on_socket(vault: LiveVault, request: Request) -> Reply:
     try:
         if args is None:
             call = call_from_json(request.call)
+            if isinstance(call, StatusCall):
+                return Reply("", "", 0, dict(status_json(vault)))
             snapshot = ready_snapshot(vault, needs_vectors(call))
             with vault.activity.busy():
                 return Reply("", "", 0, dict(answer_json(snapshot, call, str(root))))
+        if args.command == "status":
+            report = _status_report(vault)
+            json = wire.status_report_json(report)
+            return Reply((wire.json_text(json) if args.json else status_text(report)) + "\n", "", 0)
         if getattr(args, "queries", None) is not None:
             args.queries = cwd / args.queries
         command = command_call(args)

@@ -206,7 +206,11 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     )
     recent.add_argument("--limit", type=int, default=20)
     recent.add_argument("--json", action="store_true")
-    for command in (search, links, related, mentions, graph, read, recent):
+    status = vault_command(
+        "status", "the vault's state: counts, files that are not notes, problems, settings"
+    )
+    status.add_argument("--json", action="store_true", help="the report as JSON")
+    for command in (search, links, related, mentions, graph, read, recent, status):
         command.add_argument(
             "--no-daemon",
             action="store_true",

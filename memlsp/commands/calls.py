@@ -1,5 +1,5 @@
 """The typed arguments of the commands a vault answers (`search`, `links`, `related`, `mentions`,
-`graph`, `read`, `recent`): one frozen value per command, checked once, where it is built.
+`graph`, `read`, `recent`, `status`): one frozen value per command, checked once, where it is built.
 
 They are built from the command line's flags (`call_of`), from an MCP tool's parameters (the
 agent layer builds them directly), or from a socket request's JSON (`call_from_json`, the inverse
@@ -117,12 +117,35 @@ class RecentCall:
         _limit(self.limit)
 
 
+@dataclass(frozen=True, slots=True)
+class StatusCall:
+    """The vault's status report: answered from the live vault, not from a snapshot alone."""
+
+    command: ClassVar[str] = "status"
+
+
 Call: TypeAlias = (
-    SearchCall | LinksCall | RelatedCall | MentionsCall | GraphCall | ReadCall | RecentCall
+    SearchCall
+    | LinksCall
+    | RelatedCall
+    | MentionsCall
+    | GraphCall
+    | ReadCall
+    | RecentCall
+    | StatusCall
 )
 CALLS: dict[str, type[Call]] = {
     kind.command: kind
-    for kind in (SearchCall, LinksCall, RelatedCall, MentionsCall, GraphCall, ReadCall, RecentCall)
+    for kind in (
+        SearchCall,
+        LinksCall,
+        RelatedCall,
+        MentionsCall,
+        GraphCall,
+        ReadCall,
+        RecentCall,
+        StatusCall,
+    )
 }
 
 
@@ -209,6 +232,8 @@ def call_of(args: argparse.Namespace) -> Call:
         return ReadCall(args.note, args.heading, args.start_line, args.end_line, args.budget_tokens)
     if command == "recent":
         return RecentCall(args.days, args.limit)
+    if command == "status":
+        return StatusCall()
     raise UsageError(f"{command!r} is not a command a vault answers")
 
 

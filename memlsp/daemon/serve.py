@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+from memlsp.commands.status import announce_process
 from memlsp.daemon.host import SocketHost
 from memlsp.daemon.vault_socket import LOG_FILE
 from memlsp.live.vault import LiveVault
@@ -29,6 +30,7 @@ def serve(
 ) -> int:
     """Keep the vault live and answer on its socket until `idle` seconds pass without a request,
     or SIGTERM; the vault is closed cleanly either way. Logs go to a file in the cache folder."""
+    announce_process("memlsp serve")  # its status reports name it
     cache = cache_dir_for(root, settings)
     cache.mkdir(parents=True, exist_ok=True)
     _log_to(cache / LOG_FILE)

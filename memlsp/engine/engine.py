@@ -44,6 +44,7 @@ class Engine:
         *,
         wait: Wait | None = None,
         connect_on_search: bool = True,
+        read_only: bool = False,
     ) -> None:
         self.root = root
         # Swapped whole by `use_settings`; every `read` hands out the value of its moment.
@@ -55,6 +56,7 @@ class Engine:
             index_fingerprint(settings, PARSER_VERSION, KEYWORD_FORMAT),
             self._tell,
             wait or _sleep,
+            read_only=read_only,
         )
         self._writer = VaultWriter(root, settings, self._store, self.messages)
         # Vectors: connected and filled by memlsp.engine.backfill, from a background thread or the CLI.
@@ -77,6 +79,7 @@ class Engine:
         *,
         wait: Wait | None = None,
         connect_on_search: bool = True,
+        read_only: bool = False,
     ) -> Engine:
         """Open the vault's index: as its writer, or read-only while another process writes it.
 
@@ -86,11 +89,19 @@ class Engine:
 
         While another process is still building a first index there is nothing to read: `wait`
         is called with a number of seconds between looks, and opening gives up with
-        `IndexUnavailable` when it returns False (the default sleeps and goes on waiting)."""
+        `IndexUnavailable` when it returns False (the default sleeps and goes on waiting).
+
+        `read_only`: the index as it is, never written (not even taken over), and
+        `IndexUnavailable` at once when there is none (`memlsp status`)."""
         if not root.is_dir():
             raise FileNotFoundError(f"vault folder not found: {root}")
         return cls(
-            root, settings or Settings(), embedder, wait=wait, connect_on_search=connect_on_search
+            root,
+            settings or Settings(),
+            embedder,
+            wait=wait,
+            connect_on_search=connect_on_search,
+            read_only=read_only,
         )
 
     @property

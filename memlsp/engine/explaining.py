@@ -7,22 +7,43 @@ each side of the search finds in the note alone, however far from the results it
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from memlsp.embed.base import SimilarityScale
+from memlsp.index.keyword.reader import KeywordReader
+from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide
 from memlsp.model import Explanation
 from memlsp.parse.prose import embeds
 from memlsp.search import hybrid
 from memlsp.search.explain import Asked, explain_ranked, placed
 from memlsp.search.hybrid import Ranking
+from memlsp.settings.table import Settings
 from memlsp.sync.not_notes import why_not_a_note
 from memlsp.sync.scan import stat_path
+from memlsp.vault.link_graph import LinkGraph
 
-if TYPE_CHECKING:  # the snapshot asks this module: imported for its type alone
-    from memlsp.engine.snapshot import Snapshot
+
+class Snapshot(Protocol):
+    """What explaining reads of a snapshot (engine/snapshot.py), which calls it."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def graph(self) -> LinkGraph: ...
+    @property
+    def keyword(self) -> KeywordReader: ...
+    @property
+    def records(self) -> Mapping[str, FileRecord]: ...
+    @property
+    def buffers(self) -> Mapping[str, str]: ...
+    def find_note(self, reference: str) -> str | None: ...
+
 
 # The sections of one note the keyword side scores when it is asked about alone.
 NOTE_SECTIONS = 200

@@ -7,6 +7,7 @@ folder. Opening decides who writes, and undoes what a process that died left hal
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -58,11 +59,31 @@ class IndexStore:
         self.writer_lock.release()
 
 
-def open_store(cache_dir: Path, fingerprint: str, tell: Tell, wait: Wait) -> IndexStore:
+def last_written(cache_dir: Path) -> float | None:
+    """When the index in `cache_dir` last changed (seconds since the epoch): its manifest saved
+    or its keyword index committed, whichever came last; None when it has neither."""
+    times = []
+    for path in (cache_dir / MANIFEST, cache_dir / "keyword" / "meta.json"):
+        with contextlib.suppress(OSError):
+            times.append(path.stat().st_mtime)
+    return max(times, default=None)
+
+
+def open_store(
+    cache_dir: Path, fingerprint: str, tell: Tell, wait: Wait, *, read_only: bool = False
+) -> IndexStore:
     """Open the index as its writer, or read-only while another process writes it. While that
     process is still building a first index there is nothing to read: `wait` is called between
-    looks, and opening gives up with `IndexUnavailable` when it returns False."""
+    looks, and opening gives up with `IndexUnavailable` when it returns False.
+
+    `read_only`: never become the writer (a status looks at the index as it is and changes
+    nothing); `IndexUnavailable` at once when there is no index to read."""
     opener = _Opener(cache_dir, fingerprint, tell)
+    if read_only:
+        opened = opener.read_only()
+        if opened is None:
+            raise IndexUnavailable(f"no index in {cache_dir}: run `memlsp index` first")
+        return opener.store(*opened)
     said = False
     while True:
         if opener.acquire():

@@ -8,9 +8,11 @@ search turns into keyword-only answers.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import re
+import sqlite3
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -51,6 +53,38 @@ def vault_prefix(vault: str) -> str:
 
 def collection_name(vault: str, embedder_id: str) -> str:
     return vault_prefix(vault) + _readable(embedder_id, 200)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCounts:
+    """What an embedded store holds for one vault, read without opening Chroma."""
+
+    chunks: int  # chunks with a vector (in one block or more)
+    collections: tuple[tuple[str, int], ...]  # each of the vault's collections and its size
+
+
+def stored_counts(folder: Path, vault: str) -> StoredCounts | None:
+    """How many chunks of `vault` the embedded store in `folder` holds, read from its SQLite file
+    (read-only: no Chroma, no model, milliseconds); None when there is no store. Raises
+    VectorStoreError when the file is not as this Chroma writes it."""
+    path = folder / "chroma.sqlite3"
+    if not path.is_file():
+        return None
+    where = "FROM embeddings e JOIN segments s ON e.segment_id = s.id "
+    where += "JOIN collections c ON s.collection = c.id WHERE substr(c.name, 1, ?) = ?"
+    prefix = vault_prefix(vault)
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+            chunks = db.execute(
+                f"SELECT COUNT(DISTINCT e.embedding_id) {where}", (len(prefix), prefix)
+            ).fetchone()[0]
+            rows = db.execute(
+                f"SELECT c.name, COUNT(*) {where} GROUP BY c.name ORDER BY c.name",
+                (len(prefix), prefix),
+            ).fetchall()
+    except sqlite3.Error as error:
+        raise VectorStoreError(f"cannot read the vector store at {folder}: {error}") from error
+    return StoredCounts(int(chunks), tuple((str(name), int(count)) for name, count in rows))
 
 
 def _client(where: Path | str) -> Any:

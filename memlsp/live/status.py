@@ -1,12 +1,14 @@
 """A live vault's status as one value, and the plain words a person reads it in (the status bar,
-progress, `memlsp status`)."""
+progress, `memlsp status`); the values of a whole status report (commands/status.py makes it)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memlsp.index.semantic import VectorStatus
+from memlsp.settings.table import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,33 @@ class VaultStatus:
         return ready
 
 
+@dataclass(frozen=True, slots=True)
+class EmbeddingPace:
+    """How fast embedding goes now: the chunks embedded since this run of steps began (it ends
+    when embedding caught up or cannot go on), and when. Swapped whole by the embedding thread."""
+
+    started: float = 0.0  # monotonic seconds
+    embedded: int = 0
+    last: float = 0.0  # the last step that embedded something
+    running: bool = False
+
+    def after(self, embedded: int, finished: bool, now: float) -> EmbeddingPace:
+        if finished:
+            return EmbeddingPace()
+        if not embedded:
+            return self
+        if not self.running:
+            # The first step's own chunks are not timed from its start: counted from its end.
+            return EmbeddingPace(now, 0, now, True)
+        return EmbeddingPace(self.started, self.embedded + embedded, now, True)
+
+    @property
+    def rate(self) -> float | None:
+        """Chunks a second since this run began; None until two steps tell."""
+        elapsed = self.last - self.started
+        return self.embedded / elapsed if self.running and self.embedded and elapsed > 0 else None
+
+
 def notes_done(done: int, total: int) -> str:
     return f"{done:,} of {total:,} notes"
 
@@ -76,3 +105,58 @@ def sections_done(vectors: VectorStatus) -> str:
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+# -- a status report ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessInfo:
+    kind: str  # one of PROCESS_KINDS
+    pid: int | None = None
+    since: float | None = None  # when it started, seconds since the epoch
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Files (or notes) that share a reason or a kind of problem: how many, and the first ones."""
+
+    kind: str
+    count: int
+    paths: tuple[str, ...]
+    detail: str = ""
+    rule: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VectorsReport:
+    status: VectorStatus
+    running: bool = False  # embedding now
+    rate_per_second: float | None = None
+    off_reason: str | None = None  # why there is no vector side
+    models: tuple[tuple[str, int], ...] = ()  # each collection of the store and its size
+
+    @property
+    def eta_seconds(self) -> float | None:
+        if self.rate_per_second is None or not self.status.pending:
+            return None
+        return self.status.pending / self.rate_per_second
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReport:
+    root: Path
+    status: VaultStatus  # state, summary, notes, chunks, revision
+    read_only: bool  # this process does not write the index
+    links: Mapping[str, int]  # "links", "unresolved", "ambiguous"
+    last_changed: float | None  # seconds since the epoch
+    vectors: VectorsReport
+    not_notes: tuple[Group, ...]
+    problems: tuple[Group, ...]
+    unseen_changes: tuple[str, ...]  # changed, added or deleted on disk since the index read them
+    cache_dir: Path
+    cache_bytes: int
+    process: ProcessInfo
+    settings: Settings
+    messages: tuple[str, ...] = field(default_factory=tuple)

@@ -20,7 +20,7 @@ from memlsp.engine.engine import Engine, EngineClosed
 from memlsp.engine.snapshot import Snapshot
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.changes import Changes
-from memlsp.live.status import VaultStatus, notes_done
+from memlsp.live.status import EmbeddingPace, VaultStatus, notes_done
 from memlsp.live.vectors import EmbeddingLoop, VectorsAt
 from memlsp.model import IndexSummary, printable
 from memlsp.parse.tokens import has_cjk, warm_up
@@ -104,6 +104,7 @@ class LiveVault:
         self._settles_taken = 0
         self._settles_done = 0
         self._vectors_at: VectorsAt | None = None
+        self.pace = EmbeddingPace()  # how fast embedding goes now, for a status report
         self._changes = Changes()
 
     @property
@@ -216,6 +217,8 @@ class LiveVault:
 
     def _stepped(self, at: VectorsAt) -> None:
         self._vectors_at = at
+        finished = at.step.done or at.step.blocked
+        self.pace = self.pace.after(at.step.embedded, finished, time.monotonic())
         self._changes.tell()
 
     def _wait(self, check: Callable[[], bool], timeout: float) -> bool:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 
 from memlsp import wire
+from memlsp.commands.status import announce_process
 from memlsp.lsp.features import register_all
 from memlsp.lsp.protocol import MemlspProtocol
 from memlsp.lsp.server import MemlspServer
@@ -61,6 +62,7 @@ def serve(tcp: str | None = None, verbose: bool = False) -> int:
     # default, paid many times per request. 1 ms keeps that wait short.
     sys.setswitchinterval(SWITCH_INTERVAL)
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_late_cancel)
+    announce_process("language server")  # its status reports name it
     server = create_server()
     try:
         if tcp:

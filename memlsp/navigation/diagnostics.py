@@ -143,20 +143,30 @@ class ProblemCounts:
 def vault_problems(view: VaultView) -> ProblemCounts:
     """How many links of each kind of problem the whole vault has, whatever the settings show:
     counted once per revision (the view's memo), however often it is asked."""
-    return view.memo(("problem counts",), lambda: _counted(view.graph))
+    found = problem_notes(view)
+    counts = {code: count for code, (count, _) in found.items()}
+    return ProblemCounts(
+        unresolved=counts.get(Code.UNRESOLVED, 0),
+        missing_anchors=counts.get(Code.MISSING_HEADING, 0) + counts.get(Code.MISSING_BLOCK, 0),
+        ambiguous=counts.get(Code.AMBIGUOUS, 0),
+        outside=counts.get(Code.OUTSIDE, 0),
+    )
 
 
-def _counted(graph: LinkGraph) -> ProblemCounts:
+def problem_notes(view: VaultView) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """For each problem code (`Code`) the vault has: how many links have it, and the notes they
+    are in, sorted. One walk per revision (the view's memo), shared with `vault_problems`."""
+    return view.memo(("problem notes",), lambda: _found(view.graph))
+
+
+def _found(graph: LinkGraph) -> dict[str, tuple[int, tuple[str, ...]]]:
     every = Levels(*(Severity.HINT,) * 4)
     counts: Counter[str] = Counter()
+    notes: dict[str, set[str]] = {}
     for path in graph.notes:
         for resolved in graph.outlinks(path):
             problem = _problem(graph, resolved, every)
             if problem is not None:
                 counts[problem.code] += 1
-    return ProblemCounts(
-        unresolved=counts[Code.UNRESOLVED],
-        missing_anchors=counts[Code.MISSING_HEADING] + counts[Code.MISSING_BLOCK],
-        ambiguous=counts[Code.AMBIGUOUS],
-        outside=counts[Code.OUTSIDE],
-    )
+                notes.setdefault(problem.code, set()).add(path)
+    return {code: (counts[code], tuple(sorted(notes[code]))) for code in sorted(counts)}

@@ -86,6 +86,12 @@ class ChangeQueue:
             self._closed = True
             self._condition.notify_all()
 
+    def disk_changes(self) -> list[str]:
+        """The paths whose change on disk is waiting to be applied (a status lists them)."""
+        with self._condition:
+            found = [p for p, (c, _) in self._pending.items() if isinstance(c, DiskChanged)]
+        return sorted(found)
+
     def __len__(self) -> int:
         with self._condition:
             return len(self._pending)

@@ -112,6 +112,7 @@ async def test_the_tools_and_instructions_fit_in_2500_tokens(vault: Path, tmp_pa
         "links",
         "related",
         "recent",
+        "status",
         "write",
     ]
     shown = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
@@ -135,6 +136,7 @@ async def test_the_tools_and_instructions_fit_in_2500_tokens(vault: Path, tmp_pa
         "links": True,
         "related": True,
         "recent": True,
+        "status": True,
         "write": False,
     }
 
@@ -424,6 +426,25 @@ async def test_related_and_recent(vault: Path, tmp_path: Path, endpoint: str) ->
 
 
 # -- write -------------------------------------------------------------------------------------
+
+
+@pytest.mark.e2e  # the command line in a process of its own
+async def test_status_is_the_command_lines_report_of_the_vault_the_agent_has_open(
+    vault: Path, tmp_path: Path
+) -> None:
+    settings = settings_for(tmp_path / "cache")
+    async with agent(vault, settings) as client:
+        report = await call(client, "status")
+        assert report["notes"] == 24 and report["state"] == "ready"
+        assert report["vectors"]["off_reason"].startswith("embedder = none")
+        # This process opened the vault itself (no other process has it): "none" is only the
+        # command line's own read-only answer.
+        assert report["process"]["pid"] == os.getpid()
+        assert report["problems"] and report["unseen_changes"] == {"count": 0, "paths": []}
+        assert "status has no parameter 'verbose'" in await refused(client, "status", verbose=True)
+        asked = cli_json(vault, settings, "status")  # the command line asks the agent's vault
+        assert asked["process"]["pid"] == os.getpid()
+        assert asked["notes"] == report["notes"] and asked["settings"] == report["settings"]
 
 
 async def test_a_created_note_holds_exactly_the_bytes_and_is_found_next(

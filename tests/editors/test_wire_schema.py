@@ -19,9 +19,10 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is
 import pytest
 
 from memlsp import wire
+from memlsp.commands.status import status_report
 from memlsp.engine.engine import Engine
 from memlsp.index.semantic import VectorStatus
-from memlsp.live.status import VaultStatus
+from memlsp.live.status import EmbeddingPace, Group, ProcessInfo, StatusReport, VaultStatus
 from memlsp.model import SearchRequest
 from memlsp.queries.graph_view import GraphAsk, graph_view, with_meaning
 from memlsp.queries.graph_walk import Neighbourhood, neighbourhood
@@ -46,22 +47,6 @@ OLDER_SERVERS = {
     ("VaultSearchAnswerJson", "dropped"),
     ("VaultSearchAnswerJson", "budget_used"),
     ("VaultSearchAnswerJson", "explain"),
-}
-
-# What the extension reads before the server sends it: `memlsp/status` with `report` and
-# `memlsp/search` with `explain` (issue 36), whose shapes memlsp/wire/ gains on another branch.
-# Each is checked as usual as soon as memlsp/wire/ defines it; then its entry here can go.
-AHEAD_OF_THE_SERVER = {
-    "StatusReportJson",
-    "ReportLinksJson",
-    "ReportVectorsJson",
-    "NotNoteGroupJson",
-    "ProblemGroupJson",
-    "UnseenChangesJson",
-    "CacheJson",
-    "ProcessJson",
-    "SettingValueJson",
-    ("VaultStatusJson", "report"),
 }
 
 # -- the TypeScript side ---------------------------------------------------------------------------
@@ -173,16 +158,10 @@ def test_every_shape_a_client_reads_is_in_wire_ts(name: str) -> None:
 def test_a_wire_ts_interface_has_the_fields_of_its_typeddict(name: str) -> None:
     if name == "Messages":
         return  # the table of methods, checked below
-    if name not in SHAPES and name in AHEAD_OF_THE_SERVER:
-        pytest.skip(f"{name}: the server does not send it yet")
     assert name in SHAPES, f"wire.ts declares {name}, which memlsp/wire/ does not define"
     shape = SHAPES[name]
     python_fields = _hints(shape)
-    ts_fields = {
-        field: value
-        for field, value in _ts_interfaces()[name].items()
-        if field in python_fields or (name, field) not in AHEAD_OF_THE_SERVER
-    }
+    ts_fields = _ts_interfaces()[name]
     assert sorted(set(python_fields) - set(ts_fields)) == [], f"{name}: missing in wire.ts"
     assert sorted(set(ts_fields) - set(python_fields)) == [], f"{name}: not sent by the server"
     for field, hint in python_fields.items():
@@ -300,8 +279,9 @@ def _conforms(value: Any, hint: Any, where: str) -> None:
 
 def _returns(builder: Callable[..., Any]) -> Any:
     """The builder's return type, read in the module that defines it (memlsp/wire/status.py
-    imports `VaultStatus` for type checking only)."""
-    return get_type_hints(builder, localns={"VaultStatus": VaultStatus}).get("return")
+    imports `VaultStatus`, `StatusReport` and `Group` for type checking only)."""
+    names = {"VaultStatus": VaultStatus, "StatusReport": StatusReport, "Group": Group}
+    return get_type_hints(builder, localns=names).get("return")
 
 
 @pytest.fixture(scope="module")
@@ -392,6 +372,20 @@ def _reads(engine: Engine) -> list[Passage]:
     ]
 
 
+def _report(engine: Engine) -> wire.StatusReportJson:
+    snapshot = engine.read()
+    status = VaultStatus(str(snapshot.root), "ready", 24, 74, 3, 24, 24, 0, "", READY)
+    report = status_report(
+        snapshot,
+        status,
+        cache_dir=engine.cache_dir,
+        read_only=False,
+        process=ProcessInfo("memlsp serve", 12, 1_800_000_000.0),
+        pace=EmbeddingPace(100.0, 40, 102.0, True),
+    )
+    return wire.status_report_json(report)
+
+
 def _recent(engine: Engine) -> list[wire.RecentJson]:
     snapshot = engine.read()
     notes = snapshot.graph.notes
@@ -444,7 +438,12 @@ CASES: dict[str, Callable[[Engine], list[Any]]] = {
     "status_answer_json": lambda e: [
         wire.status_answer_json("0.1.0", [wire.vault_status_json("file:///v", s) for s in STATES]),
         wire.status_answer_json("0.1.0", []),
+        # With `"report": true`.
+        wire.status_answer_json(
+            "0.1.0", [wire.vault_status_json("file:///v", STATES[0], None, _report(e))]
+        ),
     ],
+    "status_report_json": lambda e: [_report(e)],
     "reindex_answer_json": lambda e: [wire.reindex_answer_json(["file:///vault"])],
     "changed_json": lambda e: [wire.changed_json("file:///vault", 12)],
     "index_summary_json": lambda e: [

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from memlsp.index.vectors import VectorStore
+from memlsp.index.vectors import VectorStore, stored_counts, vault_prefix
 
 
 def unit(rows: list[list[float]]) -> npt.NDArray[np.float32]:
@@ -73,3 +73,21 @@ def test_query_among_some_notes_searches_their_chunks_alone(
     # Kept in blocks, "d" has no vector in the block "b" is kept in: not asked there.
     assert [[hit.path for hit in hits] for hits in each] == [["b.md"], [] if parts else ["b.md"]]
     assert store.query(query, 5, set()) == []  # no note: nothing asked of Chroma
+
+
+def test_stored_counts_are_read_from_the_store_file_without_chroma(tmp_path: Path) -> None:
+    assert stored_counts(tmp_path / "v", "vault") is None  # no store yet
+    store = VectorStore(tmp_path / "v", "vault", "test", (3, 2))
+    latin = np.array([[1.0, 0.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0, 0.0]], dtype=np.float32)
+    chinese = np.array([[0.0, 0.0, 0.0, 1.0, 1.0]], dtype=np.float32)
+    store.upsert(["a#0", "b#0"], latin, ["a.md", "b.md"])
+    store.upsert(["c#0"], chinese, ["c.md"])
+    VectorStore(tmp_path / "v", "other vault", "test").upsert(["x#0"], latin[:1], ["x.md"])
+    counts = stored_counts(tmp_path / "v", "vault")
+    assert counts is not None and counts.chunks == 3  # each chunk once, whatever its blocks
+    assert [
+        (name.removeprefix(vault_prefix("vault")), size) for name, size in counts.collections
+    ] == [
+        ("test-p0", 2),
+        ("test-p1", 3),
+    ]

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from memlsp.index.semantic import VectorStatus
-from memlsp.live.status import VaultStatus
+from memlsp.live.status import EmbeddingPace, VaultStatus
 
 BASE = VaultStatus("/notes/kg", "ready", 3177, 7181, 14, 3177, 3177, 0)
 
@@ -66,3 +66,11 @@ def test_summary_and_busy(status: VaultStatus, summary: str, busy: bool) -> None
     assert status.name == "kg"
     for jargon in ("revision", "pending", "chunks", "0/0"):
         assert jargon not in status.summary
+
+
+def test_the_embedding_pace_is_timed_from_its_first_step_to_its_last() -> None:
+    pace = EmbeddingPace().after(16, False, 100.0)
+    assert (pace.running, pace.rate) == (True, None)  # one step tells no rate
+    pace = pace.after(16, False, 101.0).after(0, False, 101.5).after(16, False, 102.0)
+    assert pace.rate == 16.0
+    assert pace.after(0, True, 103.0) == EmbeddingPace()  # caught up: nothing running

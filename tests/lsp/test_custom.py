@@ -6,6 +6,8 @@ Read-only: each client shares one server (the `shared` fixture) with the navigat
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 from typing import Any, TypeAlias, cast
 
 import pytest
@@ -357,6 +359,27 @@ async def test_status(shared: Session) -> None:
     assert set(problems) == {"unresolved", "missing_anchors", "ambiguous", "outside"}
     assert problems["ambiguous"] >= 1 and problems["unresolved"] >= 1
     assert await shared.request("memlsp/status", None) == status
+
+
+async def test_status_with_report_adds_each_vaults_report_and_nothing_else(
+    shared: Session,
+) -> None:
+    plain = await shared.request("memlsp/status", {"report": False})
+    assert all("report" not in vault for vault in plain["vaults"])
+    status = await shared.request("memlsp/status", {"report": True})
+    [vault] = status["vaults"]
+    report = vault.pop("report")
+    assert set(vault) == set(plain["vaults"][0])  # today's answer, as the extension polls it
+    assert Path(report["root"]).resolve() == shared.vault.resolve()
+    assert (report["notes"], report["state"], report["read_only"]) == (24, "ready", False)
+    assert report["process"]["kind"] == "language server"
+    assert isinstance(report["process"]["pid"], int) and report["process"]["pid"] != os.getpid()
+    assert report["process"]["since"].endswith("Z")
+    kinds = {group["kind"] for group in report["problems"]}
+    assert {"ambiguous_link", "unresolved_link"} <= kinds
+    assert report["settings"]["max_file_bytes"]["source"] == "default"
+    with pytest.raises(JsonRpcException, match="'report' must be true or false"):
+        await shared.request("memlsp/status", {"report": "yes"})
 
 
 async def test_indexed_notification(shared: Session) -> None:

@@ -519,3 +519,51 @@ def test_each_bound_s_message(options: dict[str, Any], problem: str) -> None:
 def test_memlsp_s_own_fields_are_no_one_s_to_set() -> None:
     settings, problems = settings_from({"note_suffixes": [".txt"]})
     assert settings == DEFAULTS and problems == ["unknown setting 'note_suffixes' ignored"]
+
+
+# -- where each value came from ------------------------------------------------------------------
+
+
+def test_each_step_records_the_source_of_what_it_set(no_user_file: Path, tmp_path: Path) -> None:
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text("mention_min_length = 4\nmax_file_bytes = 5000\n")
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / ".memlsp.toml").write_text("max_file_bytes = 2000\nexclude = ['build']\n")
+    flags, _ = settings_from({"embedder": "none", "exclude": ["out"]}, source="flag")
+    settings, _ = user_settings(flags, keys=["embedder", "exclude"])
+    settings, problems = load_vault_settings(vault, settings)
+    assert problems == []
+    sources = {name: settings.source_of(name) for name in SETTINGS}
+    assert {name: source for name, source in sources.items() if source != "default"} == {
+        "embedder": "flag",
+        "exclude": "flag",  # chosen on the command line: the vault's file keeps off it
+        "mention_min_length": "user config",
+        "max_file_bytes": "vault",
+    }
+    assert (settings.exclude, settings.max_file_bytes) == (("out",), 2000)
+
+
+def test_the_editors_settings_are_its_own_over_the_user_config(no_user_file: Path) -> None:
+    from memlsp.lsp.client_settings import ClientSettings
+
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text("mention_min_length = 4\n")
+    client = ClientSettings()
+    client.initialize({"memlsp": {"code_lens": False}})
+    client.change({"memlsp": {"symbol_limit": 7}})
+    current = client.current
+    assert current.source_of("code_lens") == "editor"  # from `initialize`, kept by the change
+    assert current.source_of("symbol_limit") == "editor"
+    assert current.source_of("mention_min_length") == "user config"
+    assert current.source_of("max_chunk_tokens") == "default"
+
+
+def test_sources_change_no_comparison_nor_key() -> None:
+    given, _ = settings_from({"symbol_limit": 7}, source="flag")
+    same, _ = settings_from({"symbol_limit": 7}, source="vault")
+    assert given == same and hash(given) == hash(same)
+    assert not needs_reopen(given, same)
+    assert answer_key(given) == answer_key(same)
+    assert index_fingerprint(given, 1, 1) == index_fingerprint(same, 1, 1)
+    assert (given.source_of("symbol_limit"), same.source_of("symbol_limit")) == ("flag", "vault")

@@ -53,12 +53,10 @@ def test_a_note_is_a_note(vault: Path) -> None:
 def test_a_file_not_valid_utf8_is_a_note_read_with_replacement(vault: Path) -> None:
     # The scan reads it (a warning, not a skip): so it is a note, and its warning is a problem.
     assert why_not_a_note(vault, "latin1.md", SETTINGS, None) is None
-    text = read_text(vault, stat_path(vault, "latin1.md", SETTINGS) or _never(), SETTINGS)
+    stat = stat_path(vault, "latin1.md", SETTINGS)
+    assert stat is not None
+    text = read_text(vault, stat, SETTINGS)
     assert text.text is not None and problem_kind(text.problem or "") == "not_utf8"
-
-
-def _never() -> object:
-    raise AssertionError("latin1.md is indexable")
 
 
 def test_missing(vault: Path) -> None:
@@ -172,7 +170,7 @@ def test_the_groups_of_a_scan_agree_with_one_path_at_a_time(vault: Path) -> None
         "not_markdown": {"picture.png"},
         "binary": {"binary.md"},
     }
-    for paths in by_reason.values():
-        for path in paths:
+    for found in by_reason.values():
+        for path in found:
             one = why_not_a_note(vault, path.rstrip("/"), SETTINGS, None)
             assert one is not None and one.reason in by_reason and path in by_reason[one.reason]

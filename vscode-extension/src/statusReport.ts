@@ -5,7 +5,7 @@
 // Pure, for the unit tests.
 
 import { count, displayPath, duration, percent, plural, size } from "./format";
-import type { NotNoteGroupJson, ProblemGroupJson, ReportVectorsJson, StatusReportJson, VaultStatusJson } from "./wire";
+import type { NotNotesJson, ProblemGroupJson, ReportVectorsJson, StatusReportJson, VaultStatusJson } from "./wire";
 
 /** Text from the server or the vault (a folder name, a reason) shown as itself, not as Markdown. */
 export function escapeMarkdown(text: string): string {
@@ -18,7 +18,7 @@ function words(name: string): string {
 }
 
 /** "12 too large, 3 binary": a group by reason or kind, as counts. */
-function groups(entries: readonly (NotNoteGroupJson | ProblemGroupJson)[]): string {
+function groups(entries: readonly (NotNotesJson | ProblemGroupJson)[]): string {
   return entries
     .filter((entry) => entry.count > 0)
     .map((entry) => `${count(entry.count)} ${escapeMarkdown(words("reason" in entry ? entry.reason : entry.kind))}`)

@@ -4,6 +4,8 @@
 
 export type VaultState = "opening" | "indexing" | "ready" | "failed" | "stopped";
 export type VectorState = "off" | "connecting" | "ready" | "unavailable";
+export type ProcessKind = "language server" | "memlsp serve" | "memlsp mcp" | "none";
+export type SettingSource = "default" | "user config" | "vault" | "editor" | "flag";
 export type GraphDirection = "both" | "out" | "in";
 export type GraphNodeKind = "note" | "file" | "unresolved";
 // Why a note asked about is or is not in a search's answer (`explain`).
@@ -369,26 +371,40 @@ export interface VaultStatusJson {
   vectors: VectorsJson | null;
   /** How many links have each kind of problem; absent from older servers. */
   problems?: ProblemsJson | null;
-  /** Asked with `{"report": true}` only; absent from older servers. */
+  /** The full status report, when `memlsp/status` was asked with `"report": true`. */
   report?: StatusReportJson;
 }
 
-export interface ProblemsJson {
-  unresolved: number;
-  missing_anchors: number;
-  ambiguous: number;
-  outside: number;
+/** `memlsp status --json`, the MCP tool `status`, and `memlsp/status` with `report`. */
+export interface StatusReportJson {
+  root: string;
+  name: string;
+  summary: string;
+  state: VaultState;
+  /** The answering process does not write the index. */
+  read_only: boolean;
+  notes: number;
+  chunks: number;
+  links: LinkCountsJson;
+  revision: number;
+  /** When the index last changed, ISO 8601 UTC. */
+  last_changed: string | null;
+  vectors: ReportVectorsJson;
+  not_notes: NotNotesJson[];
+  problems: ProblemGroupJson[];
+  unseen_changes: UnseenChangesJson;
+  cache: CacheJson;
+  process: ProcessJson;
+  settings: Record<string, SettingJson>;
+  messages: string[];
 }
 
-// -- memlsp/status with `report` -----------------------------------------------------------------
-
-export interface ReportLinksJson {
+export interface LinkCountsJson {
   total: number;
   unresolved: number;
   ambiguous: number;
 }
 
-/** The semantic side in detail: what `VectorsJson` says, and how fast it goes. */
 export interface ReportVectorsJson {
   state: VectorState;
   embedder: string;
@@ -396,27 +412,36 @@ export interface ReportVectorsJson {
   pending: number;
   failed: number;
   running: boolean;
-  rate_per_second: number | null; // null until it has been measured
+  rate_per_second: number | null;
   eta_seconds: number | null;
   problem: string;
-  off_reason: string | null; // why it is off, when it is
+  off_reason: string | null;
+  models: ModelJson[];
 }
 
-/** Files of the vault that are not notes, grouped by why. */
-export interface NotNoteGroupJson {
+export interface ModelJson {
+  name: string;
+  embedded: number;
+}
+
+/** Files that are not notes, for one reason ("ignored", "too_large", "not_markdown", ...). */
+export interface NotNotesJson {
   reason: string;
   detail: string;
   count: number;
+  /** The first ten. */
   paths: string[];
+  rule: string | null;
+  source: string | null;
 }
 
+/** One kind of problem ("invalid_frontmatter", "unresolved_link", ...). */
 export interface ProblemGroupJson {
   kind: string;
   count: number;
   paths: string[];
 }
 
-/** Changes on disk the index has not taken in yet. */
 export interface UnseenChangesJson {
   count: number;
   paths: string[];
@@ -427,31 +452,23 @@ export interface CacheJson {
   bytes: number;
 }
 
-/** The process that keeps the index. */
 export interface ProcessJson {
-  kind: string;
-  pid: number;
-  since: string;
+  kind: ProcessKind;
+  pid: number | null;
+  /** ISO 8601 UTC. */
+  since: string | null;
 }
 
-export interface SettingValueJson {
+export interface SettingJson {
   value: unknown;
-  source: string;
+  source: SettingSource;
 }
 
-/** A vault's status in full, for a person to read. */
-export interface StatusReportJson {
-  summary: string;
-  notes: number;
-  chunks: number;
-  links: ReportLinksJson;
-  vectors: ReportVectorsJson;
-  not_notes: NotNoteGroupJson[];
-  problems: ProblemGroupJson[];
-  unseen_changes: UnseenChangesJson;
-  cache: CacheJson;
-  process: ProcessJson;
-  settings: Record<string, SettingValueJson>;
+export interface ProblemsJson {
+  unresolved: number;
+  missing_anchors: number;
+  ambiguous: number;
+  outside: number;
 }
 
 export interface StatusAnswerJson {

@@ -8,6 +8,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from memlsp import wire
+from memlsp.commands.status import NotOpen, live_report
 from memlsp.engine.snapshot import NoteLinks
 from memlsp.live.status import VaultStatus
 from memlsp.live.vault import LiveVault
@@ -58,12 +59,18 @@ def register(server: MemlspServer) -> None:
 
     @server.feature("memlsp/status")
     async def status(params: Any) -> wire.StatusAnswerJson:
-        fields("memlsp/status", params)
+        """Each vault's status; with `"report": true`, each open one's whole report too (what
+        `memlsp status --json` prints), which walks the vault's folder."""
+        report = fields("memlsp/status", params).get("report", False)
+        if not isinstance(report, bool):
+            raise JsonRpcInvalidParams("memlsp/status: 'report' must be true or false")
         vaults = []
         for vault in server.vaults.all():
             # On a thread: counting walks the snapshot's records (10,000 at 10k notes).
             state, problems = await server.run(partial(_status, vault))
-            vaults.append(wire.vault_status_json(convert.uri_of(vault.root), state, problems))
+            full = await server.run(partial(_report, vault)) if report else None
+            root = convert.uri_of(vault.root)
+            vaults.append(wire.vault_status_json(root, state, problems, full))
         return wire.status_answer_json(server.version, vaults)
 
 
@@ -85,6 +92,14 @@ async def _search_vault(
         response=response,
         incomplete=incomplete,
     )
+
+
+def _report(vault: LiveVault) -> wire.StatusReportJson | None:
+    """The vault's whole report; None until its index is open."""
+    try:
+        return wire.status_report_json(live_report(vault))
+    except NotOpen:
+        return None
 
 
 def _status(vault: LiveVault) -> tuple[VaultStatus, ProblemCounts | None]:

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { anyBusy, startErrorView, startingView, statusItems, statusLines, stoppedView } from "../status";
-import { StatusAnswerJson, VaultStatusJson } from "../wire";
+import { StatusAnswerJson, StatusReportJson, VaultStatusJson } from "../wire";
 
 /** A vault as an older server reports it: no name, summary or busy. */
 function vault(overrides: Partial<VaultStatusJson> = {}): VaultStatusJson {
@@ -146,7 +146,14 @@ test("the coverage is shown only while vectors are made for a ready vault", () =
 test("without a report the tooltip is plain text; with one, Markdown beside it", () => {
   const [plain] = statusItems(status(vault()));
   assert.equal(plain?.markdown, undefined);
-  const report = {
+  const report: StatusReportJson = {
+    root: "/home/me/My Vault",
+    name: "My Vault",
+    state: "ready",
+    read_only: false,
+    revision: 1,
+    last_changed: null,
+    messages: [],
     summary: "Ready: 3,177 notes",
     notes: 3177,
     chunks: 7181,
@@ -162,6 +169,7 @@ test("without a report the tooltip is plain text; with one, Markdown beside it",
       eta_seconds: null,
       problem: "",
       off_reason: null,
+      models: [],
     },
     not_notes: [],
     problems: [],

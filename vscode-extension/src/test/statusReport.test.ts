@@ -36,20 +36,28 @@ function vectors(overrides: Partial<ReportVectorsJson> = {}): ReportVectorsJson 
     eta_seconds: 230,
     problem: "",
     off_reason: null,
+    models: [{ name: "bilingual", embedded: 5000 }],
     ...overrides,
   };
 }
 
 function report(overrides: Partial<StatusReportJson> = {}): StatusReportJson {
   return {
+    root: "/home/me/kg",
+    name: "kg",
+    state: "ready",
+    read_only: false,
+    revision: 3,
+    last_changed: "2026-01-01T00:00:00Z",
+    messages: [],
     summary: "Finding meaning: 5,000 of 7,181 sections",
     notes: 3176,
     chunks: 7181,
     links: { total: 12034, unresolved: 41, ambiguous: 3 },
     vectors: vectors(),
     not_notes: [
-      { reason: "too_large", detail: "over max_file_bytes", count: 2, paths: ["big.md"] },
-      { reason: "not_utf8", detail: "", count: 1, paths: ["x.md"] },
+      { reason: "too_large", detail: "over max_file_bytes", count: 2, paths: ["big.md"], rule: null, source: null },
+      { reason: "not_utf8", detail: "", count: 1, paths: ["x.md"], rule: null, source: null },
     ],
     problems: [{ kind: "unreadable", count: 1, paths: ["locked.md"] }],
     unseen_changes: { count: 5, paths: ["a.md"] },
@@ -122,7 +130,7 @@ test("the vectors line: off and why, unavailable and why, done, starting, failur
 
 test("the server's words are shown as text, not read as Markdown", () => {
   assert.equal(escapeMarkdown("a_b *c* [d](e) <img> #f |g|"), "a\\_b \\*c\\* \\[d\\](e) \\<img\\> \\#f \\|g\\|");
-  const tooltip = reportTooltip("vault **x**", vault({ root: "file:///n/my_vault" }), report({ not_notes: [{ reason: "*bold*", detail: "", count: 1, paths: [] }] }));
+  const tooltip = reportTooltip("vault **x**", vault({ root: "file:///n/my_vault" }), report({ not_notes: [{ reason: "*bold*", detail: "", count: 1, paths: [], rule: null, source: null }] }));
   assert.match(tooltip, /^\*\*vault \\\*\\\*x\\\*\\\*\*\*$/m);
   assert.match(tooltip, /^- Folder: \/n\/my\\_vault$/m);
   assert.match(tooltip, /^- Not notes: 1 \\\*bold\\\*$/m);
