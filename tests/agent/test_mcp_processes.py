@@ -55,7 +55,7 @@ async def every_tool(client: Client, vault: Path, tmp_path: Path) -> None:
         return json.loads(text)
 
     names = [tool.name for tool in (await client.list_tools()).tools]
-    assert names == ["search", "read", "links", "related", "recent", "write"]
+    assert names == ["search", "read", "links", "related", "recent", "status", "write"]
     found = await call("search", query="tantivy bm25", limit=5)
     assert found == cli(vault, tmp_path, "search", "tantivy bm25", "--limit", "5",
                         "--budget-tokens", "20000")  # fmt: skip
@@ -217,6 +217,6 @@ async def test_each_setup_entry_starts_a_server_that_answers(
     )
     async with Client(server, read_timeout_seconds=120) as client:
         tools = [tool.name for tool in (await client.list_tools()).tools]
-        assert tools == ["search", "read", "links", "related", "recent"]
+        assert tools == ["search", "read", "links", "related", "recent", "status"]
         result = await client.call_tool("search", {"query": "tantivy"})
         assert not result.is_error
