@@ -115,7 +115,7 @@ def _source_of(settings: Settings, name: str) -> str:
 
 def not_markdown(settings: Settings) -> NotNote:
     suffixes = ", ".join(settings.note_suffixes + settings.record_suffixes)
-    return NotNote("not_markdown", f"not a note's suffix ({suffixes}); a file links may point at")
+    return NotNote("not_markdown", f"its suffix is none of {suffixes}; links may still point at it")
 
 
 def skipped_record(record: FileRecord) -> NotNote | None:
