@@ -30,6 +30,7 @@ from memlsp.live.status import (
 from memlsp.live.vault import LiveVault
 from memlsp.model import printable
 from memlsp.navigation.diagnostics import Code, problem_notes
+from memlsp.parse.prose import embeds
 from memlsp.settings.table import DEFAULTS, SETTINGS, Settings
 from memlsp.sync.not_notes import NotNote, not_notes
 from memlsp.sync.scan import problem_kinds, scan_vault
@@ -221,7 +222,7 @@ def read_only_report(root: Path, settings: Settings) -> StatusReport:
         snapshot = engine.read()
         notes, chunks = snapshot.counts()
         writes = not engine.writer_available()  # another process writes it (and did not answer)
-        vectors = _stored_status(snapshot, engine.cache_dir, chunks)
+        vectors = _stored_status(snapshot, engine.cache_dir, _embeddable(snapshot))
         status = VaultStatus(
             str(root), "ready", notes, chunks, snapshot.revision, notes, notes, 0, "", vectors,
             writes,
@@ -239,8 +240,19 @@ def read_only_report(root: Path, settings: Settings) -> StatusReport:
     return report
 
 
+def _embeddable(snapshot: Snapshot) -> int:
+    """The chunks that get a vector: prose only (their ids say so), as the backfill plans."""
+    return sum(
+        embeds(chunk_id)
+        for record in snapshot.records.values()
+        if record.note is not None
+        for chunk_id in record.chunk_ids
+    )
+
+
 def _stored_status(snapshot: Snapshot, cache_dir: Path, chunks: int) -> VectorStatus:
-    """The vector side as its store's file says, no store opened and no model loaded."""
+    """The vector side as its store's file says, no store opened and no model loaded: `chunks`
+    is how many chunks should have a vector."""
     settings = snapshot.settings
     if settings.embedder == "none":
         return VectorStatus("off", "none", 0, 0)
