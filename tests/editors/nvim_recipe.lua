@@ -1,14 +1,16 @@
 -- Drives a real Neovim whose init.lua is the recipe of docs/editors.md, as a user opening one note would.
 --
---   nvim --headless -u INIT_LUA -i NONE -n -l tests/editors/nvim_recipe.lua NOTE LINK
+--   nvim --headless -u INIT_LUA -i NONE -n -l tests/editors/nvim_recipe.lua NOTE LINK [QUERY]
 --
 -- It opens NOTE, waits for the memlsp client that the recipe attaches and for the server's
 -- `memlsp/indexed`, then asks for the definition of the wikilink LINK (its text, e.g.
 -- "[[hybrid-search]]", found in NOTE) and for `memlsp/status`. It prints one JSON line:
 -- {"attached": bool, "root_dir": ..., "definition": [{"path", "line"}], "status": ..., "error": ...}.
+-- With QUERY it also runs `:MemlspWhy QUERY` (the docs' recipe, in INIT_LUA too) and keeps the
+-- lines it prints under "why".
 -- Every wait is bounded; the test reads the line and decides.
 
-local NOTE, LINK = arg[1], arg[2]
+local NOTE, LINK, QUERY = arg[1], arg[2], arg[3]
 local START_MS = 20000 -- the recipe's root_dir, the server's start and `initialize`
 local INDEX_MS = 60000 -- indexing the fixture vault
 local REQUEST_MS = 10000
@@ -82,4 +84,15 @@ end, lsp.as_list(result))
 report.error = err
 report.status, err = lsp.request(client, buf, "memlsp/status", {}, REQUEST_MS)
 report.error = report.error or err
+if QUERY then
+  -- What the recipe prints, kept: this driver's own output is its one JSON line.
+  report.why = {}
+  _G.print = function(...)
+    table.insert(report.why, table.concat(vim.tbl_map(tostring, { ... }), " "))
+  end
+  vim.cmd("MemlspWhy " .. QUERY)
+  vim.wait(REQUEST_MS, function()
+    return #report.why > 0
+  end, 20)
+end
 finish(client)

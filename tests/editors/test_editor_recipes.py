@@ -66,9 +66,10 @@ def lua_string(text: str) -> str:
 def neovim_init() -> str:
     command = ", ".join(lua_string(part) for part in (sys.executable, "-m", "memlsp", "--stdio"))
     snippet = recipe_snippet("Neovim 0.11", "lua")
-    return with_command(
+    started = with_command(
         snippet, r'^(\s*)cmd = \{ "memlsp", "--stdio" \},$', rf"\1cmd = {{ {command} }},"
     )
+    return started + recipe_snippet("Neovim: why isn't a note found", "lua")
 
 
 def emacs_recipe(heading: str) -> str:
@@ -145,13 +146,15 @@ def assert_served(report: dict[str, Any], vault_root: Path, target: Path) -> Non
 # -- Neovim 0.11 -----------------------------------------------------------------------------------
 
 
-def run_neovim(tmp_path: Path, note: Path, link: str, cwd: Path, **env: str) -> dict[str, Any]:
+def run_neovim(
+    tmp_path: Path, note: Path, link: str, cwd: Path, *query: str, **env: str
+) -> dict[str, Any]:
     nvim = find_nvim()
     init = tmp_path / "xdg" / "xdg_config_home" / "nvim" / "init.lua"
     init.parent.mkdir(parents=True, exist_ok=True)
     init.write_text(neovim_init(), encoding="utf-8")
     driver = EDITORS / "nvim_recipe.lua"
-    args = headless_neovim(nvim, driver, note, link, init=init)
+    args = headless_neovim(nvim, driver, note, link, *query, init=init)
     return run_client(args, cwd, client_env(tmp_path, **env))
 
 
@@ -162,6 +165,18 @@ def test_neovim_recipe_obsidian_vault(
     assert report["attached"], report["output"]
     assert Path(report["root_dir"]).resolve() == obsidian_vault.resolve(), report["output"]
     assert_served(report, obsidian_vault, obsidian_vault / CROSS_TARGET)
+
+
+def test_neovim_recipe_says_why_a_note_is_not_found(
+    tmp_path: Path, obsidian_vault: Path, elsewhere: Path
+) -> None:
+    """`:MemlspWhy QUERY` of the docs, on the note in the buffer: one line, its path and why."""
+    query = "visiting shrines of former imperial capitals"
+    report = run_neovim(tmp_path, obsidian_vault / CROSS_NOTE, CROSS_LINK, elsewhere, query)
+    assert report["attached"] and report.get("error") is None, report["output"]
+    (line,) = report["why"]
+    assert line.startswith(f"{CROSS_NOTE}: “{CROSS_NOTE}”"), report["output"]
+    assert "limit" in line or "none of the query's terms" in line, line
 
 
 def test_neovim_recipe_unmarked_vault_from_its_folder(tmp_path: Path, bare_vault: Path) -> None:
