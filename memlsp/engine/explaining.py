@@ -6,6 +6,7 @@ each side of the search finds in the note alone, however far from the results it
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -45,6 +46,8 @@ class Snapshot(Protocol):
     def find_note(self, reference: str) -> str | None: ...
 
 
+_WORD = re.compile(r"[^\W\d_]+", re.ASCII)  # the Latin words a stemmer shortens
+
 # The sections of one note the keyword side scores when it is asked about alone.
 NOTE_SECTIONS = 200
 
@@ -60,6 +63,7 @@ def explained(
     notes = [path for _, path, _ in named if path in snapshot.graph.notes]
     keyword = _keyword_alone(snapshot, ranking, notes)
     vector = _vectors_alone(snapshot, ranking, side, scales, notes)
+    words = _query_words(snapshot.keyword, ranking.request.query, ranking.terms)
     verdicts = []
     for name, path, heading in named:
         if path in snapshot.graph.notes:
@@ -67,9 +71,19 @@ def explained(
             asked = replace(asked, **keyword.get(path, {}), **vector.get(path, {}))
         else:
             asked = _not_indexed(snapshot, name, path)
-        verdicts.append(explain_ranked(ranking, snapshot.graph, asked))
+        verdicts.append(explain_ranked(ranking, snapshot.graph, asked, words))
     response = ranking.response
     return placed(verdicts, response.hits, ranking.listed, response.budget)
+
+
+def _query_words(keyword: KeywordReader, query: str, terms: Sequence[str]) -> dict[str, str]:
+    """Each query term of a word the index stems (`reciproc`) with that word as typed."""
+    words: dict[str, str] = {}
+    for word in _WORD.findall(query):
+        for term in keyword.terms(word):
+            if term in terms and term != word.lower():
+                words.setdefault(term, word)
+    return words
 
 
 def _keyword_alone(

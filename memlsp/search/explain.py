@@ -57,8 +57,13 @@ class Asked:
     vector_floor: float = -1.0  # below it a chunk found by its vector alone is no candidate
 
 
-def explain_ranked(ranking: Ranking, graph: LinkGraph, asked: Asked) -> Explanation:
-    """The verdict for `asked` against the results before the budget (`ranking.listed`)."""
+def explain_ranked(
+    ranking: Ranking, graph: LinkGraph, asked: Asked, words: Mapping[str, str] | None = None
+) -> Explanation:
+    """The verdict for `asked` against the results before the budget (`ranking.listed`).
+    `words`: the query's words by the index terms they gave (`reciprocal` for `reciproc`),
+    which the sentences name instead of the terms."""
+    words = words or {}
     request = ranking.request
     if asked.path is None or asked.path not in graph.notes:
         return _not_in_index(asked)
@@ -128,7 +133,7 @@ def explain_ranked(ranking: Ranking, graph: LinkGraph, asked: Asked) -> Explanat
     if not ranking.unknown_words and ranking.keyword_ran and keyword.score is not None:
         return verdict(
             "beyond_limit",
-            f"{title} holds {_terms(keyword.matched_terms)} of the query but is not among the "
+            f"{title} holds {_terms(keyword.matched_terms, words)} of the query but is not among the "
             f"first {ranking.candidates:,} sections the keyword side ranks; more results "
             "(a higher limit) reach further.",
             ("limit", request.limit),
@@ -143,7 +148,11 @@ def explain_ranked(ranking: Ranking, graph: LinkGraph, asked: Asked) -> Explanat
             ("limit", request.limit),
             ("candidates", ranking.candidates),
         )
-    return verdict("no_evidence", _no_evidence(ranking, asked, title), ("terms", _listed(ranking)))
+    return verdict(
+        "no_evidence",
+        _no_evidence(ranking, asked, title, words),
+        ("terms", _listed(ranking.terms, words)),
+    )
 
 
 def placed(
@@ -350,15 +359,15 @@ def _similarity(vector: VectorEvidence | None) -> str:
     return "unknown" if similarity is None else f"{similarity:.2f}"
 
 
-def _no_evidence(ranking: Ranking, asked: Asked, title: str) -> str:
+def _no_evidence(ranking: Ranking, asked: Asked, title: str, words: Mapping[str, str]) -> str:
     if ranking.unknown_words:
         return f"Neither {title} nor any other note holds the query's words, nor does any model know them"
     if not ranking.keyword_ran:
-        words = "the keyword side did not run (vector mode)"
+        held = "the keyword side did not run (vector mode)"
     elif not ranking.terms:
-        words = "the query has no word the keyword side searches for"
+        held = "the query has no word the keyword side searches for"
     else:
-        words = f"it holds none of the query's terms ({_listed(ranking)})"
+        held = f"it holds none of the query's words ({_listed(ranking.terms, words)})"
     if not ranking.vector_ran:
         meaning = "its meaning was not compared (no vector side in this search)"
     elif not asked.embedded:
@@ -373,7 +382,7 @@ def _no_evidence(ranking: Ranking, asked: Asked, title: str) -> str:
             else f"under the {asked.vector_floor:.2f} a section found by meaning alone needs"
         )
         meaning = f"its meaning is far from the query (similarity {asked.similarity:.2f}, {bar})"
-    return f"{title}: {words}, and {meaning}."
+    return f"{title}: {held}, and {meaning}."
 
 
 def _title(asked: Asked) -> str:
@@ -388,12 +397,14 @@ def _section_words(section: str) -> str:
     return f"its section “{section}”" if section else "its opening text"
 
 
-def _terms(terms: Sequence[str]) -> str:
-    return f"{counted(len(terms), 'term')} ({', '.join(terms)})" if terms else "none of the terms"
+def _terms(terms: Sequence[str], words: Mapping[str, str]) -> str:
+    if not terms:
+        return "none of the words"
+    return f"{counted(len(terms), 'word')} ({_listed(terms, words)})"
 
 
-def _listed(ranking: Ranking) -> str:
-    return ", ".join(ranking.terms)
+def _listed(terms: Sequence[str], words: Mapping[str, str]) -> str:
+    return ", ".join(dict.fromkeys(words.get(term, term) for term in terms))
 
 
 def _joined(items: Iterable[str]) -> str:

@@ -108,7 +108,7 @@ class ExplainJson(_ExplainJson, total=False):
     rests on come as they apply: `rank`, `score`, `heading` (the section shown), `filter`
     (path, tag or date), `floor` (min_score or min_strength) with `floor_value` and `strength`,
     `limit`, `last_score`, `candidates`, `tokens` and `tokens_left`, `linked_from` and
-    `linked_rank`, `reason` (why a file is not a note), `terms` (the query's terms)."""
+    `linked_rank`, `reason` (why a file is not a note), `terms` (the query's words, as typed)."""
 
     rank: int
     score: float

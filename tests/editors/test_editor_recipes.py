@@ -176,7 +176,7 @@ def test_neovim_recipe_says_why_a_note_is_not_found(
     assert report["attached"] and report.get("error") is None, report["output"]
     (line,) = report["why"]
     assert line.startswith(f"{CROSS_NOTE}: “{CROSS_NOTE}”"), report["output"]
-    assert "limit" in line or "none of the query's terms" in line, line
+    assert "limit" in line or "none of the query's words" in line, line
 
 
 def test_neovim_recipe_unmarked_vault_from_its_folder(tmp_path: Path, bare_vault: Path) -> None:
