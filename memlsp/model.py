@@ -342,18 +342,6 @@ Verdict = Literal[
     "merged",
     "linked_only",
 ]
-VERDICTS: tuple[Verdict, ...] = (
-    "shown",
-    "not_a_note",
-    "not_indexed_yet",
-    "filtered",
-    "no_evidence",
-    "below_floor",
-    "beyond_limit",
-    "cut_by_budget",
-    "merged",
-    "linked_only",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,6 +365,28 @@ class VectorEvidence:
 
 
 @dataclass(frozen=True, slots=True)
+class Facts:
+    """What a verdict rests on, as it applies (None: not part of this verdict)."""
+
+    rank: int | None = None  # among the results (shown, past the limit, cut by the budget)
+    score: float | None = None  # the score it shows, or would
+    heading: str | None = None  # the section shown (`heading_path`)
+    filter: str | None = None  # "path", "tag" or "date"
+    floor: str | None = None  # "min_score" or "min_strength"
+    floor_value: float | None = None
+    strength: float | None = None  # the query's evidence, under min_strength
+    limit: int | None = None
+    last_score: float | None = None  # the last result shown
+    candidates: int | None = None  # how many candidates each side ranks
+    tokens: int | None = None  # what it needed of the budget
+    tokens_left: int | None = None
+    linked_from: str | None = None  # the result it is a link of
+    linked_rank: int | None = None
+    reason: str | None = None  # why a file is not a note (sync/not_notes.py REASONS)
+    terms: str | None = None  # the query's words, as typed
+
+
+@dataclass(frozen=True, slots=True)
 class Explanation:
     """Why one note asked about is, or is not, in a search's answer: a verdict, one sentence a
     person reads, each side's evidence, and the facts the verdict rests on (its rank, the filter
@@ -388,7 +398,7 @@ class Explanation:
     sentence: str
     keyword: KeywordEvidence | None = None  # None: the side did not run
     vector: VectorEvidence | None = None
-    facts: tuple[tuple[str, str | int | float | None], ...] = ()
+    facts: Facts = Facts()
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from memlsp.model import (
     BudgetCut,
     Chunk,
     Explanation,
+    Facts,
     Hit,
     KeywordEvidence,
     SearchRequest,
@@ -34,7 +35,7 @@ from memlsp.text import counted
 from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.names import name_key
 
-Fact = tuple[str, str | int | float | None]
+NO_FACTS = Facts()
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,7 @@ def explain_ranked(
         return _not_in_index(asked)
     keyword, vector = _evidence(ranking, asked)
 
-    def verdict(name: Verdict, sentence: str, *facts: Fact) -> Explanation:
+    def verdict(name: Verdict, sentence: str, facts: Facts = NO_FACTS) -> Explanation:
         return Explanation(asked.note, asked.path, name, sentence, keyword, vector, facts)
 
     title = _title(asked)
@@ -77,16 +78,16 @@ def explain_ranked(
         if hit.chunk.path != asked.path or not _section_matches(hit.chunk, asked, request):
             continue
         section = heading_path(hit.chunk.breadcrumb)
-        facts: tuple[Fact, ...] = (("rank", rank), ("score", hit.score), ("heading", section))
+        facts = Facts(rank=rank, score=hit.score, heading=section)
         if asked.heading and not _heading_is(hit.chunk, asked.heading):
             return verdict(
                 "merged",
                 f"{title} is not listed on its own: its note is result {rank}, shown at "
                 f"{_section_words(section)}; a note is listed once, at its best section "
                 "(ask for sections to list each one).",
-                *facts,
+                facts,
             )
-        return verdict("shown", f"{title} is result {rank}, at {_section_words(section)}.", *facts)
+        return verdict("shown", f"{title} is result {rank}, at {_section_words(section)}.", facts)
     if asked.unseen:
         return verdict(
             "not_indexed_yet",
@@ -95,7 +96,7 @@ def explain_ranked(
         )
     left_out = _filtered(request, graph, asked.path)
     if left_out is not None:
-        return verdict("filtered", f"{title} {left_out[1]}.", ("filter", left_out[0]))
+        return verdict("filtered", f"{title} {left_out[1]}.", Facts(filter=left_out[0]))
     close = _close_enough(asked, vector)
     has_evidence = keyword.score is not None or close
     if ranking.weak and has_evidence:
@@ -104,9 +105,9 @@ def explain_ranked(
             f"Nothing was shown: the query's best evidence ({ranking.strength:.2f}) is below "
             f"min-strength {ranking.min_strength:.2f}, so no note is an answer; {title} was "
             "among the weak candidates.",
-            ("floor", "min_strength"),
-            ("floor_value", ranking.min_strength),
-            ("strength", ranking.strength),
+            Facts(
+                floor="min_strength", floor_value=ranking.min_strength, strength=ranking.strength
+            ),
         )
     place = _place(ranking, asked)
     if place is not None:
@@ -115,20 +116,14 @@ def explain_ranked(
             return verdict(
                 "below_floor",
                 f"{title} scores {score:.2f}, below min-score {request.min_score:.2f}.",
-                ("floor", "min_score"),
-                ("floor_value", request.min_score),
-                ("rank", rank),
-                ("score", score),
+                Facts(floor="min_score", floor_value=request.min_score, rank=rank, score=score),
             )
         last = ranking.listed[-1].score if ranking.listed else None
         shown = f", and the last result shown scores {last:.2f}" if last is not None else ""
         return verdict(
             "beyond_limit",
             f"{title} ranks {rank} (score {score:.2f}); the limit is {request.limit}{shown}.",
-            ("rank", rank),
-            ("score", score),
-            ("limit", request.limit),
-            ("last_score", last),
+            Facts(rank=rank, score=score, limit=request.limit, last_score=last),
         )
     if not ranking.unknown_words and ranking.keyword_ran and keyword.score is not None:
         return verdict(
@@ -136,8 +131,7 @@ def explain_ranked(
             f"{title} holds {_terms(keyword.matched_terms, words)} of the query but is not among the "
             f"first {ranking.candidates:,} sections the keyword side ranks; more results "
             "(a higher limit) reach further.",
-            ("limit", request.limit),
-            ("candidates", ranking.candidates),
+            Facts(limit=request.limit, candidates=ranking.candidates),
         )
     if not ranking.unknown_words and ranking.vector_ran and close:
         return verdict(
@@ -145,13 +139,12 @@ def explain_ranked(
             f"{title} is close in meaning (similarity {_similarity(vector)}) but not among the "
             f"first {ranking.candidates:,} sections nearest the query; more results (a higher "
             "limit) reach further.",
-            ("limit", request.limit),
-            ("candidates", ranking.candidates),
+            Facts(limit=request.limit, candidates=ranking.candidates),
         )
     return verdict(
         "no_evidence",
         _no_evidence(ranking, asked, title, words),
-        ("terms", _listed(ranking.terms, words)),
+        Facts(terms=_listed(ranking.terms, words)),
     )
 
 
@@ -189,7 +182,7 @@ def merged_verdicts(
         pick: tuple[Explanation, int | None] = (first, None)
         for index, answer in enumerate(answers):
             item = answer[place]
-            if item.verdict != "not_a_note" or dict(item.facts).get("reason") != "missing":
+            if item.verdict != "not_a_note" or item.facts.reason != "missing":
                 pick = (item, index)
                 break
         chosen.append(pick)
@@ -199,22 +192,20 @@ def merged_verdicts(
 def _placed(
     item: Explanation, hits: Sequence[Hit], listed: Sequence[Hit], budget: BudgetCut | None
 ) -> Explanation:
-    facts = dict(item.facts)
+    facts = item.facts
     title = _quoted(item.note)
     if item.verdict in ("shown", "merged"):
         for rank, hit in enumerate(hits, 1):
-            if hit.chunk.path == item.path and heading_path(hit.chunk.breadcrumb) == facts.get(
-                "heading"
-            ):
-                if rank == facts.get("rank"):
+            if hit.chunk.path == item.path and heading_path(hit.chunk.breadcrumb) == facts.heading:
+                if rank == facts.rank:
                     return item
                 section = _section_words(heading_path(hit.chunk.breadcrumb))
                 return replace(
                     item,
                     sentence=f"{title} is result {rank}, at {section}."
                     if item.verdict == "shown"
-                    else item.sentence.replace(f"result {facts.get('rank')}", f"result {rank}"),
-                    facts=_with(item.facts, rank=rank, score=hit.score),
+                    else item.sentence.replace(f"result {facts.rank}", f"result {rank}"),
+                    facts=replace(facts, rank=rank, score=hit.score),
                 )
         kept = {id(hit) for hit in hits}
         for rank, hit in enumerate(listed, 1):
@@ -227,7 +218,7 @@ def _placed(
                     item,
                     verdict="cut_by_budget",
                     sentence=budget_sentence(item.note, rank, needed, left, budget.budget_tokens),
-                    facts=_with(item.facts, rank=rank, tokens=needed, tokens_left=left),
+                    facts=replace(facts, rank=rank, tokens=needed, tokens_left=left),
                 )
         return replace(
             item,
@@ -244,7 +235,7 @@ def _placed(
                 verdict="linked_only",
                 sentence=f"{title} appears only as a link of result {rank}, "
                 f"{_quoted(hit.title)} ({hit.chunk.path}). {item.sentence}",
-                facts=(*item.facts, ("linked_from", hit.chunk.path), ("linked_rank", rank)),
+                facts=replace(facts, linked_from=hit.chunk.path, linked_rank=rank),
             )
     return item
 
@@ -257,7 +248,7 @@ def _not_in_index(asked: Asked) -> Explanation:
             asked.path,
             "not_a_note",
             f"{title} is not a note: {asked.not_a_note}.",
-            facts=(("reason", asked.not_a_note_reason),),
+            facts=Facts(reason=asked.not_a_note_reason),
         )
     return Explanation(
         asked.note,
@@ -409,8 +400,3 @@ def _listed(terms: Sequence[str], words: Mapping[str, str]) -> str:
 
 def _joined(items: Iterable[str]) -> str:
     return ", ".join(items)
-
-
-def _with(facts: tuple[Fact, ...], **changes: str | int | float | None) -> tuple[Fact, ...]:
-    kept = [(name, value) for name, value in facts if name not in changes]
-    return (*kept, *changes.items())

@@ -5,13 +5,14 @@ both name what their token budget left out (`dropped`) and what the shown result
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TypedDict
 
 from memlsp.model import (
     BudgetCut,
     Dropped,
     Explanation,
+    Facts,
     Hit,
     KeywordEvidence,
     Neighbour,
@@ -255,6 +256,10 @@ def dropped_json(dropped: Dropped) -> DroppedJson:
     }
 
 
+# The facts a verdict may rest on, each sent when it applies (model.Facts).
+_FACTS = tuple(field.name for field in fields(Facts))
+
+
 def explain_json(explanation: Explanation) -> ExplainJson:
     answer: ExplainJson = {
         "note": explanation.note,
@@ -264,7 +269,11 @@ def explain_json(explanation: Explanation) -> ExplainJson:
         "keyword": _keyword_json(explanation.keyword),
         "vector": _vector_json(explanation.vector),
     }
-    answer.update(explanation.facts)  # type: ignore[typeddict-item]
+    facts = explanation.facts
+    for name in _FACTS:
+        value = getattr(facts, name)
+        if value is not None:
+            answer[name] = value  # type: ignore[literal-required]
     return answer
 
 

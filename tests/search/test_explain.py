@@ -4,6 +4,7 @@ each; explaining never changes the results. Real tantivy and Chroma, the determi
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ def explain(engine: Engine, note: str, query: str = QUERY, **request: Any) -> Ex
 
 
 def facts(item: Explanation) -> dict[str, Any]:
-    return dict(item.facts)
+    return {name: value for name, value in asdict(item.facts).items() if value is not None}
 
 
 def test_a_shown_note_has_its_rank_section_and_evidence(engine: Engine) -> None:
@@ -137,8 +138,8 @@ def test_a_note_under_min_score_is_below_the_floor(engine: Engine) -> None:
     last = response.hits[-1]
     floor = round(last.score + 1e-6, 6)
     item = explain(engine, last.chunk.path, min_score=floor, expand=False)
-    assert (item.verdict, facts(item)["floor"]) == ("below_floor", "min_score")
-    assert facts(item)["score"] == last.score
+    assert (item.verdict, item.facts.floor) == ("below_floor", "min_score")
+    assert (item.facts.score, item.facts.floor_value) == (last.score, floor)
 
 
 def test_a_weak_query_says_min_strength(engine: Engine) -> None:
@@ -154,7 +155,7 @@ def test_a_note_past_the_limit_has_its_rank_and_the_last_score(engine: Engine) -
     third = whole.hits[2].chunk.path
     item = explain(engine, third, limit=2, expand=False)
     assert (item.verdict, facts(item)["rank"]) == ("beyond_limit", 3)
-    assert facts(item)["last_score"] == whole.hits[1].score
+    assert item.facts.last_score == whole.hits[1].score
 
 
 def test_a_note_left_out_by_the_budget_says_what_it_needed(engine: Engine) -> None:
@@ -162,12 +163,14 @@ def test_a_note_left_out_by_the_budget_says_what_it_needed(engine: Engine) -> No
     second = whole.hits[1].chunk.path
     item = explain(engine, second, budget_tokens=1, expand=False)
     assert (item.verdict, facts(item)["rank"]) == ("cut_by_budget", 2)
-    assert facts(item)["tokens"] > 0 and "token budget" in item.sentence
+    assert item.facts.tokens is not None and item.facts.tokens > 0
+    assert item.facts.tokens_left == 0 and "token budget" in item.sentence
 
 
 def test_a_note_reached_only_as_a_link_is_linked_only(engine: Engine) -> None:
     item = explain(engine, "wick maker")
-    assert (item.verdict, facts(item)["linked_from"]) == ("linked_only", "camping.md")
+    assert (item.verdict, item.facts.linked_from) == ("linked_only", "camping.md")
+    assert item.facts.linked_rank is not None
 
 
 def test_a_note_not_yet_embedded_says_so(tmp_path: Path) -> None:
