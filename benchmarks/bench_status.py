@@ -7,7 +7,7 @@ subprocess as a user's shell runs it (it looks for a server on the vault's socke
 none). Each run's wall time and peak RSS (`ru_maxrss` from `os.wait4()` for that child) are
 printed, then the median and the worst.
 
-`python benchmarks/bench_status.py /work/shared/data/vaults/knowledge-garden [--runs 5]`
+`python benchmarks/bench_status.py ../shared/data/vaults/knowledge-garden [--runs 5]`
 """
 
 from __future__ import annotations
