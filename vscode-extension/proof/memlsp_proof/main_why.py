@@ -39,12 +39,18 @@ def verdict_toast(page: Page) -> str:
     return ""
 
 
+def _own_input(value: str) -> str:
+    return "" if value.startswith(">") else value
+
+
 def check_why_not_found(page: Page, paths: Paths, results: Results) -> bool:
     open_note(page, "bm25.md")
     run_command(page, COMMAND)
     query_box = page.locator(".quick-input-widget input")
     query_box.wait_for(state="visible", timeout=15_000)
-    offered = query_box.input_value()
+    # The same widget held the command palette's ">memlsp: ..." a moment ago: wait for the
+    # command's own input box.
+    offered = str(poll(lambda: _own_input(query_box.input_value()), timeout=15, interval=0.2) or "")
     if offered != SEARCH_QUERY:
         query_box.fill(SEARCH_QUERY)
     page.keyboard.press("Enter")
