@@ -252,6 +252,9 @@ class SearchRequest:
     # Notes (vault-relative paths or names, `name#Heading` for a section) whose place in the
     # answer is explained (search/explain.py); explaining never changes the results.
     explain: tuple[str, ...] = ()
+    # Notes (paths or names) whose results are favoured: a result that is one, links to one or
+    # names one in plain text gains the `about_boost` setting (search/hybrid.py).
+    about: tuple[str, ...] = ()
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")

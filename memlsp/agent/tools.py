@@ -78,11 +78,12 @@ class Memory:
         before: str | None,
         budget_tokens: int | None,
         explain: list[str] | None = None,
+        about: list[str] | None = None,
     ) -> Answer:
         budget = budget_tokens or DEFAULT_BUDGET
         values = {"query": query, "limit": limit, "mode": mode, "budget_tokens": budget}
         values.update(paths=paths, tags=tags, start_date=after or None, end_date=before or None)
-        values.update(explain=explain)
+        values.update(explain=explain, about=about)
         answer = self._answer(lambda: SearchCall(checked_request(values)))
         if not answer.get("results") and not explain:
             why = "; ".join(answer.get("warnings") or [])
@@ -224,7 +225,7 @@ class Memory:
 # parameters (`after`), which its errors name instead.
 _FIELD_OF = {"after": "start_date", "before": "end_date"}
 _PARAMETERS = "query limit mode paths tags after before budget_tokens start_line end_line"
-_PARAMETERS += " direction depth days explain"
+_PARAMETERS += " direction depth days explain about"
 _AS_PARAMETER = {flag_of(_FIELD_OF.get(name, name)): repr(name) for name in _PARAMETERS.split()}
 _FLAG = re.compile("|".join(rf"(?<![\w-]){re.escape(flag)}(?![\w-])" for flag in _AS_PARAMETER))
 
@@ -264,11 +265,16 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
         explain: Annotated[
             list[str] | None, Field(description="notes to say why they are or are not found")
         ] = None,
+        about: Annotated[
+            list[str] | None, Field(description="notes whose linking or naming notes rank first")
+        ] = None,
     ) -> str:
         """Search the notes by keyword and meaning (hybrid BM25 + vectors). Each result is a note
         at its best section: text, score, evidence, and the notes it links to and from."""
         return tool_text(
-            memory.search(query, limit, mode, paths, tags, after, before, budget_tokens, explain)
+            memory.search(
+                query, limit, mode, paths, tags, after, before, budget_tokens, explain, about
+            )
         )
 
     def read(

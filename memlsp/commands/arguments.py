@@ -126,6 +126,14 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
         "section) is or is not in the answer, with its evidence; repeat for several. The "
         "results stay the same",
     )
+    search.add_argument(
+        "--about",
+        action="append",
+        metavar="NOTE",
+        help="favour results about this note (a path or a name): the note itself and the notes "
+        "that link to it or name it rank first, each group in its order (the about_boost "
+        "setting); repeat for several",
+    )
     search.add_argument("--no-expand", action="store_true", help="leave out linked notes")
     search.add_argument("--budget-tokens", type=int, help="keep results while they fit this budget")
     search.add_argument(

@@ -197,6 +197,7 @@ def search_request(
         "paths": args.paths,
         "tags": args.tags,
         "explain": args.explain,
+        "about": args.about,
     }
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
     return checked_request(values)

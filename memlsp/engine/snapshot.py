@@ -190,6 +190,10 @@ class Snapshot:
             and side.reads_none_of(_LATIN_WORD.findall(request.query))
         )
         scales = side.scales(request.query) if side is not None else ()
+        about, unknown = self.about(request.about)
+        if unknown:
+            names = ", ".join(repr(name) for name in unknown)
+            warnings.append(f"no note named {names} to favour (about); its results are as without")
         ranking = hybrid.rank(
             request,
             self.keyword,
@@ -200,10 +204,26 @@ class Snapshot:
             meaningless,
             scales,
             allowed=allowed,
+            about=about,
         )
         if not request.explain:
             return ranking.response
         return replace(ranking.response, explained=explained(self, ranking, side, scales))
+
+    def about(self, names: Sequence[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+        """The notes a search's `about` favours: each note named, the notes linking to it and
+        those naming it in plain text (its unlinked mentions); and the names that are no note."""
+        favoured: set[str] = set()
+        unknown = []
+        for name in names:
+            path = self.find_note(name)
+            if path is None:
+                unknown.append(name)
+                continue
+            favoured.add(path)
+            favoured.update(self.graph.inlink_sources(path))
+            favoured.update(mention.path for mention in self.mentions(path).mentions)
+        return frozenset(favoured), tuple(unknown)
 
     def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:
         """The notes closest in meaning to `text`, closest first, by their nearest section and

@@ -106,6 +106,7 @@ def search(
     scales: Sequence[SimilarityScale] = (),
     *,
     allowed: frozenset[str] | None,
+    about: frozenset[str] = frozenset(),
 ) -> SearchResponse:
     """`rank`'s answer."""
     return rank(
@@ -118,6 +119,7 @@ def search(
         meaningless,
         scales,
         allowed=allowed,
+        about=about,
     ).response
 
 
@@ -132,11 +134,13 @@ def rank(
     scales: Sequence[SimilarityScale] = (),
     *,
     allowed: frozenset[str] | None,
+    about: frozenset[str] = frozenset(),
 ) -> Ranking:
     """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode).
     `meaningless`: the embedding model reads none of the query's words as words of its own.
     `scales`: what the embedder's similarities mean, per block (search/evidence.py).
-    `allowed`: the notes in the request's scope (`scope.allowed_notes`), None for every note."""
+    `allowed`: the notes in the request's scope (`scope.allowed_notes`), None for every note.
+    `about`: the notes a request's `about` favours (`about_boost` added to their scores)."""
     count = candidate_count(request, settings)
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
@@ -216,8 +220,10 @@ def rank(
         named = named_notes(fused, chunks, graph, weights, names) if by_evidence else {}
         keyword_weight = sides["keyword"][1] if "keyword" in sides else 0.0
         fused, others = best_notes(fused, chunks, named, keyword_weight)
+    if about:
+        fused = favoured(fused, chunks, about, settings.about_boost)
     shown = _shown(fused, found)
-    # scores fall with rank: min_score drops the tail, whatever the mode
+    # min_score leaves out the results showing less, whatever the mode and the order
     chosen = [item for item in fused if shown(item.score) >= request.min_score]
     matched = {hit.chunk.id: hit.matched for hit in keyword_hits}
     hits = []
@@ -269,6 +275,24 @@ def rank(
         listed=tuple(hits),
         response=response,
     )
+
+
+def favoured(
+    fused: list[Fused], chunks: Mapping[str, Chunk], about: frozenset[str], boost: float
+) -> list[Fused]:
+    """The results in the order of their scores with `boost` added to those whose note is in
+    `about`, on the scale the results show (`_shown`: 1 is the distance from the last to the
+    first): the ones boosted, and the others, each keep their order among themselves. The
+    scores themselves stay the evidence they were, which the results show."""
+    if not fused:
+        return fused
+    floor = min(0.0, min(item.score for item in fused))
+    lift = boost * (max(item.score for item in fused) - floor)
+
+    def boosted(item: Fused) -> float:
+        return item.score + lift if chunks[str(item.key)].path in about else item.score
+
+    return sorted(fused, key=lambda item: -boosted(item))  # stable: ties keep their order
 
 
 def _side_ranks(side: tuple[list[tuple[Hashable, float]], float] | None) -> dict[str, int]:

@@ -33,6 +33,7 @@ FIELDS = (
     "paths",
     "tags",
     "explain",
+    "about",
 )
 # Notes one search explains: each costs a look at its file and a search of its own sections.
 MAX_EXPLAINED = 50
@@ -82,6 +83,7 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         paths=scope.paths,
         tags=scope.tags,
         explain=_explained(values),
+        about=_about(values),
     )
 
 
@@ -145,6 +147,13 @@ def _explained(values: Mapping[str, Any]) -> tuple[str, ...]:
         raise ValueError(f"'explain' names {len(notes):,} notes; at most {MAX_EXPLAINED} at once")
     if any(not note.strip() for note in notes):
         raise ValueError("'explain' has an empty entry: give a note's path or name")
+    return tuple(dict.fromkeys(notes))
+
+
+def _about(values: Mapping[str, Any]) -> tuple[str, ...]:
+    notes = _strings(values, "about")
+    if any(not note.strip() for note in notes):
+        raise ValueError("'about' has an empty entry: give a note's path or name")
     return tuple(dict.fromkeys(notes))
 
 

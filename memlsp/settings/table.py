@@ -189,6 +189,15 @@ class Settings:
         'for fusion "rrf": the semantic side\'s weight; 0 leaves it out when both sides run',
         bound=AtLeast(0),
     )
+    # Added to the fused score (0..1) of a result about a note of `--about`: at 1.0 every result
+    # about it ranks above every result that is not, each group in its own order.
+    about_boost: float = setting(
+        1.0,
+        Effect.RERANKS,
+        "what `--about NOTE` adds to the score of a result that is that note, links to it or "
+        "names it; scores run from 0 to 1, so 1 puts every such result first",
+        bound=Between(0.0, 10.0),
+    )
     # No note has the query's rare words and none is close enough in meaning. Chosen on development
     # sets and questions no note answers (benchmarks/calibrate.py).
     min_strength: float = setting(
