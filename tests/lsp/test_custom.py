@@ -95,6 +95,20 @@ async def test_search_explains_the_notes_it_is_asked_about(shared: Session) -> N
     assert all(item["sentence"].startswith(f"“{item['note']}”") for item in answer["explain"])
 
 
+async def test_search_about_a_note_puts_its_results_first(shared: Session) -> None:
+    """`about`: the note, the notes linking to it and those naming it come first."""
+    plain = await shared.search(query="kyoto food", limit=20, expand=False)
+    about = await shared.search(query="kyoto food", limit=20, expand=False, about=["zettelkasten"])
+    assert sorted(r["path"] for r in about["results"]) == sorted(
+        r["path"] for r in plain["results"]
+    )
+    links = await shared.request("memlsp/links", {"uri": shared.uri("pkm/zettelkasten.md")})
+    linking = {item["source"] for item in links["inlinks"]} | {"pkm/zettelkasten.md"}
+    first = about["results"][0]["path"]
+    assert first in linking or "zettelkasten" in shared.text(first).lower()
+    assert [r["path"] for r in plain["results"]][0] != first
+
+
 async def test_search_with_a_chinese_query(shared: Session) -> None:
     answer = await shared.search(query="向量检索", expand=False)
     assert answer["results"][0]["path"] == "search/向量检索.md"
