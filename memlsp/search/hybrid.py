@@ -12,7 +12,7 @@ candidates carry their evidence (search/evidence.py), the sides are fused by the
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
 from memlsp.index.keyword.reader import KeywordReader
@@ -223,7 +223,7 @@ def rank(
     if about:
         fused = favoured(fused, chunks, about, settings.about_boost)
     shown = _shown(fused, found)
-    # min_score leaves out the results showing less, whatever the mode and the order
+    # scores fall with rank: min_score drops the tail, whatever the mode
     chosen = [item for item in fused if shown(item.score) >= request.min_score]
     matched = {hit.chunk.id: hit.matched for hit in keyword_hits}
     hits = []
@@ -280,19 +280,19 @@ def rank(
 def favoured(
     fused: list[Fused], chunks: Mapping[str, Chunk], about: frozenset[str], boost: float
 ) -> list[Fused]:
-    """The results in the order of their scores with `boost` added to those whose note is in
-    `about`, on the scale the results show (`_shown`: 1 is the distance from the last to the
-    first): the ones boosted, and the others, each keep their order among themselves. The
-    scores themselves stay the evidence they were, which the results show."""
+    """`boost` added to the score of each result whose note is in `about`, on the scale the
+    results show (`_shown`: 1 is the distance from the last to the first), and the list in order
+    again: the ones boosted, and the others, each keep their order among themselves, and scores
+    still fall with rank (vaults' answers merge by them)."""
     if not fused:
         return fused
     floor = min(0.0, min(item.score for item in fused))
     lift = boost * (max(item.score for item in fused) - floor)
-
-    def boosted(item: Fused) -> float:
-        return item.score + lift if chunks[str(item.key)].path in about else item.score
-
-    return sorted(fused, key=lambda item: -boosted(item))  # stable: ties keep their order
+    lifted = [
+        replace(item, score=item.score + lift) if chunks[str(item.key)].path in about else item
+        for item in fused
+    ]
+    return sorted(lifted, key=lambda item: -item.score)  # stable: ties keep their order
 
 
 def _side_ranks(side: tuple[list[tuple[Hashable, float]], float] | None) -> dict[str, int]:

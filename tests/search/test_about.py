@@ -1,6 +1,6 @@
 """`about`: results about a note (the note itself, the notes linking to it, the notes naming it
-in plain text) rank before the others; each group keeps its order and every score stays the
-evidence it was. On the engine, the command line and the agent's tool."""
+in plain text) rank before the others, each group in its order, scores falling with rank. On the
+engine, the command line, the agent's tool; memlsp/search in tests/lsp/test_custom.py."""
 
 from __future__ import annotations
 
@@ -47,11 +47,13 @@ def test_results_about_the_note_come_first_each_group_in_its_order(engine: Engin
     favoured = ranked(engine, about=("Solid",))
     about = {"signals.md", "stores.md", "Solid.md"}  # links to it, names it, is it
     assert plain[0][0] not in about  # without it, a note about something else leads
-    assert sorted(favoured) == sorted(plain)  # the same results with the same scores
-    lead = [item for item in favoured if item[0] in about]
-    assert favoured[: len(lead)] == lead
-    assert lead == [item for item in plain if item[0] in about]
-    assert favoured[len(lead) :] == [item for item in plain if item[0] not in about]
+    order = [path for path, _ in favoured]
+    assert sorted(order) == sorted(path for path, _ in plain)  # the same results
+    lead = [path for path in order if path in about]
+    assert order[: len(lead)] == lead == [path for path, _ in plain if path in about]
+    assert order[len(lead) :] == [path for path, _ in plain if path not in about]
+    scores = [score for _, score in favoured]
+    assert scores == sorted(scores, reverse=True)
 
 
 def test_a_name_no_note_has_is_said_and_changes_nothing(engine: Engine) -> None:
