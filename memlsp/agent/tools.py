@@ -55,6 +55,7 @@ from memlsp.commands.calls import (
     flag_of,
 )
 from memlsp.model import MAX_DEPTH, MIN_DEPTH, Direction, quoted
+from memlsp.queries.reading import note_lines
 from memlsp.vault.rules import VaultRules
 
 MAX_WRITE_BYTES = 1 << 20  # a note an agent writes; larger ones are refused
@@ -212,7 +213,9 @@ class Memory:
                 f"{path} changed since you read it (an editor's unsaved changes count): "
                 "read it again, then write with its new 'expected_hash'"
             )
-        if seen.get("text", "").splitlines() != read_text_of(data).splitlines():
+        # Compared as `read` gives a text (its lines, whatever ends them, and no newline at the
+        # end): an editor's buffer may end its lines or the file as saving would.
+        if seen.get("text") != "\n".join(note_lines(read_text_of(data))):
             raise ToolFailed(
                 f"{path} has unsaved changes in an editor (or changed while read): save it first"
             )

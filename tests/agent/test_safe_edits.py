@@ -6,6 +6,7 @@ language server's vault that holds the buffer."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import shutil
 import time
@@ -24,6 +25,7 @@ from memlsp.live.vault import LiveVault
 from memlsp.text import text_hash
 from tests.agent.test_mcp import FIXTURE, agent, call, refused, settings_for
 from tests.helpers.mcp_stdio import McpProcess
+from tests.vault.test_real_vaults import VAULTS
 
 PLAN = "# Plan\n\n## Now\n\nold step\n\n## Later\n\nsomeday, old step again\n"
 
@@ -111,6 +113,21 @@ async def test_a_crlf_note_with_a_bom_keeps_both_when_edited_and_appended(
         )  # fmt: skip
         await call(client, "write", path="inbox/windows.md", mode="append", content="three\r\n")
     assert note.read_bytes() == b"\xef\xbb\xbf# Windows\r\n\r\nline 1\r\nline 2\r\nthree\r\n"
+
+
+@pytest.mark.parametrize("ending", ["\n\n", "\r\n\r\n", "", "\n"])
+async def test_a_note_ending_in_a_blank_line_is_not_taken_for_unsaved_changes(
+    vault: Path, tmp_path: Path, ending: str
+) -> None:
+    """`read` gives its text without the last newline; the file as read is compared the same way
+    (compared line by line, it held one blank line more and every write was refused)."""
+    note = vault / "inbox" / "blank.md"
+    note.write_bytes(f"# Blank{ending}".encode())
+    async with agent(vault, settings_for(tmp_path / "cache"), allow_writes=True) as client:
+        await call(client, "write", path="inbox/blank.md", mode="edit", old_text="Blank",
+                   new_text="Full")  # fmt: skip
+        await call(client, "write", path="inbox/blank.md", mode="append", content="more\n")
+    assert note.read_bytes() == f"# Full{ending or chr(10)}more\n".encode()
 
 
 def test_read_json_says_the_hash_of_the_whole_note(
@@ -311,3 +328,77 @@ def test_safe_edits_over_stdio(vault: Path, tmp_path: Path) -> None:
         assert note.read_text() == PLAN + "more\n"
     finally:
         server.close()
+
+
+# -- a real vault, whose notes end their lines in CRLF or LF -------------------------------------
+
+
+@pytest.mark.e2e  # a vault this large is parsed by worker processes
+@pytest.mark.realdata
+def test_edits_on_a_real_vault_keep_every_other_byte(tmp_path: Path) -> None:
+    """vaultofknowledge holds notes saved on Windows (CRLF) beside LF ones: on each, `read`'s hash
+    is the file's, a dry run of an edit across a line break changes nothing, the edit changes only
+    its text, and the edit back (with the hash the first answered) gives the original bytes."""
+    source = VAULTS / "vaultofknowledge"
+    if not source.is_dir():
+        pytest.skip(
+            f"real vault vaultofknowledge not found under {VAULTS} (shared test data absent)"
+        )
+    vault = tmp_path / "vault"  # a copy: the test writes
+    shutil.copytree(source, vault, symlinks=True)
+    vault = vault.resolve()
+    notes = [note for note in sorted(vault.rglob("*.md")) if _plain(vault, note)]
+    crlf = [note for note in notes if b"\r\n" in note.read_bytes()][:15]
+    lf = [note for note in notes if b"\r" not in note.read_bytes()][:15]
+    assert len(crlf) == len(lf) == 15
+    memory_source = VaultSource(vault, settings_for(tmp_path / "cache"))
+    memory = Memory(memory_source, allow_writes=True)
+    edited_notes = []
+    try:
+        for note in crlf + lf:
+            path = note.relative_to(vault).as_posix()
+            original = state(note)
+            assert original is not None
+            read = memory.read(path, None, None, None, None)
+            assert read["hash"] == text_hash(original[0].decode("utf-8"))
+            old_text = _two_lines_found_once(read["text"])
+            if old_text is None:
+                continue
+            new_text = old_text.replace("\n", " ~edited~\n", 1)
+            edit = {"old_text": old_text, "new_text": new_text, "expected_hash": read["hash"]}
+            shown = memory.write(path, None, "edit", None, **edit, dry_run=True)
+            assert state(note) == original and "~edited~" in shown["diff"]
+            written = memory.write(path, None, "edit", None, **edit)
+            newline = b"\r\n" if note in crlf else b"\n"
+            before, after = (t.encode().replace(b"\n", newline) for t in (old_text, new_text))
+            assert note.read_bytes() == original[0].replace(before, after)
+            assert written["hash"] == shown["hash"] == text_hash(note.read_bytes().decode())
+            back = {"old_text": new_text, "new_text": old_text, "expected_hash": written["hash"]}
+            memory.write(path, None, "edit", None, **back)
+            assert note.read_bytes() == original[0]
+            edited_notes.append(note)
+        assert temporaries(vault) == []
+    finally:
+        memory_source.close()
+    assert len(set(edited_notes) & set(crlf)) >= 10 and len(set(edited_notes) & set(lf)) >= 10
+
+
+def _plain(vault: Path, note: Path) -> bool:
+    """A note the vault indexes (in no dot-folder), of UTF-8 text."""
+    if any(part.startswith(".") for part in note.relative_to(vault).parts):
+        return False
+    data = note.read_bytes()
+    try:
+        return "\0" not in data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+
+
+def _two_lines_found_once(text: str) -> str | None:
+    """Two lines in a row, with words on each, that the note holds once (as `read` gives it)."""
+    lines = text.split("\n")
+    for first, second in itertools.pairwise(lines):
+        pair = f"{first}\n{second}"
+        if first.strip() and second.strip() and text.count(pair) == 1 and "\r" not in pair:
+            return pair
+    return None
