@@ -8,6 +8,7 @@ a result list are all the same stem.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 # The one CJK class: Hiragana and Katakana (U+3040-30FF), CJK Unified Ideographs Extension A and
@@ -53,3 +54,10 @@ def stem(path: str) -> str:
 def counted(number: int, noun: str) -> str:
     """ "1 result", "2,048 results": a count and its noun, plural but for one."""
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def text_hash(text: str) -> str:
+    """A note's whole text as `read` and `write` compare it (`expected_hash`): sha256 hex of its
+    UTF-8, a lone surrogate an editor's buffer may hold written as its own bytes rather than
+    refused. One definition, so that a hash an agent was given is the hash a write checks."""
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()

@@ -21,6 +21,7 @@ from memlsp.agent.budget import (
     DEFAULT_BUDGET,
     Answer,
     answer_tokens,
+    cut_to_fit,
     graph_within_budget,
     list_within_budget,
     search_within_budget,
@@ -28,12 +29,17 @@ from memlsp.agent.budget import (
 )
 from memlsp.agent.source import VaultSource
 from memlsp.agent.writing import (
+    Edit,
     Section,
     WriteRefused,
     appended,
+    edited,
     note_path,
+    read_hash,
+    read_text_of,
     replaced,
     target_file,
+    unified_diff,
     write_atomically,
 )
 from memlsp.commands.arguments import UsageError
@@ -49,6 +55,7 @@ from memlsp.commands.calls import (
     flag_of,
 )
 from memlsp.model import MAX_DEPTH, MIN_DEPTH, Direction, quoted
+from memlsp.queries.reading import note_lines
 from memlsp.vault.rules import VaultRules
 
 MAX_WRITE_BYTES = 1 << 20  # a note an agent writes; larger ones are refused
@@ -144,23 +151,34 @@ class Memory:
         # Bounded by itself: ten paths a group, one entry a setting.
         return self._answer(StatusCall)
 
-    def write(self, path: str, content: str, mode: str, heading: str | None) -> Answer:
+    def write(
+        self,
+        path: str,
+        content: str | None,
+        mode: str,
+        heading: str | None,
+        *,
+        old_text: str | None = None,
+        new_text: str | None = None,
+        expected_hash: str | None = None,
+        dry_run: bool = False,
+    ) -> Answer:
+        """`content` written by `mode` (mode 'edit': `old_text` replaced by `new_text`); with
+        `dry_run`, the diff it would make, and nothing written. `expected_hash`, read's hash of
+        the note, refuses the write when the note changed since. Refused while writing is off, a
+        dry run too: it shows a write this server would do."""
         if not self.allow_writes:
             raise ToolFailed(WRITES_OFF)
-        try:
-            data = content.encode("utf-8")
-        except UnicodeEncodeError as error:  # JSON may escape half a surrogate pair; no file can
-            lone = content[error.start]
-            raise ToolFailed(
-                f"'content' holds a lone surrogate ({lone!r}), which is not text"
-            ) from None
-        if len(data) > MAX_WRITE_BYTES:
-            raise ToolFailed(f"content is {len(data):,} bytes; a note is limited to 1 MiB here")
+        edit = _checked(content, mode, heading, old_text, new_text)
         try:
             path = note_path(path, VaultRules.of(self.source.settings))
             target = target_file(self.source.root, path)
-            text = self._new_text(path, target, content, mode, heading)
-            write_atomically(target, text.encode("utf-8", errors="surrogateescape"))
+            old = self._current_text(path, target, expected_hash)
+            text = self._new_text(path, old, mode, content or "", heading, edit)
+            data = text.encode("utf-8", errors="surrogateescape")
+            if dry_run:
+                return _preview(path, mode, old or "", text, data)
+            write_atomically(target, data)
             size = target.stat().st_size
         except WriteRefused as refused:
             raise ToolFailed(str(refused)) from None
@@ -169,42 +187,65 @@ class Memory:
                 f"{quoted(path)} could not be written: {error.strerror or error}"
             ) from None
         now = self._answer(lambda: ReadCall(path, budget_tokens=1))  # indexed once this answers
-        return {"path": path, "mode": mode, "bytes": size, "line_count": now.get("line_count")}
+        return {
+            "path": path,
+            "mode": mode,
+            "bytes": size,
+            "line_count": now.get("line_count"),
+            "hash": read_hash(data),
+        }
 
-    def _new_text(
-        self, path: str, target: Path, content: str, mode: str, heading: str | None
-    ) -> str:
-        """The note's text once `content` is written by `mode`; ToolFailed when it cannot be."""
-        exists = target.exists()
-        if mode == "create":
-            if exists:
+    def _current_text(self, path: str, target: Path, expected_hash: str | None) -> str | None:
+        """The note's text on disk (None when there is none), as it was when the agent read it
+        (`expected_hash`, when given) and as the vault holds it: an editor's unsaved changes
+        are refused, as a write would have the editor overwrite them or fight."""
+        if not target.exists():
+            if expected_hash is not None:
                 raise ToolFailed(
-                    f"{path} exists: write with mode 'append' or 'replace_section' to change it"
+                    f"no note {path}, which 'expected_hash' says was read: read it again"
                 )
-            if heading is not None:
-                raise ToolFailed("'heading' is for mode 'replace_section' only")
-            return content
-        if not exists:
-            raise ToolFailed(f"no note {path} to change: write it with mode 'create' first")
-        old = self._unchanged_on_disk(path, target)
-        if mode == "append":
-            if heading is not None:
-                raise ToolFailed("'heading' is for mode 'replace_section' only")
-            return appended(old, content)
-        if heading is None:
-            raise ToolFailed("mode 'replace_section' needs the section's 'heading'")
-        return replaced(old, self._section(path, heading), content)
-
-    def _unchanged_on_disk(self, path: str, target: Path) -> str:
-        """The note's text on disk, refused when the vault holds other text for it (an editor's
-        unsaved changes, which a write would have the editor overwrite or fight)."""
-        old = target.read_bytes().decode("utf-8", errors="surrogateescape")
+            return None
+        data = target.read_bytes()
         seen = self._answer(lambda: ReadCall(path, budget_tokens=WHOLE))
-        if seen.get("text", "").splitlines() != old.splitlines():
+        # An older server's answer has no hash; what it read is the file then, or is refused next.
+        now_hash = seen.get("hash") or read_hash(data)
+        if expected_hash is not None and expected_hash != now_hash:
+            raise ToolFailed(
+                f"{path} changed since you read it (an editor's unsaved changes count): "
+                "read it again, then write with its new 'expected_hash'"
+            )
+        # Compared as `read` gives a text (its lines, whatever ends them, and no newline at the
+        # end): an editor's buffer may end its lines or the file as saving would.
+        if seen.get("text") != "\n".join(note_lines(read_text_of(data))):
             raise ToolFailed(
                 f"{path} has unsaved changes in an editor (or changed while read): save it first"
             )
-        return old
+        return data.decode("utf-8", errors="surrogateescape")
+
+    def _new_text(
+        self,
+        path: str,
+        old: str | None,
+        mode: str,
+        content: str,
+        heading: str | None,
+        edit: Edit | None,
+    ) -> str:
+        """The note's text once written by `mode` (its parameters checked already)."""
+        if mode == "create":
+            if old is not None:
+                raise ToolFailed(
+                    f"{path} exists: write with mode 'append', 'replace_section' or 'edit' "
+                    "to change it"
+                )
+            return content
+        if old is None:
+            raise ToolFailed(f"no note {path} to change: write it with mode 'create' first")
+        if edit is not None:
+            return edited(path, old, edit)
+        if heading is not None:
+            return replaced(old, self._section(path, heading), content)
+        return appended(old, content)
 
     def _section(self, path: str, heading: str) -> Section:
         found = self._answer(lambda: ReadCall(path, heading, budget_tokens=WHOLE))
@@ -219,6 +260,60 @@ class Memory:
             # "no note 'x' in /home/ann/notes" is said "no note 'x' in the vault".
             message = str(error).replace(str(self.source.root), "the vault")
             raise ToolFailed(in_parameters(message) or "failed") from None
+
+
+def _checked(
+    content: str | None, mode: str, heading: str | None, old_text: str | None, new_text: str | None
+) -> Edit | None:
+    """Mode 'edit''s change, once each of `write`'s parameters is found given for its mode and
+    no other, and each text one a file can hold, of a size a note may have."""
+    if (heading is not None) != (mode == "replace_section"):
+        raise ToolFailed(
+            "'heading' is for mode 'replace_section' only"
+            if heading is not None
+            else "mode 'replace_section' needs the section's 'heading'"
+        )
+    edit = None if old_text is None or new_text is None else Edit(old_text, new_text)
+    if (old_text is not None or new_text is not None) and mode != "edit":
+        raise ToolFailed("'old_text' and 'new_text' are for mode 'edit' only")
+    if edit is None and mode == "edit":
+        raise ToolFailed("mode 'edit' needs 'old_text' and 'new_text'")
+    if (content is None) != (mode == "edit"):
+        raise ToolFailed(
+            f"mode {quoted(mode)} needs 'content'"
+            if content is None
+            else "mode 'edit' takes 'old_text' and 'new_text', not 'content'"
+        )
+    texts = {"content": content or ""}
+    if edit is not None:
+        texts = {"old_text": edit.old_text, "new_text": edit.new_text}
+    for name, text in texts.items():
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as error:  # JSON may escape half a surrogate pair; no file can
+            lone = text[error.start]
+            raise ToolFailed(
+                f"'{name}' holds a lone surrogate ({lone!r}), which is not text"
+            ) from None
+        if len(data) > MAX_WRITE_BYTES:
+            raise ToolFailed(f"{name} is {len(data):,} bytes; a note is limited to 1 MiB here")
+    return edit
+
+
+def _preview(path: str, mode: str, old: str, new: str, data: bytes) -> Answer:
+    """A dry run's answer: the diff the write would make, cut to the default budget by its last
+    lines when longer, and the hash `read` would then give."""
+    lines = [line + "\n" for line in unified_diff(path, old, new).split("\n")[:-1]]
+    whole = {"path": path, "mode": mode, "dry_run": True, "diff": "".join(lines)}
+    whole["hash"] = read_hash(data)
+    return cut_to_fit(
+        whole,
+        len(lines),
+        lambda kept: {**whole, "diff": "".join(lines[:kept])},
+        lambda cut: f"the last {cut} of the diff's {len(lines)} lines left out",
+        "change less at a time to see it whole",
+        DEFAULT_BUDGET,
+    )
 
 
 # The typed calls name the command line's flags (`--start-date`); an agent knows the tools'
@@ -316,12 +411,20 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
 
     def write(
         path: NotePath,
-        content: str,
-        mode: Literal["create", "append", "replace_section"] = "create",
+        content: str | None = None,
+        mode: Literal["create", "append", "replace_section", "edit"] = "create",
         heading: Annotated[str | None, Field(description="for replace_section")] = None,
+        old_text: Annotated[str | None, Field(description="for edit: exact, found once")] = None,
+        new_text: Annotated[str | None, Field(description="for edit")] = None,
+        dry_run: Annotated[bool, Field(strict=True, description="only show the diff")] = False,
+        expected_hash: Annotated[
+            str | None, Field(description="read's hash: refused if the note changed since")
+        ] = None,
     ) -> str:
-        """Write a Markdown note: create a new one, append to one, or replace one section's
-        text under `heading`. Never overwrites otherwise; searchable once this returns."""
-        return tool_text(memory.write(path, content, mode, heading))
+        """Write a Markdown note: create a new one, append to one, replace one section's text
+        under `heading`, or edit: `old_text` replaced by `new_text`. Never overwrites otherwise;
+        searchable once this returns."""
+        changes = {"old_text": old_text, "new_text": new_text, "expected_hash": expected_hash}
+        return tool_text(memory.write(path, content, mode, heading, **changes, dry_run=dry_run))
 
     return [search, read, links, related, recent, status, write]

@@ -8,6 +8,7 @@ vault's real folder (symlinks included) before a byte is written.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import secrets
@@ -16,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memlsp.model import quoted
-from memlsp.text import from_home
+from memlsp.sync.scan import file_text
+from memlsp.text import from_home, text_hash
 from memlsp.vault.rules import VaultRules
 
-MODES = ("create", "append", "replace_section")
+MODES = ("create", "append", "replace_section", "edit")
 # Obsidian refuses these in a file name (`* " \ / < > : | ?` break on some file system, `# ^ [ ] |`
 # break links to the note).
 _FORBIDDEN = re.compile(r'[*"\\<>:|?#^\[\]\x00-\x1f\x7f]')
@@ -48,6 +50,14 @@ class Section:
     heading: str
     start_line: int
     end_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Mode 'edit': `old_text`, which must occur once in the note, replaced by `new_text`."""
+
+    old_text: str
+    new_text: str
 
 
 def note_path(name: str, rules: VaultRules) -> str:
@@ -142,9 +152,73 @@ def replaced(old: str, section: Section, content: str) -> str:
     return "".join(lines[: first - 1]) + body + "".join(after)
 
 
+def edited(path: str, old: str, edit: Edit) -> str:
+    """The note with the one place `edit.old_text` occurs replaced by its `new_text`; WriteRefused, with
+    the count, unless it occurs exactly once (overlapping places count: 'aa' is twice in 'aaa').
+
+    A line break matches '\n' or '\r\n' alike, since `read` gives lines joined by '\n' whatever
+    the file holds; `new_text`'s line breaks are written as the replaced text's own (else the
+    note's first), so a CRLF note stays CRLF. All else is compared and kept exactly."""
+    old_text, new_text = edit.old_text, edit.new_text
+    if not old_text:
+        raise WriteRefused("'old_text' is empty: give the exact text to replace, as read shows it")
+    parts = old_text.replace("\r\n", "\n").split("\n")
+    pattern = re.compile("(?=(" + "\r?\n".join(map(re.escape, parts)) + "))")
+    matches = list(pattern.finditer(old))
+    if len(matches) != 1:
+        advice = (
+            "give more of the text around it so it occurs once"
+            if matches
+            else "read it again and copy the text exactly"
+        )
+        raise WriteRefused(f"'old_text' occurs {len(matches)} times in {path}; {advice}")
+    found = matches[0].group(1)
+    start, end = matches[0].start(), matches[0].start() + len(found)
+    newline = _line_break(found) or _line_break(old) or "\n"
+    new = new_text.replace("\r\n", "\n").replace("\n", newline)
+    return old[:start] + new + old[end:]
+
+
+def _line_break(text: str) -> str | None:
+    at = text.find("\n")
+    if at < 0:
+        return None
+    return "\r\n" if text[at - 1 : at] == "\r" else "\n"
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """What a write would change, as `git diff` shows it (`a/PATH`, `b/PATH`, three lines of
+    context, `\\ No newline at end of file` where a side ends without one); "" for no change."""
+    return "".join(
+        difflib.unified_diff(_diff_lines(old), _diff_lines(new), f"a/{path}", f"b/{path}")
+    )
+
+
+def _diff_lines(text: str) -> list[str]:
+    """The lines of `text`, each with its '\n'; a last line without one marked as git marks it
+    (only '\n' ends a line here: a diff of a note is read by its '\n' lines, not str.splitlines)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    last = lines.pop()
+    if last != "\n":
+        lines.append(last[:-1] + "\n\\ No newline at end of file\n")
+    return lines
+
+
 def _starts_with_heading(content: str, heading_line: str) -> bool:
     mine, theirs = _HEADING.match(content.split("\n", 1)[0]), _HEADING.match(heading_line.rstrip())
     return bool(mine and theirs and mine.groups() == theirs.groups())
+
+
+def read_text_of(data: bytes) -> str:
+    """The text memlsp reads of a file holding `data` (sync/scan.py: a byte order mark dropped,
+    a bad byte read as U+FFFD), which `read` answers and its hash is of."""
+    text = file_text(data).text
+    return data.decode("utf-8", errors="replace") if text is None else text
+
+
+def read_hash(data: bytes) -> str:
+    """The hash `read` gives of a note whose file holds `data`."""
+    return text_hash(read_text_of(data))
 
 
 def write_atomically(target: Path, data: bytes) -> None:

@@ -18,6 +18,7 @@ from memlsp.model import Heading, ResolvedLink, quoted
 from memlsp.parse.frontmatter import split_frontmatter
 from memlsp.parse.markdown import parse_markdown, split_lines
 from memlsp.parse.tokens import estimate_tokens
+from memlsp.text import text_hash
 from memlsp.vault.anchors import heading_path_in
 from memlsp.vault.resolve import resolve
 from memlsp.vault.view import VaultView
@@ -52,6 +53,7 @@ class Passage:
     links: tuple[ResolvedLink, ...]  # written in these lines, in order
     headings: tuple[Heading, ...]  # all of the note's
     cut: str | None  # which lines the token budget left out, and how to read on
+    hash: str  # of the whole text read (text_hash), whatever part of it was asked for
 
 
 def note_lines(text: str) -> list[str]:
@@ -108,6 +110,7 @@ def read_passage(
         links=links,
         headings=headings,
         cut=cut,
+        hash=text_hash(text),
     )
 
 

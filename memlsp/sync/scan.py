@@ -267,6 +267,12 @@ def read_text(root: Path, stat: FileStat, settings: Settings) -> FileText:
         return FileText(None, "", f"unreadable: {error.strerror or error}")
     if len(data) > settings.max_file_bytes:
         return FileText(None, "", f"too large (over {settings.max_file_bytes / 1e6:g} MB limit)")
+    return file_text(data)
+
+
+def file_text(data: bytes) -> FileText:
+    """A file's bytes as memlsp reads them (`read_text`, less its limit on size): what a write
+    about to put these bytes in a note will be read as."""
     digest = text_digest(data)
     codec, name, start = "utf-8", "UTF-8", 0
     for mark, mark_codec, mark_name in _BYTE_ORDER_MARKS:

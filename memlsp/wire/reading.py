@@ -47,6 +47,7 @@ class ReadJson(TypedDict):
     links: list[ReadLinkJson]  # written in these lines, in order
     headings: list[ReadHeadingJson]  # all of the note's, to pick a section by
     cut: str | None  # which lines the token budget left out, and how to read on
+    hash: str  # of the note's whole text as read (an open buffer's), for `write`'s expected_hash
 
 
 class RecentNoteJson(TypedDict):
@@ -102,6 +103,7 @@ def read_json(passage: Passage) -> ReadJson:
         "links": [read_link_json(item) for item in passage.links],
         "headings": [read_heading_json(heading) for heading in passage.headings],
         "cut": passage.cut,
+        "hash": passage.hash,
     }
 
 

@@ -47,6 +47,7 @@ OLDER_SERVERS = {
     ("VaultSearchAnswerJson", "dropped"),
     ("VaultSearchAnswerJson", "budget_used"),
     ("VaultSearchAnswerJson", "explain"),
+    ("ReadJson", "hash"),
 }
 
 # -- the TypeScript side ---------------------------------------------------------------------------

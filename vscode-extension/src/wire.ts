@@ -322,6 +322,7 @@ export interface ReadJson {
   links: ReadLinkJson[]; // written in these lines, in order
   headings: ReadHeadingJson[]; // all of the note's
   cut: string | null; // which lines the token budget left out, and how to read on
+  hash?: string; // sha256 of the note's whole text as read; servers before it lack it
 }
 
 export interface RecentNoteJson {
