@@ -26,6 +26,7 @@ export const SERVER_SETTINGS = [
   "rrf_k",
   "rrf_keyword_weight",
   "rrf_vector_weight",
+  "about_boost",
   "min_strength",
   "vector_retry_seconds",
   "unresolved_links",
