@@ -1,7 +1,7 @@
 """Search over one snapshot: each side's candidates, their evidence, fusion, notes at their best
 section, the linked notes a result carries, and related notes by meaning.
 
-`build_request` (request.py) checks a search's arguments once for every surface; `search`
+`build_request` (request.py) checks a search's arguments once for every surface; `rank`
 (hybrid.py) answers it; `related` (related.py) answers "what is close to this note".
 """
 
@@ -11,7 +11,7 @@ from memlsp.exports import exports
 
 if TYPE_CHECKING:
     from memlsp.search.fusion import fused_order as fused_order
-    from memlsp.search.hybrid import search as search
+    from memlsp.search.hybrid import rank as rank
     from memlsp.search.related import RelatedAnswer as RelatedAnswer
     from memlsp.search.related import related as related
     from memlsp.search.render import response_text as response_text
@@ -22,7 +22,7 @@ __getattr__ = exports(
     __name__,
     {
         "fused_order": "fusion",
-        "search": "hybrid",
+        "rank": "hybrid",
         "RelatedAnswer": "related",
         "related": "related",
         "response_text": "render",

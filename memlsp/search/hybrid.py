@@ -95,34 +95,6 @@ class Ranking:
     response: SearchResponse
 
 
-def search(
-    request: SearchRequest,
-    keyword: KeywordReader,
-    graph: LinkGraph,
-    settings: Settings,
-    vector_hits: Sequence[VectorHit] | None = None,
-    warnings: Sequence[str] = (),
-    meaningless: bool = False,
-    scales: Sequence[SimilarityScale] = (),
-    *,
-    allowed: frozenset[str] | None,
-    about: frozenset[str] = frozenset(),
-) -> SearchResponse:
-    """`rank`'s answer."""
-    return rank(
-        request,
-        keyword,
-        graph,
-        settings,
-        vector_hits,
-        warnings,
-        meaningless,
-        scales,
-        allowed=allowed,
-        about=about,
-    ).response
-
-
 def rank(
     request: SearchRequest,
     keyword: KeywordReader,
