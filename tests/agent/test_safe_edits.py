@@ -264,13 +264,24 @@ def test_an_editors_unsaved_buffer_counts_as_a_change(vault: Path, tmp_path: Pat
         typed = PLAN.replace("someday", "tomorrow")
         editor.buffer_changed("inbox/plan.md", typed)  # typed, not saved
         assert applied(editor, "inbox/plan.md", typed)
-        edit = {"old_text": "old step\n\n##", "new_text": "step\n\n##"}
+        old, new = "old step\n\n##", "step\n\n##"
         with pytest.raises(ToolFailed, match="changed since you read it"):
-            memory.write("inbox/plan.md", None, "edit", None, **edit, expected_hash=before)
+            memory.write(
+                "inbox/plan.md",
+                None,
+                "edit",
+                None,
+                old_text=old,
+                new_text=new,
+                expected_hash=before,
+            )
         now = memory.read("inbox/plan.md", None, None, None, None)
         assert now["hash"] == text_hash(typed) != before and "tomorrow" in now["text"]
         with pytest.raises(ToolFailed, match="unsaved changes in an editor"):
-            memory.write("inbox/plan.md", None, "edit", None, **edit, expected_hash=now["hash"])
+            memory.write(
+                "inbox/plan.md", None, "edit", None, old_text=old, new_text=new,
+                expected_hash=now["hash"],
+            )  # fmt: skip
         assert note.read_text() == PLAN
         assert source._own is None  # answered by the editor's process, not one of its own
     finally:
