@@ -9,6 +9,7 @@ a result list are all the same stem.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # The one CJK class: Hiragana and Katakana (U+3040-30FF), CJK Unified Ideographs Extension A and
 # the main block (U+3400-4DBF, U+4E00-9FFF), CJK Compatibility Ideographs (U+F900-FAFF) and Hangul
@@ -53,3 +54,9 @@ def stem(path: str) -> str:
 def counted(number: int, noun: str) -> str:
     """ "1 result", "2,048 results": a count and its noun, plural but for one."""
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def folded(text: str) -> str:
+    """How names and property values are compared: Unicode NFC, case-insensitive (as Obsidian
+    compares names)."""
+    return unicodedata.normalize("NFC", text).casefold()

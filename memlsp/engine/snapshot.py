@@ -23,7 +23,7 @@ from memlsp.engine.explaining import explained
 from memlsp.index.keyword.reader import KeywordReader
 from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide, VectorStatus
-from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse
+from memlsp.model import Chunk, LinkStatus, ResolvedLink, SearchRequest, SearchResponse
 from memlsp.queries.graph_view import GraphAsk, graph_view
 from memlsp.queries.graph_walk import Neighbourhood
 from memlsp.queries.mentions import (
@@ -35,6 +35,7 @@ from memlsp.queries.mentions import (
     mentions_of,
 )
 from memlsp.search import hybrid
+from memlsp.search.listing import listing
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
 from memlsp.search.scope import allowed_notes
 from memlsp.settings.table import Settings
@@ -167,6 +168,10 @@ class Snapshot:
         vector_hits = None
         warnings: list[str] = []
         allowed = allowed_notes(self.graph, request)
+        if not request.query:  # filters alone (search/request.py): the notes they match
+            return listing(
+                request, self.graph, allowed, self.last_saved, self._first_chunks, self.settings
+            )
         if request.mode != "keyword" and side is not None and side.enabled:
             if self.vectors.connect:
                 side.connect()
@@ -204,6 +209,17 @@ class Snapshot:
         if not request.explain:
             return ranking.response
         return replace(ranking.response, explained=explained(self, ranking, side, scales))
+
+    def _first_chunks(self, paths: list[str]) -> dict[str, Chunk]:
+        """Each note's first section, as indexed (its record's chunks are in order)."""
+        firsts = {}
+        for path in paths:
+            record = self.records.get(path)
+            if record is not None and record.chunk_ids:
+                firsts[record.chunk_ids[0]] = path
+        return {
+            firsts[id_]: chunk for id_, chunk in self.keyword.chunks_by_id(list(firsts)).items()
+        }
 
     def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:
         """The notes closest in meaning to `text`, closest first, by their nearest section and

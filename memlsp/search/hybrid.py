@@ -22,6 +22,7 @@ from memlsp.search.budget import within_budget
 from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, strength
 from memlsp.search.expand import expand_hits
 from memlsp.search.fusion import Fused, fused_order
+from memlsp.search.listing import in_dates
 from memlsp.search.notes import best_notes, named_notes
 from memlsp.settings.table import Settings
 from memlsp.vault.link_graph import LinkGraph
@@ -294,7 +295,7 @@ def _vector_side(
     dated = [
         hit
         for hit in vector_hits
-        if (allowed is None or hit.path in allowed) and _in_dates(graph, hit.path, request)
+        if (allowed is None or hit.path in allowed) and in_dates(graph, hit.path, request)
     ][:count]
     # Below the floor, only a keyword match makes a chunk a candidate.
     dated = [
@@ -333,16 +334,6 @@ def _shown(fused: list[Fused], strength: float) -> Callable[[float], float]:
         return round(strength * min(1.0, max(0.0, (score - floor) / spread)), 12)
 
     return shown
-
-
-def _in_dates(graph: LinkGraph, path: str, request: SearchRequest) -> bool:
-    if not (request.start_date or request.end_date):
-        return True
-    note = graph.notes.get(path)
-    date = note.date if note else None
-    if date is None:
-        return False
-    return (request.start_date or "") <= date <= (request.end_date or "9999-12-31")
 
 
 def _hit(
