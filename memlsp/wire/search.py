@@ -344,7 +344,8 @@ def vault_search_answer_json(
 ) -> VaultSearchAnswerJson:
     """Every vault's answer (to `each_vault(request)`) merged: results ranked by score across
     vaults (a score means the same in every vault), cut at the request's limit, then to its
-    budget; counts summed, the strongest evidence."""
+    budget; counts summed, the strongest evidence. A list by filters alone (no query) gives
+    each vault's notes newest first, vault after vault."""
     found: list[tuple[Hit, VaultAnswer]] = []
     warnings: list[str] = []
     keyword = vector = 0
@@ -364,7 +365,8 @@ def vault_search_answer_json(
         strength = max(strength, response.strength)
         rules.add(response.fusion)
         warnings += (f"{vault.name}: {warning}" for warning in response.warnings)
-    found.sort(key=lambda pair: (-pair[0].score, pair[0].chunk.path, pair[0].chunk.start_line))
+    if request.query:  # a list by filters alone keeps each vault's order: newest first
+        found.sort(key=lambda pair: (-pair[0].score, pair[0].chunk.path, pair[0].chunk.start_line))
     found = found[: request.limit]
     listed = [hit for hit, _ in found]
     shown, budget = within_budget(listed, request.budget_tokens)
