@@ -36,8 +36,8 @@ NOTES = {
     "plain.md": "# Plain\n\nA film note with no frontmatter.\n",
 }
 MOVIES = {"movies/alien.md", "movies/dune.md", "movies/heat.md"}
-# When each note last changed: the listing's order, newest first.
-AGES = {path: index for index, path in enumerate(sorted(NOTES))}
+# How old each note is, in hours: newest first is the reverse of the paths' order.
+AGES = {path: len(NOTES) - index for index, path in enumerate(sorted(NOTES))}
 
 
 def aged(root: Path) -> None:
@@ -102,7 +102,7 @@ def test_a_list_by_filters_is_newest_first_one_result_a_note(engine: Engine) -> 
     assert [hit.chunk.path for hit in response.hits] == newest[:2]
     first = response.hits[0]
     assert (first.score, first.matched_terms, first.keyword_rank) == (0.0, (), None)
-    assert first.chunk.start_line == 6 and first.title == "Alien"  # its first section
+    assert first.chunk.start_line == 5 and first.title == "Heat"  # its first section
     assert response.query == "" and response.warnings == ()
     budgeted = build_request({"where": ["type=movie"], "budget_tokens": 1, "expand": False})
     cut = engine.read().search(budgeted)
