@@ -64,7 +64,8 @@ class Recent:
 
 def recent(snapshot: Snapshot, call: RecentCall) -> Recent:
     notes = snapshot.graph.notes
-    allowed = notes_in(snapshot.graph, NoteScope.from_entries((), (), call.where))
+    scope = NoteScope.from_entries((), (), call.where)
+    allowed = notes_in(snapshot.graph, scope, snapshot.properties())
     answer = recent_changes(
         ((path, snapshot.last_saved(path)) for path in notes if allowed is None or path in allowed),
         now_ns=time.time_ns(),

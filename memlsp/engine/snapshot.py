@@ -37,7 +37,7 @@ from memlsp.queries.mentions import (
 from memlsp.search import hybrid
 from memlsp.search.listing import listing
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
-from memlsp.search.scope import allowed_notes
+from memlsp.search.scope import PropertyIndex, allowed_notes
 from memlsp.settings.table import Settings
 from memlsp.sync.scan import read_text, stat_path
 from memlsp.vault.link_graph import LinkGraph
@@ -167,7 +167,7 @@ class Snapshot:
         side = self.vectors.side
         vector_hits = None
         warnings: list[str] = []
-        allowed = allowed_notes(self.graph, request)
+        allowed = allowed_notes(self.graph, request, self.properties())
         if not request.query:  # filters alone (search/request.py): the notes they match
             return listing(
                 request, self.graph, allowed, self.last_saved, self._first_chunks, self.settings
@@ -209,6 +209,10 @@ class Snapshot:
         if not request.explain:
             return ranking.response
         return replace(ranking.response, explained=explained(self, ranking, side, scales))
+
+    def properties(self) -> PropertyIndex:
+        """Each property's notes, for filters (search/scope.py): built once per revision."""
+        return self.memo("properties", lambda: PropertyIndex.of(self.graph))
 
     def _first_chunks(self, paths: list[str]) -> dict[str, Chunk]:
         """Each note's first section, as indexed (its record's chunks are in order)."""

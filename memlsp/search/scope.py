@@ -10,11 +10,11 @@ linked to a result are context and stay whatever their place.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from memlsp.model import Link, LinkKind, Note, SearchRequest, Span, quoted
-from memlsp.search.where import Condition, conditions_of, holds_all
+from memlsp.search.where import Condition, Resolver, conditions_of, holds
 from memlsp.vault.link_graph import LinkGraph
 from memlsp.vault.resolve import resolve
 
@@ -106,10 +106,9 @@ class NoteScope:
     def first_failed(self, note: Note, graph: LinkGraph) -> Condition | None:
         """The first property filter the note does not hold; None when it holds them all."""
         resolver = link_resolver(graph)
-        for condition in self.where:
-            if not holds_all((condition,), note.properties, note.path, resolver):
-                return condition
-        return None
+        kept = dict(note.properties)
+        failed = (c for c in self.where if not holds(c, kept.get(c.key), note.path, resolver))
+        return next(failed, None)
 
     def admits_path(self, path: str) -> bool:
         if not self.paths:
@@ -133,29 +132,64 @@ class NoteScope:
         return False
 
 
-def allowed_notes(graph: LinkGraph, request: SearchRequest) -> frozenset[str] | None:
+def allowed_notes(
+    graph: LinkGraph, request: SearchRequest, properties: PropertyIndex | None = None
+) -> frozenset[str] | None:
     """The notes a search may answer with; None when its scope is the whole vault."""
-    return notes_in(graph, NoteScope.of(request))
+    return notes_in(graph, NoteScope.of(request), properties)
 
 
-def notes_in(graph: LinkGraph, scope: NoteScope) -> frozenset[str] | None:
-    """The notes in `scope`; None when it is the whole vault."""
+def notes_in(
+    graph: LinkGraph, scope: NoteScope, properties: PropertyIndex | None = None
+) -> frozenset[str] | None:
+    """The notes in `scope`; None when it is the whole vault. `properties`: the graph's
+    (`PropertyIndex.of(graph)`, which a snapshot keeps)."""
     if scope.everything:
         return None
-    resolver = link_resolver(graph)
+    notes: Iterable[str] = graph.notes
+    if scope.where:
+        notes = (properties or PropertyIndex.of(graph)).holding(scope.where, link_resolver(graph))
+    if not scope.paths and not scope.tags:
+        return frozenset(notes)
     return frozenset(
-        path
-        for path, note in graph.notes.items()
-        if scope.admits_path(path)
-        and scope.admits_tags(note)
-        and holds_all(scope.where, note.properties, path, resolver)
+        path for path in notes if scope.admits_path(path) and scope.admits_tags(graph.notes[path])
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyIndex:
+    """Each property's notes and their values: a filter reads only the notes that have its key
+    (and, for `!=`, counts every other note in). Built once per revision (Snapshot.memo)."""
+
+    notes: frozenset[str]
+    by_key: Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]]  # key -> (path, values)
+
+    @classmethod
+    def of(cls, graph: LinkGraph) -> PropertyIndex:
+        by_key: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        for path, note in graph.notes.items():
+            for key, values in note.properties:
+                by_key.setdefault(key, []).append((path, values))
+        return cls(frozenset(graph.notes), {key: tuple(pairs) for key, pairs in by_key.items()})
+
+    def holding(self, conditions: Iterable[Condition], resolve: Resolver) -> set[str]:
+        """The notes that hold every condition."""
+        found: set[str] | None = None
+        for condition in conditions:
+            having = self.by_key.get(condition.key, ())
+            these = {path for path, values in having if holds(condition, values, path, resolve)}
+            if holds(condition, None, "", resolve):  # as every note without the property does
+                these |= self.notes.difference(path for path, _ in having)
+            found = these if found is None else found & these
+            if not found:
+                break
+        return set(self.notes) if found is None else found
 
 
 _NOWHERE = Span(0, 0, 0)
 
 
-def link_resolver(graph: LinkGraph) -> Callable[[str, str], str | None]:
+def link_resolver(graph: LinkGraph) -> Resolver:
     """Where a link written in a note's frontmatter leads, by the vault's rules
     (vault/resolve.py): the first note it resolves to, None for none."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,43 +137,32 @@ def _day(text: str) -> dt.date | None:
         return None
 
 
-def holds_all(
-    conditions: Iterable[Condition],
-    properties: Iterable[tuple[str, tuple[str, ...]]],
-    path: str,
-    resolve: Resolver,
+def holds(
+    condition: Condition, values: tuple[str, ...] | None, path: str, resolve: Resolver
 ) -> bool:
-    """Whether the note at `path`, with these properties, holds every condition."""
-    conditions = tuple(conditions)
-    if not conditions:
-        return True
-    kept = dict(properties)
-    return all(_holds(condition, kept, path, resolve) for condition in conditions)
-
-
-def _holds(
-    condition: Condition, properties: Mapping[str, tuple[str, ...]], path: str, resolve: Resolver
-) -> bool:
-    values = properties.get(condition.key)
+    """Whether a note holds the condition, given its values of the condition's key (None: it has
+    no such property)."""
     if condition.op == "":
         return values is not None
     if condition.op in ("=", "!="):
-        equal = values is not None and any(
-            _equal(condition, value, path, resolve) for value in values
-        )
+        equal = values is not None and _any_equal(condition, values, path, resolve)
         return equal if condition.op == "=" else not equal
     return values is not None and any(_ordered(condition, value) for value in values)
 
 
-def _equal(condition: Condition, value: str, path: str, resolve: Resolver) -> bool:
+def _any_equal(condition: Condition, values: tuple[str, ...], path: str, resolve: Resolver) -> bool:
     # The value's kept text is cut at VALUE_CHARS, and so is the condition's.
     wanted = _link_target(condition.value) or condition.value
-    if value in (condition.value, wanted):
+    if condition.value in values or wanted in values:
         return True
-    number = _number(value) if condition.number is not None else None
-    if number is not None and number == condition.number:
+    return any(_equal(condition.number, wanted, value, path, resolve) for value in values)
+
+
+def _equal(number: float | None, wanted: str, value: str, path: str, resolve: Resolver) -> bool:
+    """Equal as numbers, or as a link and a name (`wanted` is a name, or a link's target)."""
+    if number is not None and _number(value) == number:
         return True
-    target = _link_target(value)
+    target = _link_target(value) if value.startswith("[[") else None
     if target is None:
         return False
     if wanted in (target, basename(target)):

@@ -10,8 +10,8 @@ import pytest
 
 from memlsp.parse.markdown import parse_markdown
 from memlsp.parse.properties import VALUE_CHARS, note_properties
-from memlsp.search.scope import link_resolver
-from memlsp.search.where import FORMS, Condition, conditions_of, holds_all, parse_condition
+from memlsp.search.scope import NoteScope, PropertyIndex, link_resolver
+from memlsp.search.where import FORMS, Condition, conditions_of, parse_condition
 from tests.helpers.vault import graph_of
 
 
@@ -107,7 +107,11 @@ def holds(text: str | list[str], yaml_text: str, path: str = "n.md") -> bool:
     notes = [parse_markdown(p, t) for p, t in NOTES.items()]
     note = parse_markdown(path, f"---\n{yaml_text}\n---\n# N\n")
     graph = graph_of([*notes, note])
-    return holds_all(conditions_of(text), note.properties, path, link_resolver(graph))
+    scope = NoteScope.from_entries((), (), text)
+    by_note = scope.first_failed(note, graph) is None
+    by_index = path in PropertyIndex.of(graph).holding(scope.where, link_resolver(graph))
+    assert by_note is by_index  # a note alone (explain) and a whole revision (search) agree
+    return by_note
 
 
 @pytest.mark.parametrize(
