@@ -67,6 +67,8 @@ def main() -> int:
         snapshot = engine.read()
         plain_times: list[float] = []
         filtered_times: list[float] = []
+        # per filter: (plain, filtered) times of the questions asked with it
+        by_filter: dict[str, tuple[list[float], list[float]]] = {f: ([], []) for f in FILTERS}
         for _ in range(args.rounds):
             for number, question in enumerate(questions):
                 where = FILTERS[number % len(FILTERS)]
@@ -74,14 +76,15 @@ def main() -> int:
                 filtered = replace(
                     plain, where=(NoteScope.from_entries((), (), where).where[0].text,)
                 )
-                order = [(plain, plain_times), (filtered, filtered_times)]
+                order = [(plain, plain_times, 0), (filtered, filtered_times, 1)]
                 if number % 2:
                     order.reverse()
                 answers = {}
-                for request, times in order:
+                for request, times, side in order:
                     started = time.perf_counter()
                     answers[bool(request.where)] = snapshot.search(request)
                     times.append(time.perf_counter() - started)
+                    by_filter[where][side].append(times[-1])
                 scope = NoteScope.from_entries((), (), where)
                 for hit in answers[True].hits:
                     if scope.first_failed(snapshot.graph.notes[hit.chunk.path], snapshot.graph):
@@ -107,6 +110,12 @@ def main() -> int:
     print(line("with a filter", filtered_times))
     ratio = percentile(filtered_times, 0.5) / percentile(plain_times, 0.5)
     print(f"p50 ratio {ratio:.2f}x (bar: at most 1.2x): {'PASS' if ratio <= 1.2 else 'FAIL'}")
+    print("| filter | scope (notes) | plain p50 ms | filtered p50 ms |")
+    print("|---|---|---|---|")
+    for where, (plain_list, filtered_list) in by_filter.items():
+        scope = listing_times[where][1]
+        p50s = percentile(plain_list, 0.5) * 1000, percentile(filtered_list, 0.5) * 1000
+        print(f"| {where} | {scope} | {p50s[0]:.1f} | {p50s[1]:.1f} |")
     print("| list by filter alone | notes | median ms |")
     print("|---|---|---|")
     for where, (seconds, count) in listing_times.items():

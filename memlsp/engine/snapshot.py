@@ -167,7 +167,7 @@ class Snapshot:
         side = self.vectors.side
         vector_hits = None
         warnings: list[str] = []
-        allowed = allowed_notes(self.graph, request, self.properties())
+        allowed = self.allowed(request)
         if not request.query:  # filters alone (search/request.py): the notes they match
             return listing(
                 request, self.graph, allowed, self.last_saved, self._first_chunks, self.settings
@@ -209,6 +209,12 @@ class Snapshot:
         if not request.explain:
             return ranking.response
         return replace(ranking.response, explained=explained(self, ranking, side, scales))
+
+    def allowed(self, request: SearchRequest) -> frozenset[str] | None:
+        """The notes a request's scope admits (search/scope.py), once per revision and scope: a
+        picker asks again with the same filters at every key typed."""
+        key = ("scope", request.paths, request.tags, request.where)
+        return self.memo(key, lambda: allowed_notes(self.graph, request, self.properties()))
 
     def properties(self) -> PropertyIndex:
         """Each property's notes, for filters (search/scope.py): built once per revision."""

@@ -63,6 +63,18 @@ def vector_ask(
     return VectorAsk(count * 4 if filtered else count, allowed if in_store else None)
 
 
+def keyword_scope(
+    graph: LinkGraph, allowed: frozenset[str] | None
+) -> tuple[frozenset[str] | None, frozenset[str]]:
+    """The keyword index's scope as (notes it may answer with, notes it may not): a scope of
+    more than half the vault's notes is given by the fewer notes it leaves out, since each path
+    costs the index a lookup (a filter keeping 2,477 of 3,176 notes took 15 ms by its paths and
+    2 ms by the 699 others)."""
+    if allowed is None or len(allowed) <= len(graph.notes) // 2:
+        return allowed, frozenset()
+    return None, frozenset(graph.notes.keys() - allowed)
+
+
 def scale_of(hit: VectorHit, scales: Sequence[SimilarityScale]) -> SimilarityScale:
     """The scale of the block a hit was found in; plain cosine when the embedder has none."""
     return scales[min(hit.block, len(scales) - 1)] if scales else PLAIN_COSINE
@@ -148,13 +160,17 @@ def rank(
             vector_hits = []
     keyword_hits = []
     if use_keyword:
+        within, outside = keyword_scope(graph, allowed)
         keyword_hits = keyword.search(
             terms,
             count,
             start_date=request.start_date,
             end_date=request.end_date,
-            paths=allowed,
+            paths=within,
+            outside=outside,
         )
+        if outside:  # a chunk of a path the graph does not know is in no scope
+            keyword_hits = [hit for hit in keyword_hits if hit.chunk.path in (allowed or ())]
     stats = keyword.term_stats(terms)
     unknown_words = bool(
         vector_hits and meaningless and not keyword_hits and stats.known_share == 0
