@@ -113,9 +113,9 @@ def main() -> int:
     print("| filter | scope (notes) | plain p50 ms | filtered p50 ms |")
     print("|---|---|---|---|")
     for where, (plain_list, filtered_list) in by_filter.items():
-        scope = listing_times[where][1]
+        notes = listing_times[where][1]
         p50s = percentile(plain_list, 0.5) * 1000, percentile(filtered_list, 0.5) * 1000
-        print(f"| {where} | {scope} | {p50s[0]:.1f} | {p50s[1]:.1f} |")
+        print(f"| {where} | {notes} | {p50s[0]:.1f} | {p50s[1]:.1f} |")
     print("| list by filter alone | notes | median ms |")
     print("|---|---|---|")
     for where, (seconds, count) in listing_times.items():

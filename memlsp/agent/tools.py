@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -257,8 +257,10 @@ WRITES_OFF = (
 # -- how the tools are presented: names, parameters and descriptions ------------------------------
 
 NotePath = Annotated[str, Field(description="vault-relative path (notes/x.md) or note name")]
+# Its values are checked by `conditions_of`, as every surface's are: a schema listing their types
+# would spell out `null`, which the tools' schemas leave unsaid.
 WhereParameter = Annotated[
-    Where | None,
+    dict[str, Any] | None,
     Field(description='frontmatter filters, all hold: {"type":"Movie","rating":">=4","x":"!=y"}'),
 ]
 
