@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from memlsp.engine.explaining import explained
-from memlsp.index.keyword.reader import KeywordReader
+from memlsp.index.keyword.reader import ChunkSet, KeywordReader
 from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.model import Chunk, LinkStatus, ResolvedLink, SearchRequest, SearchResponse
@@ -205,6 +205,7 @@ class Snapshot:
             meaningless,
             scales,
             allowed=allowed,
+            within=self._chunks_within(request, allowed),
         )
         if not request.explain:
             return ranking.response
@@ -215,6 +216,16 @@ class Snapshot:
         picker asks again with the same filters at every key typed."""
         key = ("scope", request.paths, request.tags, request.where)
         return self.memo(key, lambda: allowed_notes(self.graph, request, self.properties()))
+
+    def _chunks_within(
+        self, request: SearchRequest, allowed: frozenset[str] | None
+    ) -> ChunkSet | None:
+        """The keyword index's chunks of a wide scope (hybrid.wide), looked up once per
+        revision and scope; None for a narrow one, asked for by its paths."""
+        if allowed is None or not hybrid.wide(self.graph, allowed):
+            return None
+        key = ("scope chunks", request.paths, request.tags, request.where)
+        return self.memo(key, lambda: self.keyword.chunks_of_paths(allowed))
 
     def properties(self) -> PropertyIndex:
         """Each property's notes, for filters (search/scope.py): built once per revision."""

@@ -197,3 +197,16 @@ def test_the_command_line_takes_where_and_type(
     )
     code, _, err = run(capsys, "search", vault, *cache)
     assert code == 2 and "give a QUERY" in err
+
+
+def test_a_scope_asked_by_its_chunks_gives_what_its_paths_give(engine: Engine) -> None:
+    """A wide scope is asked of the keyword index by its chunks, looked up once, and the index's
+    best overall until enough are in (hybrid.wide); the answer is the one its paths give."""
+    keyword = engine.read().keyword
+    terms = keyword.query_terms("film")
+    for scope in ({"movies/heat.md"}, MOVIES, set(NOTES) - {"movies/alien.md"}, set()):
+        within = keyword.chunks_of_paths(scope)
+        for limit in (1, 2, 50):
+            by_paths = keyword.search(terms, limit, paths=scope)
+            by_chunks = keyword.search(terms, limit, within=within)
+            assert by_chunks == by_paths, (scope, limit)
