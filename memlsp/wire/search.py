@@ -107,9 +107,10 @@ class _ExplainJson(TypedDict):
 class ExplainJson(_ExplainJson, total=False):
     """Why a note asked about (`explain`) is or is not in the answer. The facts the verdict
     rests on come as they apply: `rank`, `score`, `heading` (the section shown), `filter`
-    (path, tag or date), `floor` (min_score or min_strength) with `floor_value` and `strength`,
-    `limit`, `last_score`, `candidates`, `tokens` and `tokens_left`, `linked_from` and
-    `linked_rank`, `reason` (why a file is not a note), `terms` (the query's words, as typed)."""
+    (path, tag, property or date), `floor` (min_score or min_strength) with `floor_value` and
+    `strength`, `limit`, `last_score`, `candidates`, `tokens` and `tokens_left`, `linked_from`
+    and `linked_rank`, `reason` (why a file is not a note), `terms` (the query's words, as
+    typed)."""
 
     rank: int
     score: float
