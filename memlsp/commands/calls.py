@@ -251,8 +251,8 @@ def needs_vectors(call: Call) -> bool:
     """Whether a command reads vectors, so that what is missing is embedded first."""
     if isinstance(call, GraphCall):
         return call.meaning > 0
-    if isinstance(call, SearchCall):
-        return call.request.mode != "keyword"
+    if isinstance(call, SearchCall):  # a list by filters alone (no query) ranks nothing
+        return call.request.mode != "keyword" and bool(call.request.query)
     return isinstance(call, RelatedCall)
 
 

@@ -13,7 +13,14 @@ import pytest
 
 from memlsp.cli import main
 from memlsp.commands.arguments import UsageError
-from memlsp.commands.calls import RecentCall, SearchCall, argv, call_from_json, call_json
+from memlsp.commands.calls import (
+    RecentCall,
+    SearchCall,
+    argv,
+    call_from_json,
+    call_json,
+    needs_vectors,
+)
 from memlsp.engine.engine import Engine
 from memlsp.search.request import build_request
 from tests.helpers.engine import embedded_vault, open_indexed
@@ -135,6 +142,8 @@ def test_a_filter_travels_in_a_typed_call_and_as_flags() -> None:
     assert call_from_json(call_json(search)) == search
     assert argv(search, "V")[-3:] == ["--", "V", ""]
     assert argv(search, "V").count("--where") == 2
+    assert not needs_vectors(search)  # a list embeds nothing first
+    assert needs_vectors(SearchCall(build_request({"query": "x", "where": "a"})))
     recent = RecentCall(7, 20, ("type=Movie",))
     assert recent.where == ("type=movie",)
     assert call_from_json(call_json(recent)) == recent
