@@ -121,6 +121,9 @@ class Note:
     line_count: int
     body_start_line: int  # first line indexed as text: after valid frontmatter, 0-based
     problems: tuple[str, ...] = ()
+    # The frontmatter's properties as filters read them (parse/properties.py): (key, values),
+    # folded, values as text.
+    properties: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def stem(self) -> str:
@@ -255,6 +258,10 @@ class SearchRequest:
     # Notes (paths or names) whose results are favoured: a result that is one, links to one or
     # names one in plain text gains the `about_boost` setting (search/hybrid.py).
     about: tuple[str, ...] = ()
+    # Property filters (search/where.py), each as written once checked (`type=movie`,
+    # `rating>=4`, `cover`); a note must hold all of them. With any filter the query may be
+    # empty: the matching notes are listed, newest first.
+    where: tuple[str, ...] = ()
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")
@@ -374,7 +381,7 @@ class Facts:
     rank: int | None = None  # among the results (shown, past the limit, cut by the budget)
     score: float | None = None  # the score it shows, or would
     heading: str | None = None  # the section shown (`heading_path`)
-    filter: str | None = None  # "path", "tag" or "date"
+    filter: str | None = None  # "path", "tag", "property" or "date"
     floor: str | None = None  # "min_score" or "min_strength"
     floor_value: float | None = None
     strength: float | None = None  # the query's evidence, under min_strength

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 
 # The one CJK class: Hiragana and Katakana (U+3040-30FF), CJK Unified Ideographs Extension A and
 # the main block (U+3400-4DBF, U+4E00-9FFF), CJK Compatibility Ideographs (U+F900-FAFF) and Hangul
@@ -61,3 +62,9 @@ def text_hash(text: str) -> str:
     UTF-8, a lone surrogate an editor's buffer may hold written as its own bytes rather than
     refused. One definition, so that a hash an agent was given is the hash a write checks."""
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def folded(text: str) -> str:
+    """How names and property values are compared: Unicode NFC, case-insensitive (as Obsidian
+    compares names)."""
+    return unicodedata.normalize("NFC", text).casefold()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -54,10 +54,14 @@ from memlsp.commands.calls import (
     checked_request,
     flag_of,
 )
-from memlsp.model import MAX_DEPTH, MIN_DEPTH, Direction, quoted
+from memlsp.model import MAX_DEPTH, MAX_LIMIT, MIN_DEPTH, Direction, quoted
 from memlsp.queries.reading import note_lines
+from memlsp.search.where import conditions_of
 from memlsp.vault.rules import VaultRules
 
+# `where`: property filters as an object, {"type": "Movie", "rating": ">=4", "cover": null}
+# (search/where.py `conditions_of`).
+Where = dict[str, str | int | float | bool | None]
 MAX_WRITE_BYTES = 1 << 20  # a note an agent writes; larger ones are refused
 WHOLE = 1 << 30  # a read's budget for the whole text
 READ_TRIES = 4  # asks of a read whose JSON is over the budget, each for fewer lines
@@ -86,15 +90,17 @@ class Memory:
         budget_tokens: int | None,
         explain: list[str] | None = None,
         about: list[str] | None = None,
+        where: Where | None = None,
     ) -> Answer:
         budget = budget_tokens or DEFAULT_BUDGET
         values = {"query": query, "limit": limit, "mode": mode, "budget_tokens": budget}
         values.update(paths=paths, tags=tags, start_date=after or None, end_date=before or None)
-        values.update(explain=explain, about=about)
+        values.update(explain=explain, about=about, where=where)
         answer = self._answer(lambda: SearchCall(checked_request(values)))
         if not answer.get("results") and not explain:
             why = "; ".join(answer.get("warnings") or [])
-            raise ToolFailed(f"nothing found for {quoted(query)}" + (f": {why}" if why else ""))
+            what = quoted(query) if query.strip() else "these filters"
+            raise ToolFailed(f"nothing found for {what}" + (f": {why}" if why else ""))
         if answer_tokens(answer) <= budget:
             return answer  # the command line's answer, cut by its words if at all
         # Over by its JSON: this measure alone cuts, from every result the search has, so that
@@ -143,8 +149,8 @@ class Memory:
         answer = self._answer(lambda: RelatedCall(path, limit))
         return list_within_budget(answer, "results", DEFAULT_BUDGET)
 
-    def recent(self, days: float, limit: int) -> Answer:
-        answer = self._answer(lambda: RecentCall(days, limit))
+    def recent(self, days: float, limit: int, where: Where | None = None) -> Answer:
+        answer = self._answer(lambda: RecentCall(days, limit, where_texts(where)))
         return list_within_budget(answer, "notes", DEFAULT_BUDGET)
 
     def status(self) -> Answer:
@@ -320,9 +326,17 @@ def _preview(path: str, mode: str, old: str, new: str, data: bytes) -> Answer:
 # parameters (`after`), which its errors name instead.
 _FIELD_OF = {"after": "start_date", "before": "end_date"}
 _PARAMETERS = "query limit mode paths tags after before budget_tokens start_line end_line"
-_PARAMETERS += " direction depth days explain about"
+_PARAMETERS += " direction depth days explain about where"
 _AS_PARAMETER = {flag_of(_FIELD_OF.get(name, name)): repr(name) for name in _PARAMETERS.split()}
 _FLAG = re.compile("|".join(rf"(?<![\w-]){re.escape(flag)}(?![\w-])" for flag in _AS_PARAMETER))
+
+
+def where_texts(where: Where | None) -> tuple[str, ...]:
+    """The `where` object as the filters a typed call carries; ToolFailed naming 'where'."""
+    try:
+        return tuple(condition.text for condition in conditions_of(where))
+    except ValueError as error:
+        raise ToolFailed(str(error)) from None
 
 
 def in_parameters(message: str) -> str:
@@ -339,6 +353,12 @@ WRITES_OFF = (
 # -- how the tools are presented: names, parameters and descriptions ------------------------------
 
 NotePath = Annotated[str, Field(description="vault-relative path (notes/x.md) or note name")]
+# Its values are checked by `conditions_of`, as every surface's are: a schema listing their types
+# would spell out `null`, which the tools' schemas leave unsaid.
+WhereParameter = Annotated[
+    dict[str, Any] | None,
+    Field(description='frontmatter filters, all hold: {"type":"Movie","rating":">=4","x":"!=y"}'),
+]
 
 
 def tool_functions(memory: Memory) -> list[Callable[..., str]]:
@@ -347,8 +367,10 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     "5", true or 2.0 for a whole number, an argument the agent got wrong and never hears of."""
 
     def search(
-        query: Annotated[str, Field(description="words or a question, Chinese or English")],
-        limit: Annotated[int, Field(ge=1, le=50, strict=True)] = 10,
+        query: Annotated[
+            str, Field(description="words or a question, Chinese or English; none: list `where`")
+        ] = "",
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, strict=True)] = 10,
         mode: Literal["hybrid", "keyword", "vector"] = "hybrid",
         paths: Annotated[
             list[str] | None, Field(description="only notes in these folders or globs")
@@ -363,12 +385,23 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
         about: Annotated[
             list[str] | None, Field(description="notes whose linking or naming notes rank first")
         ] = None,
+        where: WhereParameter = None,
     ) -> str:
         """Search the notes by keyword and meaning (hybrid BM25 + vectors). Each result is a note
         at its best section: text, score, evidence, and the notes it links to and from."""
         return tool_text(
             memory.search(
-                query, limit, mode, paths, tags, after, before, budget_tokens, explain, about
+                query,
+                limit,
+                mode,
+                paths,
+                tags,
+                after,
+                before,
+                budget_tokens,
+                explain,
+                about,
+                where,
             )
         )
 
@@ -400,9 +433,10 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     def recent(
         days: Annotated[float, Field(gt=0, strict=True, allow_inf_nan=False)] = 7,
         limit: Annotated[int, Field(ge=1, le=200, strict=True)] = 20,
+        where: WhereParameter = None,
     ) -> str:
         """Notes changed in the last `days`, newest first."""
-        return tool_text(memory.recent(days, limit))
+        return tool_text(memory.recent(days, limit, where))
 
     def status() -> str:
         """The vault's state: counts, indexing and embedding progress, files that are not notes

@@ -144,6 +144,7 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     search.add_argument(
         "--json", action="store_true", help="JSON with the evidence for each result"
     )
+    _filter_flags(search, "search only notes")
 
     links = vault_command("links", "outlinks, inlinks, unresolved and ambiguous links of a note")
     links.add_argument("note", help="vault-relative path or note name")
@@ -214,6 +215,7 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     )
     recent.add_argument("--limit", type=int, default=20)
     recent.add_argument("--json", action="store_true")
+    _filter_flags(recent, "list only notes")
     status = vault_command(
         "status", "the vault's state: counts, files that are not notes, problems, settings"
     )
@@ -260,6 +262,26 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
         help=f"exit after this long without a request (default {IDLE:.0f})",
     )
     return parser
+
+
+def _filter_flags(parser: argparse.ArgumentParser, which: str) -> None:
+    """`--where` and `--type`, one list of property filters (search/where.py) in their order."""
+    parser.add_argument(
+        "--where",
+        action="append",
+        metavar="FILTER",
+        help=f"{which} whose frontmatter holds this: KEY=VALUE, KEY!=VALUE, KEY (present), "
+        "KEY<VALUE, KEY<=VALUE, KEY>VALUE, KEY>=VALUE (numbers, dates); any case; a list holds "
+        "it when an element does; repeat: all must hold",
+    )
+    parser.add_argument(
+        "--type",
+        action="append",
+        dest="where",
+        type=lambda value: f"type={value}",
+        metavar="TYPE",
+        help="short for --where type=TYPE",
+    )
 
 
 def _seconds(text: str) -> float:

@@ -26,6 +26,7 @@ from memlsp.model import (
 )
 from memlsp.queries.graph_view import GraphAsk, graph_ask
 from memlsp.search.request import FIELDS, build_request
+from memlsp.search.where import conditions_of
 
 # `recent --days`: beyond this the window reaches back before 1970 anyway, and a larger number
 # would overflow the nanoseconds it is turned into.
@@ -104,9 +105,15 @@ class ReadCall:
 class RecentCall:
     days: float = 7.0
     limit: int = 20
+    where: tuple[str, ...] = ()  # property filters (search/where.py), all to hold
     command: ClassVar[str] = "recent"
 
     def __post_init__(self) -> None:
+        try:
+            where = tuple(condition.text for condition in conditions_of(self.where))
+        except ValueError as error:
+            raise UsageError(str(error).replace("'where'", "--where")) from None
+        object.__setattr__(self, "where", where)
         if isinstance(self.days, bool) or not isinstance(self.days, int | float):
             raise UsageError(f"--days must be a number of days, not {self.days!r}")
         object.__setattr__(self, "days", float(self.days))  # 7 days answer as 7.0, as `--days 7`
@@ -171,6 +178,8 @@ def _whole(flag: str, value: int) -> None:
 # Fields whose flag is not their name: one --path or --tag at a time, repeated; the query is
 # `memlsp search VAULT QUERY`'s argument.
 _FLAGS = {"paths": "--path", "tags": "--tag", "query": "QUERY"}
+# Flags that make a search without a QUERY a list of the notes they match (search/listing.py).
+_FILTERS = ("where", "paths", "tags", "start_date", "end_date")
 
 
 def flag_of(name: str) -> str:
@@ -198,6 +207,7 @@ def search_request(
         "tags": args.tags,
         "explain": args.explain,
         "about": args.about,
+        "where": args.where,
     }
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
     return checked_request(values)
@@ -218,9 +228,9 @@ def call_of(args: argparse.Namespace) -> Call:
     """The typed arguments of a command line (a `search` with its QUERY, not `--queries`)."""
     command = args.command
     if command == "search":
-        if not args.query:
-            raise UsageError("give a QUERY or --queries FILE.jsonl")
-        return SearchCall(search_request(args, args.query, {}))
+        if args.query is None and not any(getattr(args, name) for name in _FILTERS):
+            raise UsageError("give a QUERY, --queries FILE.jsonl, or filters like --where")
+        return SearchCall(search_request(args, args.query or "", {}))
     if command == "links":
         return LinksCall(args.note)
     if command == "related":
@@ -232,7 +242,7 @@ def call_of(args: argparse.Namespace) -> Call:
     if command == "read":
         return ReadCall(args.note, args.heading, args.start_line, args.end_line, args.budget_tokens)
     if command == "recent":
-        return RecentCall(args.days, args.limit)
+        return RecentCall(args.days, args.limit, tuple(args.where or ()))
     if command == "status":
         return StatusCall()
     raise UsageError(f"{command!r} is not a command a vault answers")
@@ -242,8 +252,8 @@ def needs_vectors(call: Call) -> bool:
     """Whether a command reads vectors, so that what is missing is embedded first."""
     if isinstance(call, GraphCall):
         return call.meaning > 0
-    if isinstance(call, SearchCall):
-        return call.request.mode != "keyword"
+    if isinstance(call, SearchCall):  # a list by filters alone (no query) ranks nothing
+        return call.request.mode != "keyword" and bool(call.request.query)
     return isinstance(call, RelatedCall)
 
 
@@ -268,6 +278,7 @@ _KINDS: dict[str, tuple[type, ...]] = {
     "float": (int, float),
     "str | None": (str, type(None)),
     "int | None": (int, type(None)),
+    "tuple[str, ...]": (list,),  # checked further by the call itself
 }
 
 

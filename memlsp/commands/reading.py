@@ -18,6 +18,7 @@ from memlsp.engine.snapshot import Snapshot
 from memlsp.model import Note, printable, printable_lines, quoted
 from memlsp.queries.reading import Passage, ReadError, ReadRequest, read_passage
 from memlsp.queries.recent import RecentChanges, recent_changes
+from memlsp.search.scope import NoteScope, notes_in
 from memlsp.text import from_home
 from memlsp.vault.rules import VaultRules
 
@@ -63,8 +64,10 @@ class Recent:
 
 def recent(snapshot: Snapshot, call: RecentCall) -> Recent:
     notes = snapshot.graph.notes
+    scope = NoteScope.from_entries((), (), call.where)
+    allowed = notes_in(snapshot.graph, scope, snapshot.properties())
     answer = recent_changes(
-        ((path, snapshot.last_saved(path)) for path in notes),
+        ((path, snapshot.last_saved(path)) for path in notes if allowed is None or path in allowed),
         now_ns=time.time_ns(),
         days=call.days,
         limit=call.limit,

@@ -32,7 +32,7 @@ def search_lines(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> N
     for number, entry in _query_lines(args.queries):
         query_id = entry.get("id", number)
         try:
-            query = entry["query"]
+            query = entry.get("query", "")  # none: a list of the notes its filters match
             if not isinstance(query, str):
                 raise UsageError("'query' must be a string")
             response = snapshot.search(search_request(args, query, entry))

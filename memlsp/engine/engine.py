@@ -28,7 +28,7 @@ from memlsp.settings.table import Settings, index_fingerprint
 
 log = logging.getLogger(__name__)
 
-PARSER_VERSION = 4
+PARSER_VERSION = 5  # 5: notes keep their frontmatter properties (parse/properties.py)
 
 
 class EngineClosed(RuntimeError):

@@ -20,10 +20,10 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from memlsp.engine.explaining import explained
-from memlsp.index.keyword.reader import KeywordReader
+from memlsp.index.keyword.reader import ChunkSet, KeywordReader
 from memlsp.index.manifest import FileRecord
 from memlsp.index.semantic import VectorSide, VectorStatus
-from memlsp.model import LinkStatus, ResolvedLink, SearchRequest, SearchResponse
+from memlsp.model import Chunk, LinkStatus, ResolvedLink, SearchRequest, SearchResponse
 from memlsp.queries.graph_view import GraphAsk, graph_view
 from memlsp.queries.graph_walk import Neighbourhood
 from memlsp.queries.mentions import (
@@ -35,8 +35,9 @@ from memlsp.queries.mentions import (
     mentions_of,
 )
 from memlsp.search import hybrid
+from memlsp.search.listing import listing
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
-from memlsp.search.scope import allowed_notes
+from memlsp.search.scope import PropertyIndex, allowed_notes
 from memlsp.settings.table import Settings
 from memlsp.sync.scan import read_text, stat_path
 from memlsp.vault.link_graph import LinkGraph
@@ -166,7 +167,11 @@ class Snapshot:
         side = self.vectors.side
         vector_hits = None
         warnings: list[str] = []
-        allowed = allowed_notes(self.graph, request)
+        allowed = self.allowed(request)
+        if not request.query:  # filters alone (search/request.py): the notes they match
+            return listing(
+                request, self.graph, allowed, self.last_saved, self._first_chunks, self.settings
+            )
         if request.mode != "keyword" and side is not None and side.enabled:
             if self.vectors.connect:
                 side.connect()
@@ -205,6 +210,7 @@ class Snapshot:
             scales,
             allowed=allowed,
             about=about,
+            within=self._chunks_within(request, allowed),
         )
         if not request.explain:
             return ranking.response
@@ -224,6 +230,37 @@ class Snapshot:
             favoured.update(self.graph.inlink_sources(path))
             favoured.update(mention.path for mention in self.mentions(path).mentions)
         return frozenset(favoured), tuple(unknown)
+
+    def allowed(self, request: SearchRequest) -> frozenset[str] | None:
+        """The notes a request's scope admits (search/scope.py), once per revision and scope: a
+        picker asks again with the same filters at every key typed."""
+        key = ("scope", request.paths, request.tags, request.where)
+        return self.memo(key, lambda: allowed_notes(self.graph, request, self.properties()))
+
+    def _chunks_within(
+        self, request: SearchRequest, allowed: frozenset[str] | None
+    ) -> ChunkSet | None:
+        """The keyword index's chunks of a wide scope (hybrid.wide), looked up once per
+        revision and scope; None for a narrow one, asked for by its paths."""
+        if allowed is None or not hybrid.wide(self.graph, allowed):
+            return None
+        key = ("scope chunks", request.paths, request.tags, request.where)
+        return self.memo(key, lambda: self.keyword.chunks_of_paths(allowed))
+
+    def properties(self) -> PropertyIndex:
+        """Each property's notes, for filters (search/scope.py): built once per revision."""
+        return self.memo("properties", lambda: PropertyIndex.of(self.graph))
+
+    def _first_chunks(self, paths: list[str]) -> dict[str, Chunk]:
+        """Each note's first section, as indexed (its record's chunks are in order)."""
+        firsts = {}
+        for path in paths:
+            record = self.records.get(path)
+            if record is not None and record.chunk_ids:
+                firsts[record.chunk_ids[0]] = path
+        return {
+            firsts[id_]: chunk for id_, chunk in self.keyword.chunks_by_id(list(firsts)).items()
+        }
 
     def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:
         """The notes closest in meaning to `text`, closest first, by their nearest section and

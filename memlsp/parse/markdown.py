@@ -38,6 +38,7 @@ from memlsp.parse.limits import (
 )
 from memlsp.parse.links import find_block_id, find_links, find_tags
 from memlsp.parse.mask import iter_masked
+from memlsp.parse.properties import note_properties
 from memlsp.text import stem as path_stem
 
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -240,4 +241,5 @@ def parse_markdown(path: str, text: str) -> Note:
         # Invalid frontmatter is kept as searchable text (docs/chunks.md, "Invalid frontmatter").
         body_start_line=0 if front.problem else front.body_start,
         problems=tuple(problems),
+        properties=note_properties(meta),
     )

@@ -30,10 +30,18 @@ def recent_changes(
     """The notes changed in the `days` before `now_ns`, newest first, at most `limit`: each given
     as (path, when it last changed in ns, or None for an unsaved buffer, which changes now)."""
     since = max(now_ns - round(days * NS_PER_DAY), 0)
-    window = [
+    window = newest_first(
+        ((path, when) for path, when in modified if when is None or when >= since), now_ns=now_ns
+    )
+    return RecentChanges(days, since, tuple(window[:limit]), max(len(window) - limit, 0))
+
+
+def newest_first(modified: Iterable[tuple[str, int | None]], *, now_ns: int) -> list[Change]:
+    """Notes given as (path, when it last changed in ns, or None for an unsaved buffer, which
+    changes now), newest first, ties by path."""
+    changes = [
         Change(path, now_ns, True) if when is None else Change(path, when)
         for path, when in modified
-        if when is None or when >= since
     ]
-    window.sort(key=lambda change: (-change.modified_ns, change.path))
-    return RecentChanges(days, since, tuple(window[:limit]), max(len(window) - limit, 0))
+    changes.sort(key=lambda change: (-change.modified_ns, change.path))
+    return changes

@@ -328,6 +328,9 @@ def _filtered(request: SearchRequest, graph: LinkGraph, path: str) -> tuple[str,
         tags = _joined(f"#{tag}" for tag in scope.tags)
         has = _joined(f"#{tag.name.lstrip('#')}" for tag in note.tags) or "none"
         return "tag", f"has none of the tags searched ({tags}); its tags: {has}"
+    failed = scope.first_failed(note, graph)
+    if failed is not None:
+        return "property", f"does not hold the property filter {failed.text}"
     if request.start_date or request.end_date:
         dates = f"{request.start_date or 'any date'} to {request.end_date or 'any date'}"
         if note.date is None:

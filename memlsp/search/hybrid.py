@@ -15,13 +15,14 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
-from memlsp.index.keyword.reader import KeywordReader
+from memlsp.index.keyword.reader import ChunkSet, KeywordReader
 from memlsp.index.vectors import VectorHit
 from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, SearchResponse
 from memlsp.search.budget import within_budget
 from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, strength
 from memlsp.search.expand import expand_hits
 from memlsp.search.fusion import Fused, fused_order
+from memlsp.search.listing import in_dates
 from memlsp.search.notes import best_notes, named_notes
 from memlsp.settings.table import Settings
 from memlsp.vault.link_graph import LinkGraph
@@ -60,6 +61,20 @@ def vector_ask(
     dated = bool(request.start_date or request.end_date)
     filtered = dated or (allowed is not None and not in_store)
     return VectorAsk(count * 4 if filtered else count, allowed if in_store else None)
+
+
+def wide(graph: LinkGraph, allowed: frozenset[str] | None) -> bool:
+    """A scope the keyword index is better asked for by its chunks, looked up once
+    (`KeywordReader.chunks_of_paths`), than by its paths at every search: a quarter of the vault
+    or more (its best chunks overall then hold enough of the scope's) and over `WIDE_NOTES`
+    notes (fewer paths cost under a millisecond). Filters keeping 877 and 2,477 of 3,176 notes
+    cost 3.4 and 10 ms a search by their paths."""
+    return (
+        allowed is not None and len(allowed) > WIDE_NOTES and 4 * len(allowed) >= len(graph.notes)
+    )
+
+
+WIDE_NOTES = 256
 
 
 def scale_of(hit: VectorHit, scales: Sequence[SimilarityScale]) -> SimilarityScale:
@@ -106,12 +121,14 @@ def rank(
     scales: Sequence[SimilarityScale] = (),
     *,
     allowed: frozenset[str] | None,
+    within: ChunkSet | None = None,
     about: frozenset[str] = frozenset(),
 ) -> Ranking:
     """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode).
     `meaningless`: the embedding model reads none of the query's words as words of its own.
     `scales`: what the embedder's similarities mean, per block (search/evidence.py).
-    `allowed`: the notes in the request's scope (`scope.allowed_notes`), None for every note.
+    `allowed`: the notes in the request's scope (`scope.allowed_notes`), None for every note;
+    `within`: the chunks of a `wide` one in the keyword index, which then asks by them.
     `about`: the notes a request's `about` favours (`about_boost` added to their scores)."""
     count = candidate_count(request, settings)
     use_keyword = request.mode != "vector"
@@ -128,7 +145,8 @@ def rank(
             count,
             start_date=request.start_date,
             end_date=request.end_date,
-            paths=allowed,
+            paths=allowed if within is None else None,
+            within=within,
         )
     stats = keyword.term_stats(terms)
     unknown_words = bool(
@@ -290,7 +308,7 @@ def _vector_side(
     dated = [
         hit
         for hit in vector_hits
-        if (allowed is None or hit.path in allowed) and _in_dates(graph, hit.path, request)
+        if (allowed is None or hit.path in allowed) and in_dates(graph, hit.path, request)
     ][:count]
     # Below the floor, only a keyword match makes a chunk a candidate.
     dated = [
@@ -329,16 +347,6 @@ def _shown(fused: list[Fused], strength: float) -> Callable[[float], float]:
         return round(strength * min(1.0, max(0.0, (score - floor) / spread)), 12)
 
     return shown
-
-
-def _in_dates(graph: LinkGraph, path: str, request: SearchRequest) -> bool:
-    if not (request.start_date or request.end_date):
-        return True
-    note = graph.notes.get(path)
-    date = note.date if note else None
-    if date is None:
-        return False
-    return (request.start_date or "") <= date <= (request.end_date or "9999-12-31")
 
 
 def _hit(

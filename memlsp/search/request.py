@@ -34,6 +34,7 @@ FIELDS = (
     "tags",
     "explain",
     "about",
+    "where",
 )
 # Notes one search explains: each costs a look at its file and a search of its own sections.
 MAX_EXPLAINED = 50
@@ -41,7 +42,12 @@ MAX_EXPLAINED = 50
 
 def build_request(values: Mapping[str, Any]) -> SearchRequest:
     """Raises ValueError with a message a user can act on."""
-    query = _query(values)
+    scope = NoteScope.from_entries(
+        _strings(values, "paths"), _strings(values, "tags"), values.get("where")
+    )
+    dates = (_date(values, "start_date"), _date(values, "end_date"))
+    # With a filter and no words the matching notes are listed (Snapshot.search).
+    query = _query(values, filtered=not scope.everything or dates != (None, None))
     limit = _number(values, "limit", int, 10)
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"'limit' must be from 1 to {MAX_LIMIT:,}, not {limit}")
@@ -67,13 +73,15 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     fusion = values.get("fusion")  # None: the vault's `fusion` setting
     if fusion is not None and fusion not in FUSION_RULES:
         raise ValueError(f"'fusion' must be one of {', '.join(FUSION_RULES)}, not {quoted(fusion)}")
-    scope = NoteScope.from_entries(_strings(values, "paths"), _strings(values, "tags"))
+    explain = _explained(values)
+    if explain and not query:
+        raise ValueError("'explain' needs a query: a list of notes by their filters ranks none")
     return SearchRequest(
         query=query,
         limit=limit,
         min_score=_number(values, "min_score", float, 0.0),
-        start_date=_date(values, "start_date"),
-        end_date=_date(values, "end_date"),
+        start_date=dates[0],
+        end_date=dates[1],
         expand=expand,
         budget_tokens=budget,
         mode=mode,
@@ -82,17 +90,23 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         fusion=fusion,
         paths=scope.paths,
         tags=scope.tags,
-        explain=_explained(values),
+        explain=explain,
         about=_about(values),
+        where=tuple(condition.text for condition in scope.where),
     )
 
 
-def _query(values: Mapping[str, Any]) -> str:
+def _query(values: Mapping[str, Any], *, filtered: bool) -> str:
+    """The query; "" for none when the search is `filtered` (a list of the notes in scope)."""
     query = values.get("query")
+    if query is None and filtered:
+        query = ""
     if not isinstance(query, str):
         raise ValueError("'query' must be a string")
     _text("query", query)
     if not query.strip():
+        if filtered:
+            return ""
         raise ValueError("'query' is empty: give words or a question")
     if len(query) > MAX_QUERY_CHARACTERS:
         raise ValueError(

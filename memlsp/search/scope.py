@@ -1,4 +1,5 @@
-"""Which notes a search may answer with: its `paths` (folders, note paths, globs) and its `tags`.
+"""Which notes a search may answer with: its `paths` (folders, note paths, globs), its `tags` and
+its property filters (`where`, search/where.py).
 
 Pure: a scope is read from a request and tested against notes. Both sides of a search take their
 candidates among the notes in scope (the keyword side inside tantivy, the vector side inside Chroma
@@ -9,11 +10,13 @@ linked to a result are context and stay whatever their place.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from memlsp.model import Note, SearchRequest, quoted
+from memlsp.model import Link, LinkKind, Note, SearchRequest, Span, quoted
+from memlsp.search.where import Condition, Resolver, conditions_of, holds
 from memlsp.vault.link_graph import LinkGraph
+from memlsp.vault.resolve import resolve
 
 _GLOB_CHARACTERS = frozenset("*?")
 _DRIVE = re.compile(r"[A-Za-z]:/")
@@ -71,32 +74,41 @@ def _glob_pattern(glob: str) -> re.Pattern[str]:
 
 @dataclass(frozen=True, slots=True)
 class NoteScope:
-    """A request's `paths` and `tags`, normalised. A note is in scope when it passes every part
-    that is given: any of the paths, and any of the tags."""
+    """A request's `paths`, `tags` and `where`, normalised. A note is in scope when it passes
+    every part that is given: any of the paths, any of the tags, and all of the filters."""
 
     paths: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     # The paths holding `*` or `?`, compiled once (`from_entries` makes them).
     globs: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
+    where: tuple[Condition, ...] = ()
 
     @classmethod
     def of(cls, request: SearchRequest) -> NoteScope:
-        return cls.from_entries(request.paths, request.tags)
+        return cls.from_entries(request.paths, request.tags, request.where)
 
     @classmethod
-    def from_entries(cls, paths: Iterable[str], tags: Iterable[str]) -> NoteScope:
-        """Raises ValueError for an entry that is not vault-relative or names no tag."""
+    def from_entries(
+        cls, paths: Iterable[str], tags: Iterable[str], where: object = None
+    ) -> NoteScope:
+        """Raises ValueError for an entry that is not vault-relative or names no tag, or a filter
+        that is not one (`where`: as `where.conditions_of` takes it)."""
         normal = tuple(dict.fromkeys(scope_path(entry) for entry in paths))
         globs = tuple(_glob_pattern(path) for path in normal if _GLOB_CHARACTERS.intersection(path))
-        return cls(normal, tuple(dict.fromkeys(scope_tag(entry) for entry in tags)), globs)
+        tags = tuple(dict.fromkeys(scope_tag(entry) for entry in tags))
+        return cls(normal, tags, globs, conditions_of(where))
 
     @property
     def everything(self) -> bool:
-        """No paths and no tags: every note is in scope."""
-        return not self.paths and not self.tags
+        """No paths, no tags and no filters: every note is in scope."""
+        return not self.paths and not self.tags and not self.where
 
-    def admits(self, note: Note) -> bool:
-        return self.admits_path(note.path) and self.admits_tags(note)
+    def first_failed(self, note: Note, graph: LinkGraph) -> Condition | None:
+        """The first property filter the note does not hold; None when it holds them all."""
+        resolver = link_resolver(graph)
+        kept = dict(note.properties)
+        failed = (c for c in self.where if not holds(c, kept.get(c.key), note.path, resolver))
+        return next(failed, None)
 
     def admits_path(self, path: str) -> bool:
         if not self.paths:
@@ -120,9 +132,69 @@ class NoteScope:
         return False
 
 
-def allowed_notes(graph: LinkGraph, request: SearchRequest) -> frozenset[str] | None:
+def allowed_notes(
+    graph: LinkGraph, request: SearchRequest, properties: PropertyIndex | None = None
+) -> frozenset[str] | None:
     """The notes a search may answer with; None when its scope is the whole vault."""
-    scope = NoteScope.of(request)
+    return notes_in(graph, NoteScope.of(request), properties)
+
+
+def notes_in(
+    graph: LinkGraph, scope: NoteScope, properties: PropertyIndex | None = None
+) -> frozenset[str] | None:
+    """The notes in `scope`; None when it is the whole vault. `properties`: the graph's
+    (`PropertyIndex.of(graph)`, which a snapshot keeps)."""
     if scope.everything:
         return None
-    return frozenset(path for path, note in graph.notes.items() if scope.admits(note))
+    notes: Iterable[str] = graph.notes
+    if scope.where:
+        notes = (properties or PropertyIndex.of(graph)).holding(scope.where, link_resolver(graph))
+    if not scope.paths and not scope.tags:
+        return frozenset(notes)
+    return frozenset(
+        path for path in notes if scope.admits_path(path) and scope.admits_tags(graph.notes[path])
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyIndex:
+    """Each property's notes and their values: a filter reads only the notes that have its key
+    (and, for `!=`, counts every other note in). Built once per revision (Snapshot.memo)."""
+
+    notes: frozenset[str]
+    by_key: Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]]  # key -> (path, values)
+
+    @classmethod
+    def of(cls, graph: LinkGraph) -> PropertyIndex:
+        by_key: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        for path, note in graph.notes.items():
+            for key, values in note.properties:
+                by_key.setdefault(key, []).append((path, values))
+        return cls(frozenset(graph.notes), {key: tuple(pairs) for key, pairs in by_key.items()})
+
+    def holding(self, conditions: Iterable[Condition], resolve: Resolver) -> set[str]:
+        """The notes that hold every condition."""
+        found: set[str] | None = None
+        for condition in conditions:
+            having = self.by_key.get(condition.key, ())
+            these = {path for path, values in having if holds(condition, values, path, resolve)}
+            if holds(condition, None, "", resolve):  # as every note without the property does
+                these |= self.notes.difference(path for path, _ in having)
+            found = these if found is None else found & these
+            if not found:
+                break
+        return set(self.notes) if found is None else found
+
+
+_NOWHERE = Span(0, 0, 0)
+
+
+def link_resolver(graph: LinkGraph) -> Resolver:
+    """Where a link written in a note's frontmatter leads, by the vault's rules
+    (vault/resolve.py): the first note it resolves to, None for none."""
+
+    def resolved(target: str, source: str) -> str | None:
+        link = Link(LinkKind.WIKI, target, (), None, None, False, _NOWHERE)
+        return next(iter(resolve(link, source, graph.table).targets), None)
+
+    return resolved

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from memlsp.text import basename as basename
+from memlsp.text import folded
 from memlsp.vault.rules import DEFAULT_RULES
 from memlsp.vault.shared import SharedMap
 
@@ -19,7 +18,7 @@ REFUSED_IN_FILE_NAMES = frozenset('*"\\<>:|?#^[]')
 
 def name_key(text: str) -> str:
     """How Obsidian compares names: Unicode NFC, case-insensitive."""
-    return unicodedata.normalize("NFC", text).casefold()
+    return folded(text)
 
 
 def strip_note_suffix(path: str) -> str:

@@ -107,9 +107,10 @@ class _ExplainJson(TypedDict):
 class ExplainJson(_ExplainJson, total=False):
     """Why a note asked about (`explain`) is or is not in the answer. The facts the verdict
     rests on come as they apply: `rank`, `score`, `heading` (the section shown), `filter`
-    (path, tag or date), `floor` (min_score or min_strength) with `floor_value` and `strength`,
-    `limit`, `last_score`, `candidates`, `tokens` and `tokens_left`, `linked_from` and
-    `linked_rank`, `reason` (why a file is not a note), `terms` (the query's words, as typed)."""
+    (path, tag, property or date), `floor` (min_score or min_strength) with `floor_value` and
+    `strength`, `limit`, `last_score`, `candidates`, `tokens` and `tokens_left`, `linked_from`
+    and `linked_rank`, `reason` (why a file is not a note), `terms` (the query's words, as
+    typed)."""
 
     rank: int
     score: float
@@ -344,7 +345,8 @@ def vault_search_answer_json(
 ) -> VaultSearchAnswerJson:
     """Every vault's answer (to `each_vault(request)`) merged: results ranked by score across
     vaults (a score means the same in every vault), cut at the request's limit, then to its
-    budget; counts summed, the strongest evidence."""
+    budget; counts summed, the strongest evidence. A list by filters alone (no query) gives
+    each vault's notes newest first, vault after vault."""
     found: list[tuple[Hit, VaultAnswer]] = []
     warnings: list[str] = []
     keyword = vector = 0
@@ -364,7 +366,8 @@ def vault_search_answer_json(
         strength = max(strength, response.strength)
         rules.add(response.fusion)
         warnings += (f"{vault.name}: {warning}" for warning in response.warnings)
-    found.sort(key=lambda pair: (-pair[0].score, pair[0].chunk.path, pair[0].chunk.start_line))
+    if request.query:  # a list by filters alone keeps each vault's order: newest first
+        found.sort(key=lambda pair: (-pair[0].score, pair[0].chunk.path, pair[0].chunk.start_line))
     found = found[: request.limit]
     listed = [hit for hit, _ in found]
     shown, budget = within_budget(listed, request.budget_tokens)

@@ -157,7 +157,7 @@ async def test_an_unknown_parameter_names_the_valid_ones(vault: Path, tmp_path: 
         why = await refused(client, "search", query="tantivy", top_k=3)
         assert why == (
             "search has no parameter 'top_k'; its parameters are query, limit, mode, paths, "
-            "tags, after, before, budget_tokens, explain, about"
+            "tags, after, before, budget_tokens, explain, about, where"
         )
         why = await refused(client, "related", path="search/bm25.md", limit="many")
         assert why.startswith("related: limit: Input should be a valid integer")

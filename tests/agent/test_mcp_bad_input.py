@@ -150,7 +150,7 @@ CASES: list[Bad] = [
     # numbers out of range
     bad("search-limit-zero", "search", "limit", limit=0),
     bad("search-limit-negative", "search", "limit", limit=-1),
-    bad("search-limit-over-50", "search", "limit", limit=51),
+    bad("search-limit-over-max", "search", "limit", limit=100_001),  # MAX_LIMIT: a list by filters
     bad("search-limit-1e300", "search", "limit", limit=1e300),
     bad("search-limit-2-63", "search", "limit", limit=2**63),
     bad("search-budget-zero", "search", "budget_tokens", budget_tokens=0),
@@ -226,7 +226,8 @@ CASES: list[Bad] = [
     bad("read-heading-empty", "read", "no heading", heading=""),
     bad("read-heading-200000-characters", "read", "no heading", heading=HUGE),
     # unknown tools and parameters, and one left out
-    Bad("search-query-missing-beside-a-huge-argument", "search", {"tags": [HUGE]}, "query"),
+    # (not beside a filter: `tags` alone, like `where`, asks for a list of the notes it matches)
+    Bad("search-query-missing-beside-a-huge-argument", "search", {"explain": [HUGE]}, "query"),
     bad("search-unknown-parameter", "search", "top_k", top_k=3),
     bad("read-unknown-parameter", "read", "lines", lines=[1, 2]),
     bad("links-parameter-in-capitals", "links", "Depth", Depth=2),

@@ -29,7 +29,7 @@ function fallbackSentence(verdict: string, limit: number): string {
     case "not_indexed_yet":
       return "It is not indexed yet: search again once the vault is ready.";
     case "filtered":
-      return "The search's filters (folder, tag or dates) leave it out.";
+      return "The search's filters (folder, tag, property or dates) leave it out.";
     case "no_evidence":
       return "It has none of the query's words and is not close to it in meaning.";
     case "below_floor":

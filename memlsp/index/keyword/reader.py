@@ -55,6 +55,8 @@ class KeywordHit:
 # A term's two bits in `_matched` (any field; the note's name fields): tantivy scores are 32-bit
 # floats, exact for sums of up to 24 distinct powers of two.
 _TERMS_PER_SEARCH = 12
+# Chunks of this reader's index, as (segment, document): a scope looked up once.
+ChunkSet = frozenset[tuple[int, int]]
 
 
 class KeywordReader:
@@ -104,10 +106,13 @@ class KeywordReader:
         start_date: str | None = None,
         end_date: str | None = None,
         paths: Collection[str] | None = None,
+        within: ChunkSet | None = None,
     ) -> list[KeywordHit]:
         """Chunks matching any of `terms` (a query's are `query_terms`), dated within the dates
-        given, of the notes in `paths` when given (the best `limit` among those notes, not the
-        best overall filtered afterwards)."""
+        given, of the notes in `paths` when given, and among the chunks of `within` when given
+        (`chunks_of_paths`): the best `limit` among those, not the best overall filtered
+        afterwards. Each path costs the index a lookup (about 4 us); a `within` of a wide scope
+        costs next to nothing, the index being asked for more of its best until enough are in."""
         if not terms or limit <= 0 or (paths is not None and not paths):
             return []
         clauses = [
@@ -135,14 +140,18 @@ class KeywordReader:
         if paths is not None:
             # A term set scores 1 for each document: scoring nothing keeps BM25's scores as they
             # are (a date range scores nothing already).
-            within = tantivy.Query.const_score_query(
+            in_paths = tantivy.Query.const_score_query(
                 tantivy.Query.term_set_query(self.schema, "path", sorted(paths)), 0.0
             )
             query = tantivy.Query.boolean_query(
-                [(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)]
+                [(tantivy.Occur.Must, query), (tantivy.Occur.Must, in_paths)]
             )
         searcher = self._searcher
-        found = _top(searcher, query, limit)
+        found = (
+            _top(searcher, query, limit)
+            if within is None
+            else _top_within(searcher, query, limit, within)
+        )
         chunks = [_chunk(searcher.doc(address)) for _, address in found]
         matched = self._matched(terms, chunks, [address for _, address in found])
         hits = [
@@ -273,6 +282,13 @@ class KeywordReader:
         chunks = (_chunk(searcher.doc(address)) for _, address in found)
         return {chunk.id: chunk for chunk in chunks}
 
+    def chunks_of_paths(self, paths: Collection[str]) -> ChunkSet:
+        """Where the chunks of these notes are in this reader's index, for `search(within=...)`:
+        a wide scope looked up once (a snapshot keeps it), then at no cost per search."""
+        query = tantivy.Query.term_set_query(self.schema, "path", sorted(paths))
+        hits = _top(self._searcher, query, int(self._searcher.num_docs)) if paths else []
+        return frozenset((address.segment_ord, address.doc) for _, address in hits)
+
     def chunk_count(self) -> int:
         return int(self._searcher.num_docs)
 
@@ -285,6 +301,20 @@ def _top(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> list[A
         return []
     wanted = max(1, min(limit, int(searcher.num_docs)))
     return list(searcher.search(query, wanted, count=False).hits)
+
+
+def _top_within(
+    searcher: tantivy.Searcher, query: tantivy.Query, limit: int, within: ChunkSet
+) -> list[Any]:
+    """The best `limit` hits among the chunks `within`, exactly: the best overall, four times
+    as many each round, until `limit` of them are within or the index has no more."""
+    asked = limit
+    while True:
+        found = _top(searcher, query, asked)
+        kept = [hit for hit in found if (hit[1].segment_ord, hit[1].doc) in within]
+        if len(kept) >= limit or len(found) < asked or asked >= searcher.num_docs:
+            return kept[:limit]
+        asked *= 4
 
 
 def _chunk(doc: tantivy.Document) -> Chunk:

@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import type { ServerClient } from "../client/serverClient";
 import { errorText } from "../errors";
 import { searchItem } from "../picker";
+import { filtersTitle, searchParams, splitFilters } from "../queryFilters";
 import type { Messages } from "../wire";
 import { TargetItem, reveal, toQuickPickItem } from "./quickPick";
 
@@ -42,7 +43,7 @@ export async function searchVault(server: ServerClient, initial?: string): Promi
     return;
   }
   const pick = vscode.window.createQuickPick<TargetItem>();
-  pick.placeholder = "Search the vault (keyword + semantic)";
+  pick.placeholder = "Search the vault (keyword + semantic); type:Movie or state:想看 filters by property";
   // The server ranks; VS Code must not re-filter by the typed letters.
   pick.matchOnDescription = false;
   pick.matchOnDetail = false;
@@ -54,9 +55,13 @@ export async function searchVault(server: ServerClient, initial?: string): Promi
     pending?.dispose();
     const source = new vscode.CancellationTokenSource();
     pending = source;
-    if (!query.trim()) {
+    // `type:Movie` in the text is a property filter; with filters alone the matching notes are
+    // listed, newest first.
+    const typed = splitFilters(query);
+    if (!typed.query && !typed.where.length) {
       pick.items = [];
       pick.busy = false;
+      pick.title = undefined;
       return;
     }
     pick.busy = true;
@@ -64,20 +69,22 @@ export async function searchVault(server: ServerClient, initial?: string): Promi
     try {
       const answer = await lsp.sendRequest<Messages["memlsp/search"]>(
         "memlsp/search",
-        { query, limit: SEARCH_LIMIT },
+        searchParams(typed, SEARCH_LIMIT),
         source.token,
       );
       if (source.token.isCancellationRequested) {
         return; // a newer query is on its way
       }
       pick.items = answer.results.map((result) => toQuickPickItem(searchItem(result, vaultName(result.uri))));
-      pick.title = answer.warnings.length ? answer.warnings.join("; ") : undefined;
+      const said = [filtersTitle(typed.where), ...answer.warnings].filter(Boolean);
+      pick.title = said.length ? said.join("; ") : undefined;
       if (!answer.results.length) {
         pick.items = [{ label: `No results for "${query}"`, alwaysShow: true }];
       }
     } catch (error) {
       if (!source.token.isCancellationRequested) {
         pick.items = [{ label: `memlsp: search failed: ${errorText(error)}`, alwaysShow: true }];
+        pick.title = filtersTitle(typed.where);
       }
     } finally {
       if (pending === source) {

@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import type { ServerClient } from "../client/serverClient";
 import { errorText } from "../errors";
 import { explainOutcome, explainTarget, notePlace, noteToOpen } from "../explain";
+import { searchParams, splitFilters } from "../queryFilters";
 import { isNote } from "../relatedView";
 import type { Messages } from "../wire";
 import { SEARCH_LIMIT, lastSearchQuery, rememberQuery, searchVault } from "./searchVault";
@@ -104,8 +105,7 @@ export async function whyNotFound(server: ServerClient, argument?: unknown): Pro
       { location: vscode.ProgressLocation.Window, title: "memlsp: asking why" },
       () =>
         lsp.sendRequest<Messages["memlsp/search"]>("memlsp/search", {
-          query,
-          limit: SEARCH_LIMIT,
+          ...searchParams(splitFilters(query), SEARCH_LIMIT),
           explain: [note.explain],
         }),
     );
