@@ -252,6 +252,9 @@ class SearchRequest:
     # Notes (vault-relative paths or names, `name#Heading` for a section) whose place in the
     # answer is explained (search/explain.py); explaining never changes the results.
     explain: tuple[str, ...] = ()
+    # Whether the notes this search shows count as recalled (their `Recall`); False for a
+    # benchmark, which must not train the ranking it measures (docs/search.md, "Recall").
+    record: bool = True
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")
@@ -282,6 +285,18 @@ class OtherSection:
 
 
 @dataclass(frozen=True, slots=True)
+class Recall:
+    """How often a note was among the results a search showed its asker, and when last."""
+
+    # Named as the JSON names them (where the time is ISO 8601 text instead).
+    recall_count: int = 0
+    last_recalled_at: int | None = None  # ns since 1970; None: never
+
+
+NEVER = Recall()
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """One search result with the evidence for its place in the ranking."""
 
@@ -298,6 +313,7 @@ class Hit:
     inlinks: tuple[Neighbour, ...] = ()
     source: str = "hit"
     other_sections: tuple[OtherSection, ...] = ()  # of the same note, best first
+    recall: Recall = NEVER  # filled where the answer leaves for its asker (search/recall.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,11 +78,12 @@ class Memory:
         before: str | None,
         budget_tokens: int | None,
         explain: list[str] | None = None,
+        record: bool = True,
     ) -> Answer:
         budget = budget_tokens or DEFAULT_BUDGET
         values = {"query": query, "limit": limit, "mode": mode, "budget_tokens": budget}
         values.update(paths=paths, tags=tags, start_date=after or None, end_date=before or None)
-        values.update(explain=explain)
+        values.update(explain=explain, record=record)
         answer = self._answer(lambda: SearchCall(checked_request(values)))
         if not answer.get("results") and not explain:
             why = "; ".join(answer.get("warnings") or [])
@@ -92,7 +93,8 @@ class Memory:
         # Over by its JSON: this measure alone cuts, from every result the search has, so that
         # each one left out is named with what it costs by the measure that left it out.
         if answer.get("dropped") != []:  # some left out by words, or a server that cannot say
-            unbudgeted = {**values, "budget_tokens": None}
+            # Counted by the first ask already: what this measure keeps is among what it showed.
+            unbudgeted = {**values, "budget_tokens": None, "record": False}
             answer = self._answer(lambda: SearchCall(checked_request(unbudgeted)))
         return search_within_budget(answer, budget)
 
@@ -135,8 +137,8 @@ class Memory:
         answer = self._answer(lambda: RelatedCall(path, limit))
         return list_within_budget(answer, "results", DEFAULT_BUDGET)
 
-    def recent(self, days: float, limit: int) -> Answer:
-        answer = self._answer(lambda: RecentCall(days, limit))
+    def recent(self, days: float, limit: int, by: str = "changed") -> Answer:
+        answer = self._answer(lambda: RecentCall(days, limit, by))
         return list_within_budget(answer, "notes", DEFAULT_BUDGET)
 
     def status(self) -> Answer:
@@ -224,7 +226,7 @@ class Memory:
 # parameters (`after`), which its errors name instead.
 _FIELD_OF = {"after": "start_date", "before": "end_date"}
 _PARAMETERS = "query limit mode paths tags after before budget_tokens start_line end_line"
-_PARAMETERS += " direction depth days explain"
+_PARAMETERS += " direction depth days explain record"
 _AS_PARAMETER = {flag_of(_FIELD_OF.get(name, name)): repr(name) for name in _PARAMETERS.split()}
 _FLAG = re.compile("|".join(rf"(?<![\w-]){re.escape(flag)}(?![\w-])" for flag in _AS_PARAMETER))
 
@@ -264,11 +266,16 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
         explain: Annotated[
             list[str] | None, Field(description="notes to say why they are or are not found")
         ] = None,
+        record: Annotated[
+            bool, Field(strict=True, description="false: not counted as recalled")
+        ] = True,
     ) -> str:
         """Search the notes by keyword and meaning (hybrid BM25 + vectors). Each result is a note
         at its best section: text, score, evidence, and the notes it links to and from."""
         return tool_text(
-            memory.search(query, limit, mode, paths, tags, after, before, budget_tokens, explain)
+            memory.search(
+                query, limit, mode, paths, tags, after, before, budget_tokens, explain, record
+            )
         )
 
     def read(
@@ -299,9 +306,11 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
     def recent(
         days: Annotated[float, Field(gt=0, strict=True, allow_inf_nan=False)] = 7,
         limit: Annotated[int, Field(ge=1, le=200, strict=True)] = 20,
+        by: Literal["changed", "recalled"] = "changed",
     ) -> str:
-        """Notes changed in the last `days`, newest first."""
-        return tool_text(memory.recent(days, limit))
+        """Notes changed in the last `days`, newest first; by "recalled": those searches
+        showed in that time, most often first."""
+        return tool_text(memory.recent(days, limit, by))
 
     def status() -> str:
         """The vault's state: counts, indexing and embedding progress, files that are not notes

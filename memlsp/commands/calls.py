@@ -23,10 +23,13 @@ from memlsp.model import (
     MEANING,
     Direction,
     SearchRequest,
+    quoted,
 )
 from memlsp.queries.graph_view import GraphAsk, graph_ask
 from memlsp.search.request import FIELDS, build_request
 
+# `recent`: the notes changed lately, newest first, or those recalled lately, most often first.
+RECENT_ORDERS = ("changed", "recalled")
 # `recent --days`: beyond this the window reaches back before 1970 anyway, and a larger number
 # would overflow the nanoseconds it is turned into.
 MAX_DAYS = 1_000_000.0
@@ -104,9 +107,12 @@ class ReadCall:
 class RecentCall:
     days: float = 7.0
     limit: int = 20
+    by: str = "changed"  # one of RECENT_ORDERS
     command: ClassVar[str] = "recent"
 
     def __post_init__(self) -> None:
+        if self.by not in RECENT_ORDERS:
+            raise UsageError(f'\'by\' must be "changed" or "recalled", not {quoted(self.by)}')
         if isinstance(self.days, bool) or not isinstance(self.days, int | float):
             raise UsageError(f"--days must be a number of days, not {self.days!r}")
         object.__setattr__(self, "days", float(self.days))  # 7 days answer as 7.0, as `--days 7`
@@ -169,8 +175,8 @@ def _whole(flag: str, value: int) -> None:
 # -- from the command line ------------------------------------------------------------------------
 
 # Fields whose flag is not their name: one --path or --tag at a time, repeated; the query is
-# `memlsp search VAULT QUERY`'s argument.
-_FLAGS = {"paths": "--path", "tags": "--tag", "query": "QUERY"}
+# `memlsp search VAULT QUERY`'s argument; `record` false is `--no-recall`.
+_FLAGS = {"paths": "--path", "tags": "--tag", "query": "QUERY", "record": "--no-recall"}
 
 
 def flag_of(name: str) -> str:
@@ -197,6 +203,7 @@ def search_request(
         "paths": args.paths,
         "tags": args.tags,
         "explain": args.explain,
+        "record": not args.no_recall,
     }
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
     return checked_request(values)
@@ -231,7 +238,7 @@ def call_of(args: argparse.Namespace) -> Call:
     if command == "read":
         return ReadCall(args.note, args.heading, args.start_line, args.end_line, args.budget_tokens)
     if command == "recent":
-        return RecentCall(args.days, args.limit)
+        return RecentCall(args.days, args.limit, "recalled" if args.recalled else "changed")
     if command == "status":
         return StatusCall()
     raise UsageError(f"{command!r} is not a command a vault answers")
@@ -301,6 +308,10 @@ def argv(call: Call, vault: str) -> list[str]:
         flag = flag_of(name)
         if name == "expand":
             flags += [] if value else ["--no-expand"]
+        elif name == "record":
+            flags += [] if value else ["--no-recall"]
+        elif name == "by":
+            flags += ["--recalled"] if value == "recalled" else []
         elif isinstance(value, bool):
             flags += [flag] if value else []
         elif isinstance(value, list):

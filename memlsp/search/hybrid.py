@@ -23,6 +23,7 @@ from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, s
 from memlsp.search.expand import expand_hits
 from memlsp.search.fusion import Fused, fused_order
 from memlsp.search.notes import best_notes, named_notes
+from memlsp.search.recall import RecallBoost
 from memlsp.settings.table import Settings
 from memlsp.vault.link_graph import LinkGraph
 
@@ -106,6 +107,7 @@ def search(
     scales: Sequence[SimilarityScale] = (),
     *,
     allowed: frozenset[str] | None,
+    boost: RecallBoost | None = None,
 ) -> SearchResponse:
     """`rank`'s answer."""
     return rank(
@@ -118,6 +120,7 @@ def search(
         meaningless,
         scales,
         allowed=allowed,
+        boost=boost,
     ).response
 
 
@@ -132,11 +135,13 @@ def rank(
     scales: Sequence[SimilarityScale] = (),
     *,
     allowed: frozenset[str] | None,
+    boost: RecallBoost | None = None,
 ) -> Ranking:
     """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode).
     `meaningless`: the embedding model reads none of the query's words as words of its own.
     `scales`: what the embedder's similarities mean, per block (search/evidence.py).
-    `allowed`: the notes in the request's scope (`scope.allowed_notes`), None for every note."""
+    `allowed`: the notes in the request's scope (`scope.allowed_notes`), None for every note.
+    `boost`: the `recall_weight` setting at work (search/recall.py), None when it is off."""
     count = candidate_count(request, settings)
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
@@ -216,6 +221,8 @@ def rank(
         named = named_notes(fused, chunks, graph, weights, names) if by_evidence else {}
         keyword_weight = sides["keyword"][1] if "keyword" in sides else 0.0
         fused, others = best_notes(fused, chunks, named, keyword_weight)
+    if boost is not None:
+        fused = boost.boosted(fused, chunks)
     shown = _shown(fused, found)
     # scores fall with rank: min_score drops the tail, whatever the mode
     chosen = [item for item in fused if shown(item.score) >= request.min_score]

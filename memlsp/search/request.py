@@ -33,6 +33,7 @@ FIELDS = (
     "paths",
     "tags",
     "explain",
+    "record",
 )
 # Notes one search explains: each costs a look at its file and a search of its own sections.
 MAX_EXPLAINED = 50
@@ -55,6 +56,9 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     sections = values.get("sections", False)
     if not isinstance(sections, bool):
         raise ValueError("'sections' must be true or false")
+    record = values.get("record", True)
+    if not isinstance(record, bool):
+        raise ValueError("'record' must be true or false")
     min_strength = values.get("min_strength")
     if min_strength is not None:
         min_strength = _number(values, "min_strength", float, 0.0)
@@ -82,6 +86,7 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         paths=scope.paths,
         tags=scope.tags,
         explain=_explained(values),
+        record=record,
     )
 
 

@@ -47,6 +47,11 @@ OLDER_SERVERS = {
     ("VaultSearchAnswerJson", "dropped"),
     ("VaultSearchAnswerJson", "budget_used"),
     ("VaultSearchAnswerJson", "explain"),
+    ("SearchResultJson", "recall_count"),
+    ("SearchResultJson", "last_recalled_at"),
+    ("VaultSearchResultJson", "recall_count"),
+    ("VaultSearchResultJson", "last_recalled_at"),
+    ("StatusReportJson", "recall"),
 }
 
 # -- the TypeScript side ---------------------------------------------------------------------------
