@@ -10,13 +10,15 @@ agent can act on, never a trace.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from memlsp import wire
 from memlsp.agent.budget import (
     DEFAULT_BUDGET,
     Answer,
@@ -53,7 +55,11 @@ from memlsp.vault.rules import VaultRules
 
 MAX_WRITE_BYTES = 1 << 20  # a note an agent writes; larger ones are refused
 WHOLE = 1 << 30  # a read's budget for the whole text
-READ_TRIES = 4  # asks of a read whose JSON is over the budget, each for fewer lines
+READ_TRIES = 4
+RECALL_KEYS = (
+    "recall_count",
+    "last_recalled_at",
+)  # a search result's recall (wire/search.py)  # asks of a read whose JSON is over the budget, each for fewer lines
 
 
 class ToolFailed(ToolError):
@@ -83,20 +89,38 @@ class Memory:
         budget = budget_tokens or DEFAULT_BUDGET
         values = {"query": query, "limit": limit, "mode": mode, "budget_tokens": budget}
         values.update(paths=paths, tags=tags, start_date=after or None, end_date=before or None)
-        values.update(explain=explain, record=record)
-        answer = self._answer(lambda: SearchCall(checked_request(values)))
+        # Counted once what the agent is shown is known (`_recalled`), not by each ask.
+        values.update(explain=explain, record=False)
+        # Measured as it will be shown: counted, each result one recall more, recalled now.
+        shown_as = _as_counted if record else _as_is
+        answer = shown_as(self._answer(lambda: SearchCall(checked_request(values))))
         if not answer.get("results") and not explain:
             why = "; ".join(answer.get("warnings") or [])
             raise ToolFailed(f"nothing found for {quoted(query)}" + (f": {why}" if why else ""))
-        if answer_tokens(answer) <= budget:
-            return answer  # the command line's answer, cut by its words if at all
         # Over by its JSON: this measure alone cuts, from every result the search has, so that
         # each one left out is named with what it costs by the measure that left it out.
-        if answer.get("dropped") != []:  # some left out by words, or a server that cannot say
-            # Counted by the first ask already: what this measure keeps is among what it showed.
-            unbudgeted = {**values, "budget_tokens": None, "record": False}
-            answer = self._answer(lambda: SearchCall(checked_request(unbudgeted)))
-        return search_within_budget(answer, budget)
+        if answer_tokens(answer) > budget:
+            if answer.get("dropped") != []:  # some left out by words, or a server that cannot say
+                unbudgeted = {**values, "budget_tokens": None}
+                answer = shown_as(self._answer(lambda: SearchCall(checked_request(unbudgeted))))
+            answer = search_within_budget(answer, budget)
+        return self._recalled(answer, values) if record else answer
+
+    def _recalled(self, answer: Answer, values: dict[str, Any]) -> Answer:
+        """The results the agent is shown counted as recalled, each with its count: the same
+        search asked for as many results as are shown, and counted (a search's first N results
+        are the same whatever its limit: search/hybrid.py `candidate_count`)."""
+        shown = answer.get("results") or []
+        if not shown:
+            return answer
+        counting = {**values, "limit": len(shown), "budget_tokens": None, "explain": None}
+        counted = self._answer(lambda: SearchCall(checked_request({**counting, "record": True})))
+        recalls = {
+            result["path"]: {key: result.get(key) for key in RECALL_KEYS}
+            for result in counted.get("results") or []
+        }
+        results = [{**result, **recalls.get(result["path"], {})} for result in shown]
+        return {**answer, "results": results}
 
     def read(
         self,
@@ -220,6 +244,25 @@ class Memory:
             # "no note 'x' in /home/ann/notes" is said "no note 'x' in the vault".
             message = str(error).replace(str(self.source.root), "the vault")
             raise ToolFailed(in_parameters(message) or "failed") from None
+
+
+def _as_is(answer: Answer) -> Answer:
+    return answer
+
+
+def _as_counted(answer: Answer) -> Answer:
+    """A search's answer with each result's recall as counting it now will make it (the same
+    length of JSON, for the budget to measure): one more, last recalled now."""
+    now = wire.utc_text(time.time_ns())
+    results = [
+        {
+            **result,
+            "recall_count": int(result.get("recall_count") or 0) + 1,
+            "last_recalled_at": now,
+        }
+        for result in answer.get("results") or []
+    ]
+    return {**answer, "results": results} if results else answer
 
 
 # The typed calls name the command line's flags (`--start-date`); an agent knows the tools'
