@@ -236,10 +236,10 @@ async def test_search_with_bad_params_is_an_error_and_the_server_goes_on(
 
 
 async def test_search_names_its_fusion_rule_and_takes_another(shared: Session) -> None:
-    # Not counted as recalled, so that asking again gives the same answer.
+    # None counted as recalled, so that asking again gives the same answer.
     default = await shared.search(query="bm25 saturation", expand=False, record=False)
     assert default["fusion"] == "evidence"
-    rrf = await shared.search(query="bm25 saturation", expand=False, fusion="rrf")
+    rrf = await shared.search(query="bm25 saturation", expand=False, fusion="rrf", record=False)
     assert rrf["fusion"] == "rrf"
     # The same candidates and the same strength; each rule's first result shows the strength and
     # the scores fall from there.
