@@ -13,6 +13,15 @@ import pytest
 
 from memlsp import daemon
 from memlsp.cli import main
+from memlsp.commands.arguments import UsageError
+from memlsp.commands.calls import (
+    RecentCall,
+    SearchCall,
+    argv,
+    call_from_json,
+    call_json,
+    checked_request,
+)
 from memlsp.index.recall import RecallStore
 from memlsp.model import SearchRequest, SearchResponse
 from memlsp.settings.files import cache_dir_for
@@ -225,3 +234,19 @@ def test_a_search_answered_on_the_socket_is_counted_once(vault: Path, tmp_path: 
         "pear.md": 3,
     }
     assert snapshot(vault) == before
+
+
+def test_the_calls_carry_recall_to_a_server_old_or_new() -> None:
+    """Over the socket a typed call, or for an older server its command line."""
+    recalled, changed = RecentCall(by="recalled"), RecentCall()
+    assert call_json(recalled)["arguments"]["by"] == "recalled"
+    assert "by" not in call_json(changed)["arguments"]  # a server from before `by` answers it
+    assert call_from_json(call_json(recalled)) == recalled
+    assert call_from_json(call_json(changed)) == changed
+    assert "--recalled" in argv(recalled, "v") and "--recalled" not in argv(changed, "v")
+    uncounted = SearchCall(checked_request({"query": "x", "record": False}))
+    assert call_from_json(call_json(uncounted)) == uncounted
+    assert "--no-recall" in argv(uncounted, "v")
+    assert "--no-recall" not in argv(SearchCall(checked_request({"query": "x"})), "v")
+    with pytest.raises(UsageError, match="'by' must be \"changed\" or \"recalled\", not 'often'"):
+        RecentCall(by="often")
