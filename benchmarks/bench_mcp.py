@@ -66,14 +66,15 @@ async def session(vault: Path, cache: Path, asked: list[str], rounds: int) -> di
     started = time.perf_counter()
     async with Client(server, read_timeout_seconds=600) as client:
         connected = time.perf_counter() - started
-        answered(await client.call_tool("search", {"query": asked[0]}))
+        # Not counted as recalled: a benchmark must not train the ranking it measures.
+        answered(await client.call_tool("search", {"query": asked[0], "record": False}))
         first_answer = time.perf_counter() - started
         times = []
         nothing = 0
         for _ in range(rounds):
             for query in asked:
                 began = time.perf_counter()
-                result = await client.call_tool("search", {"query": query})
+                result = await client.call_tool("search", {"query": query, "record": False})
                 times.append((time.perf_counter() - began) * 1000)
                 nothing += not answered(result)
         rss = peak_rss_mib(" mcp ")
@@ -118,6 +119,7 @@ def serve(vault: Path, cache: Path) -> subprocess.Popen[bytes]:
             "warm up",
             "--cache-dir",
             str(cache),
+            "--no-recall",
         ],
         env=environment(),
         capture_output=True,

@@ -276,7 +276,16 @@ def warm_search(vault: Path, cache: Path, runs: int) -> tuple[list[Row], int]:
     children = [
         checked(
             run_child(
-                memlsp("search", vault, WARM_QUERY, "--cache-dir", cache, "--json", *KEYWORD_ONLY)
+                memlsp(
+                    "search",
+                    vault,
+                    WARM_QUERY,
+                    "--cache-dir",
+                    cache,
+                    "--json",
+                    "--no-recall",
+                    *KEYWORD_ONLY,
+                )
             ),
             "memlsp search",
         )

@@ -91,13 +91,14 @@ def batch_answers(
 ) -> tuple[float, dict[str, dict[str, Any]], list[str]]:
     """One `memlsp search --queries` run: (seconds, {query id: its whole JSON answer}, errors and
     warnings). With no embedder the CLI's default is used, as a user runs it; `flags` are more
-    of the command's own. The mode "rrf" is the hybrid with reciprocal rank fusion."""
+    of the command's own. The mode "rrf" is the hybrid with reciprocal rank fusion. Searches are
+    `--no-recall`: a benchmark must not train the ranking it measures (`recall_weight`)."""
     chosen = ("--embedder", embedder) if embedder else ()
     if mode == "rrf":
         mode, flags = "hybrid", (*flags, "--fusion", "rrf")
     seconds, output = memlsp(
         "search", vault, "--queries", queries, "--json", "--limit", str(limit), "--no-expand",
-        "--mode", mode, *chosen, *flags, "--cache-dir", cache,
+        "--mode", mode, *chosen, *flags, "--cache-dir", cache, "--no-recall",
     )  # fmt: skip
     answers: dict[str, dict[str, Any]] = {}
     errors: list[str] = []

@@ -262,6 +262,9 @@ class SearchRequest:
     # `rating>=4`, `cover`); a note must hold all of them. With any filter the query may be
     # empty: the matching notes are listed, newest first.
     where: tuple[str, ...] = ()
+    # Whether the notes this search shows count as recalled (their `Recall`); False for a
+    # benchmark, which must not train the ranking it measures (docs/search.md, "Recall").
+    record: bool = True
 
 
 SEARCH_MODES = ("hybrid", "keyword", "vector")
@@ -292,6 +295,18 @@ class OtherSection:
 
 
 @dataclass(frozen=True, slots=True)
+class Recall:
+    """How often a note was among the results a search showed its asker, and when last."""
+
+    # Named as the JSON names them (where the time is ISO 8601 text instead).
+    recall_count: int = 0
+    last_recalled_at: int | None = None  # ns since 1970; None: never
+
+
+NEVER = Recall()
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """One search result with the evidence for its place in the ranking."""
 
@@ -308,6 +323,7 @@ class Hit:
     inlinks: tuple[Neighbour, ...] = ()
     source: str = "hit"
     other_sections: tuple[OtherSection, ...] = ()  # of the same note, best first
+    recall: Recall = NEVER  # filled where the answer leaves for its asker (search/recall.py)
 
 
 @dataclass(frozen=True, slots=True)

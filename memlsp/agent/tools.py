@@ -10,6 +10,7 @@ agent can act on, never a trace.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -17,6 +18,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from memlsp import wire
 from memlsp.agent.budget import (
     DEFAULT_BUDGET,
     Answer,
@@ -65,6 +67,7 @@ Where = dict[str, str | int | float | bool | None]
 MAX_WRITE_BYTES = 1 << 20  # a note an agent writes; larger ones are refused
 WHOLE = 1 << 30  # a read's budget for the whole text
 READ_TRIES = 4  # asks of a read whose JSON is over the budget, each for fewer lines
+RECALL_KEYS = ("recall_count", "last_recalled_at")  # a search result's recall (wire/search.py)
 
 
 class ToolFailed(ToolError):
@@ -91,24 +94,45 @@ class Memory:
         explain: list[str] | None = None,
         about: list[str] | None = None,
         where: Where | None = None,
+        record: bool = True,
     ) -> Answer:
         budget = budget_tokens or DEFAULT_BUDGET
         values = {"query": query, "limit": limit, "mode": mode, "budget_tokens": budget}
         values.update(paths=paths, tags=tags, start_date=after or None, end_date=before or None)
         values.update(explain=explain, about=about, where=where)
-        answer = self._answer(lambda: SearchCall(checked_request(values)))
+        # Counted once what the agent is shown is known (`_recalled`), not by each ask.
+        values.update(record=False)
+        # Measured as it will be shown: counted, each result one recall more, recalled now.
+        shown_as = _as_counted if record else _as_is
+        answer = shown_as(self._answer(lambda: SearchCall(checked_request(values))))
         if not answer.get("results") and not explain:
             why = "; ".join(answer.get("warnings") or [])
             what = quoted(query) if query.strip() else "these filters"
             raise ToolFailed(f"nothing found for {what}" + (f": {why}" if why else ""))
-        if answer_tokens(answer) <= budget:
-            return answer  # the command line's answer, cut by its words if at all
         # Over by its JSON: this measure alone cuts, from every result the search has, so that
         # each one left out is named with what it costs by the measure that left it out.
-        if answer.get("dropped") != []:  # some left out by words, or a server that cannot say
-            unbudgeted = {**values, "budget_tokens": None}
-            answer = self._answer(lambda: SearchCall(checked_request(unbudgeted)))
-        return search_within_budget(answer, budget)
+        if answer_tokens(answer) > budget:
+            if answer.get("dropped") != []:  # some left out by words, or a server that cannot say
+                unbudgeted = {**values, "budget_tokens": None}
+                answer = shown_as(self._answer(lambda: SearchCall(checked_request(unbudgeted))))
+            answer = search_within_budget(answer, budget)
+        return self._recalled(answer, values) if record else answer
+
+    def _recalled(self, answer: Answer, values: dict[str, Any]) -> Answer:
+        """The results the agent is shown counted as recalled, each with its count: the same
+        search asked for as many results as are shown, and counted (a search's first N results
+        are the same whatever its limit: search/hybrid.py `candidate_count`)."""
+        shown = answer.get("results") or []
+        if not shown:
+            return answer
+        counting = {**values, "limit": len(shown), "budget_tokens": None, "explain": None}
+        counted = self._answer(lambda: SearchCall(checked_request({**counting, "record": True})))
+        recalls = {
+            result["path"]: {key: result.get(key) for key in RECALL_KEYS}
+            for result in counted.get("results") or []
+        }
+        results = [{**result, **recalls.get(result["path"], {})} for result in shown]
+        return {**answer, "results": results}
 
     def read(
         self,
@@ -149,8 +173,10 @@ class Memory:
         answer = self._answer(lambda: RelatedCall(path, limit))
         return list_within_budget(answer, "results", DEFAULT_BUDGET)
 
-    def recent(self, days: float, limit: int, where: Where | None = None) -> Answer:
-        answer = self._answer(lambda: RecentCall(days, limit, where_texts(where)))
+    def recent(
+        self, days: float, limit: int, where: Where | None = None, by: str = "changed"
+    ) -> Answer:
+        answer = self._answer(lambda: RecentCall(days, limit, where_texts(where), by))
         return list_within_budget(answer, "notes", DEFAULT_BUDGET)
 
     def status(self) -> Answer:
@@ -322,11 +348,30 @@ def _preview(path: str, mode: str, old: str, new: str, data: bytes) -> Answer:
     )
 
 
+def _as_is(answer: Answer) -> Answer:
+    return answer
+
+
+def _as_counted(answer: Answer) -> Answer:
+    """A search's answer with each result's recall as counting it now will make it (the same
+    length of JSON, for the budget to measure): one more, last recalled now."""
+    now = wire.utc_text(time.time_ns())
+    results = [
+        {
+            **result,
+            "recall_count": int(result.get("recall_count") or 0) + 1,
+            "last_recalled_at": now,
+        }
+        for result in answer.get("results") or []
+    ]
+    return {**answer, "results": results} if results else answer
+
+
 # The typed calls name the command line's flags (`--start-date`); an agent knows the tools'
 # parameters (`after`), which its errors name instead.
 _FIELD_OF = {"after": "start_date", "before": "end_date"}
 _PARAMETERS = "query limit mode paths tags after before budget_tokens start_line end_line"
-_PARAMETERS += " direction depth days explain about where"
+_PARAMETERS += " direction depth days explain about where record"
 _AS_PARAMETER = {flag_of(_FIELD_OF.get(name, name)): repr(name) for name in _PARAMETERS.split()}
 _FLAG = re.compile("|".join(rf"(?<![\w-]){re.escape(flag)}(?![\w-])" for flag in _AS_PARAMETER))
 
@@ -386,6 +431,9 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
             list[str] | None, Field(description="notes whose linking or naming notes rank first")
         ] = None,
         where: WhereParameter = None,
+        record: Annotated[
+            bool, Field(strict=True, description="false: not counted as recalled")
+        ] = True,
     ) -> str:
         """Search the notes by keyword and meaning (hybrid BM25 + vectors). Each result is a note
         at its best section: text, score, evidence, and the notes it links to and from."""
@@ -402,6 +450,7 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
                 explain,
                 about,
                 where,
+                record,
             )
         )
 
@@ -434,9 +483,11 @@ def tool_functions(memory: Memory) -> list[Callable[..., str]]:
         days: Annotated[float, Field(gt=0, strict=True, allow_inf_nan=False)] = 7,
         limit: Annotated[int, Field(ge=1, le=200, strict=True)] = 20,
         where: WhereParameter = None,
+        by: Literal["changed", "recalled"] = "changed",
     ) -> str:
-        """Notes changed in the last `days`, newest first."""
-        return tool_text(memory.recent(days, limit, where))
+        """Notes changed in the last `days`, newest first; by "recalled": those searches
+        showed in that time, most often first."""
+        return tool_text(memory.recent(days, limit, where, by))
 
     def status() -> str:
         """The vault's state: counts, indexing and embedding progress, files that are not notes

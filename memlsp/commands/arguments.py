@@ -145,6 +145,11 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
         "--json", action="store_true", help="JSON with the evidence for each result"
     )
     _filter_flags(search, "search only notes")
+    search.add_argument(
+        "--no-recall",
+        action="store_true",
+        help="do not count this search's results as recalled (for benchmarks and scripts)",
+    )
 
     links = vault_command("links", "outlinks, inlinks, unresolved and ambiguous links of a note")
     links.add_argument("note", help="vault-relative path or note name")
@@ -216,6 +221,11 @@ def command_parser(*, for_socket: bool = False) -> argparse.ArgumentParser:
     recent.add_argument("--limit", type=int, default=20)
     recent.add_argument("--json", action="store_true")
     _filter_flags(recent, "list only notes")
+    recent.add_argument(
+        "--recalled",
+        action="store_true",
+        help="the notes searches showed most often (recalled within --days), most first",
+    )
     status = vault_command(
         "status", "the vault's state: counts, files that are not notes, problems, settings"
     )

@@ -23,11 +23,14 @@ from memlsp.model import (
     MEANING,
     Direction,
     SearchRequest,
+    quoted,
 )
 from memlsp.queries.graph_view import GraphAsk, graph_ask
 from memlsp.search.request import FIELDS, build_request
 from memlsp.search.where import conditions_of
 
+# `recent`: the notes changed lately, newest first, or those recalled lately, most often first.
+RECENT_ORDERS = ("changed", "recalled")
 # `recent --days`: beyond this the window reaches back before 1970 anyway, and a larger number
 # would overflow the nanoseconds it is turned into.
 MAX_DAYS = 1_000_000.0
@@ -106,9 +109,12 @@ class RecentCall:
     days: float = 7.0
     limit: int = 20
     where: tuple[str, ...] = ()  # property filters (search/where.py), all to hold
+    by: str = "changed"  # one of RECENT_ORDERS
     command: ClassVar[str] = "recent"
 
     def __post_init__(self) -> None:
+        if self.by not in RECENT_ORDERS:
+            raise UsageError(f'\'by\' must be "changed" or "recalled", not {quoted(self.by)}')
         try:
             where = tuple(condition.text for condition in conditions_of(self.where))
         except ValueError as error:
@@ -176,8 +182,8 @@ def _whole(flag: str, value: int) -> None:
 # -- from the command line ------------------------------------------------------------------------
 
 # Fields whose flag is not their name: one --path or --tag at a time, repeated; the query is
-# `memlsp search VAULT QUERY`'s argument.
-_FLAGS = {"paths": "--path", "tags": "--tag", "query": "QUERY"}
+# `memlsp search VAULT QUERY`'s argument; `record` false is `--no-recall`.
+_FLAGS = {"paths": "--path", "tags": "--tag", "query": "QUERY", "record": "--no-recall"}
 # Flags that make a search without a QUERY a list of the notes they match (search/listing.py).
 _FILTERS = ("where", "paths", "tags", "start_date", "end_date")
 
@@ -208,6 +214,7 @@ def search_request(
         "explain": args.explain,
         "about": args.about,
         "where": args.where,
+        "record": not args.no_recall,
     }
     values.update((key, overrides[key]) for key in FIELDS if key in overrides and key != "query")
     return checked_request(values)
@@ -242,7 +249,8 @@ def call_of(args: argparse.Namespace) -> Call:
     if command == "read":
         return ReadCall(args.note, args.heading, args.start_line, args.end_line, args.budget_tokens)
     if command == "recent":
-        return RecentCall(args.days, args.limit, tuple(args.where or ()))
+        by = "recalled" if args.recalled else "changed"
+        return RecentCall(args.days, args.limit, tuple(args.where or ()), by)
     if command == "status":
         return StatusCall()
     raise UsageError(f"{command!r} is not a command a vault answers")
@@ -267,6 +275,10 @@ def call_json(call: Call) -> dict[str, Any]:
         field.name: list(v) if isinstance(v := getattr(value, field.name), tuple) else v
         for field in dataclasses.fields(value)
     }
+    if isinstance(call, RecentCall) and call.by == "changed":
+        # Left out at its default: a server from before `by` refuses an argument it does not
+        # know, and answers this call as it always did.
+        del arguments["by"]
     return {"command": call.command, "arguments": arguments}
 
 
@@ -313,6 +325,10 @@ def argv(call: Call, vault: str) -> list[str]:
         flag = flag_of(name)
         if name == "expand":
             flags += [] if value else ["--no-expand"]
+        elif name == "record":
+            flags += [] if value else ["--no-recall"]
+        elif name == "by":
+            flags += ["--recalled"] if value == "recalled" else []
         elif isinstance(value, bool):
             flags += [flag] if value else []
         elif isinstance(value, list):

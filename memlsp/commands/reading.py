@@ -8,16 +8,16 @@ import datetime as dt
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memlsp import wire
 from memlsp.commands.arguments import UsageError
 from memlsp.commands.calls import ReadCall, RecentCall
 from memlsp.commands.links import note_path
 from memlsp.engine.snapshot import Snapshot
-from memlsp.model import Note, printable, printable_lines, quoted
+from memlsp.model import NEVER, Note, printable, printable_lines, quoted
 from memlsp.queries.reading import Passage, ReadError, ReadRequest, read_passage
-from memlsp.queries.recent import RecentChanges, recent_changes
+from memlsp.queries.recent import RecentChanges, recalled_notes, recent_changes, window_start
 from memlsp.search.scope import NoteScope, notes_in
 from memlsp.text import from_home
 from memlsp.vault.rules import VaultRules
@@ -63,16 +63,41 @@ class Recent:
 
 
 def recent(snapshot: Snapshot, call: RecentCall) -> Recent:
+    """The notes changed lately, each with its recall; or (`by` "recalled") the notes recalled
+    lately that are notes now (a deleted or renamed note's count stays in the store)."""
     notes = snapshot.graph.notes
     scope = NoteScope.from_entries((), (), call.where)
     allowed = notes_in(snapshot.graph, scope, snapshot.properties())
+
+    def wanted(path: str) -> bool:
+        return path in notes and (allowed is None or path in allowed)
+
+    now = time.time_ns()
+    store = snapshot.recall
+    if call.by == "recalled":
+        since = window_start(now, call.days)
+        recalls = store.recalled_since(since) if store is not None else {}
+        answer = recalled_notes(
+            (
+                (path, snapshot.last_saved(path), recall)
+                for path, recall in recalls.items()
+                if wanted(path)
+            ),
+            now_ns=now,
+            days=call.days,
+            limit=call.limit,
+        )
+        return Recent(answer, notes)
     answer = recent_changes(
-        ((path, snapshot.last_saved(path)) for path in notes if allowed is None or path in allowed),
-        now_ns=time.time_ns(),
+        ((path, snapshot.last_saved(path)) for path in notes if wanted(path)),
+        now_ns=now,
         days=call.days,
         limit=call.limit,
     )
-    return Recent(answer, notes)
+    listed = [change.path for change in answer.changes]
+    found = store.recalls(listed) if store is not None else {}
+    changes = tuple(replace(c, recall=found.get(c.path, NEVER)) for c in answer.changes)
+    return Recent(replace(answer, changes=changes), notes)
 
 
 def recent_json(answer: Recent) -> wire.RecentJson:
@@ -80,18 +105,23 @@ def recent_json(answer: Recent) -> wire.RecentJson:
 
 
 def recent_text(answer: Recent, _: argparse.Namespace) -> str:
-    """`2026-12-03 21:40  path  title` a line (local time), newest first, then `N more`."""
+    """`2026-12-03 21:40  path  title` a line (local time), newest first, then `N more`; for the
+    notes recalled, `2026-12-03 21:40  12×  path  title`, the time of the last recall."""
     lines = []
+    recalled = answer.changes.by == "recalled"
     for change in answer.changes.changes:
         unsaved = "  [unsaved]" if change.unsaved else ""
         title = answer.notes[change.path].title
+        when = change.recall.last_recalled_at if recalled else change.modified_ns
+        count = f"{change.recall.recall_count:,}×  " if recalled else ""
         lines.append(
-            printable(f"{_local_minute(change.modified_ns)}  {change.path}  {title}{unsaved}")
+            printable(f"{_local_minute(when or 0)}  {count}{change.path}  {title}{unsaved}")
         )
     if answer.changes.more:
         lines.append(f"{answer.changes.more} more")
     if not answer.changes.changes:
-        lines.append(f"no notes changed in the last {answer.changes.days:g} days")
+        what = "recalled" if recalled else "changed"
+        lines.append(f"no notes {what} in the last {answer.changes.days:g} days")
     return "\n".join(lines)
 
 

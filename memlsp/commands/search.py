@@ -1,5 +1,7 @@
 """`memlsp search`: one query's answer from a snapshot, and a `--queries` file's answers, one JSON
-line per query."""
+line per query. Each answer leaves here for its asker, so here its results are counted as recalled
+(unless it asked `--no-recall`), in the process that answers: this command's own, or the one that
+answered it on the vault's socket."""
 
 from __future__ import annotations
 
@@ -13,12 +15,16 @@ from memlsp import wire
 from memlsp.commands.arguments import UsageError
 from memlsp.commands.calls import SearchCall, search_request
 from memlsp.engine.snapshot import Snapshot
-from memlsp.model import SearchResponse
+from memlsp.model import SearchRequest, SearchResponse
 from memlsp.search.render import response_text
 
 
 def search(snapshot: Snapshot, call: SearchCall) -> SearchResponse:
-    return snapshot.search(call.request)
+    return _answered(snapshot, call.request)
+
+
+def _answered(snapshot: Snapshot, request: SearchRequest) -> SearchResponse:
+    return snapshot.recalled(snapshot.search(request), record=request.record)
 
 
 def search_text(response: SearchResponse, _: argparse.Namespace) -> str:
@@ -35,7 +41,7 @@ def search_lines(snapshot: Snapshot, args: argparse.Namespace, out: TextIO) -> N
             query = entry.get("query", "")  # none: a list of the notes its filters match
             if not isinstance(query, str):
                 raise UsageError("'query' must be a string")
-            response = snapshot.search(search_request(args, query, entry))
+            response = _answered(snapshot, search_request(args, query, entry))
             answer: wire.QueryAnswerJson | wire.QueryErrorJson = wire.query_answer_json(
                 query_id, response
             )

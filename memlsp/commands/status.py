@@ -16,6 +16,7 @@ from pathlib import Path
 
 from memlsp.engine.engine import Engine
 from memlsp.engine.snapshot import Snapshot
+from memlsp.index.recall import RecallTotals
 from memlsp.index.semantic import VectorStatus
 from memlsp.index.store import last_written
 from memlsp.index.vectors import StoredCounts, VectorStoreError, stored_counts, vault_prefix
@@ -110,6 +111,7 @@ def status_report(
         process=process,
         settings=settings,
         messages=tuple(messages),
+        recall=snapshot.recall.totals() if snapshot.recall is not None else RecallTotals(),
     )
 
 
@@ -289,6 +291,15 @@ def status_text(report: StatusReport) -> str:
         lines.append(
             f"changed on disk since indexed: {_paths(len(report.unseen_changes), report.unseen_changes)}"
         )
+    recall = report.recall
+    if recall.notes:
+        last = None if recall.last_ns is None else recall.last_ns / 1e9
+        lines.append(
+            f"recalled: {recall.notes:,} notes, {recall.recalls:,} times by searches, "
+            f"last {_when(last)}"
+        )
+    else:
+        lines.append("recalled: no note yet")
     lines.append(f"cache: {printable(str(report.cache_dir))} ({_size(report.cache_bytes)})")
     process = report.process
     if process.pid is None:

@@ -19,6 +19,7 @@ from memlsp.embed.base import Embedder
 from memlsp.engine.snapshot import Snapshot, Vectors
 from memlsp.engine.writer import Progress, VaultWriter
 from memlsp.index.keyword.schema import FORMAT_VERSION as KEYWORD_FORMAT
+from memlsp.index.recall import RecallStore
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.index.store import Wait, open_store
 from memlsp.model import IndexSummary
@@ -61,6 +62,8 @@ class Engine:
         self._writer = VaultWriter(root, settings, self._store, self.messages)
         # Vectors: connected and filled by memlsp.engine.backfill, from a background thread or the CLI.
         self._vectors = VectorSide(settings, root, self.cache_dir, embedder)
+        # Written by whichever process answers a search, read-only or not (index/recall.py).
+        self._recall = RecallStore(self.cache_dir)
         self._planned_revision = -1
         self._plan_lock = threading.Lock()  # one plan at a time (the backfill and the CLI)
         self._connect_on_search = connect_on_search
@@ -146,9 +149,10 @@ class Engine:
                 settings=settings,
                 vectors=vectors,
                 found_before=None,
+                recall=self._recall,
                 _memo={},
             )
-        return replace(snapshot, settings=settings, vectors=vectors)
+        return replace(snapshot, settings=settings, vectors=vectors, recall=self._recall)
 
     # -- writing (one writer thread) ----------------------------------------------------------
 

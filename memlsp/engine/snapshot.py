@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any, TypeVar
 from memlsp.engine.explaining import explained
 from memlsp.index.keyword.reader import ChunkSet, KeywordReader
 from memlsp.index.manifest import FileRecord
+from memlsp.index.recall import RecallStore
 from memlsp.index.semantic import VectorSide, VectorStatus
 from memlsp.model import Chunk, LinkStatus, ResolvedLink, SearchRequest, SearchResponse
 from memlsp.queries.graph_view import GraphAsk, graph_view
@@ -36,6 +38,7 @@ from memlsp.queries.mentions import (
 )
 from memlsp.search import hybrid
 from memlsp.search.listing import listing
+from memlsp.search.recall import RecallBoost, recalled
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
 from memlsp.search.scope import PropertyIndex, allowed_notes
 from memlsp.settings.table import Settings
@@ -94,6 +97,9 @@ class Snapshot:
     # What unlinked mentions were found in which text of a note, kept by the writer across its
     # revisions; None: every note is read again in each revision.
     found_before: FoundBefore | None = None
+    # How often each note was recalled (index/recall.py), shared by every process; None for a
+    # snapshot no engine handed out.
+    recall: RecallStore | None = None
     # What was computed once from this revision (`memo`). `Engine.read` hands each request a copy
     # of the revision's snapshot with the settings of the moment (`replace`), and the copy keeps
     # this same dict: every request of a revision shares it. A new revision starts empty.
@@ -211,6 +217,7 @@ class Snapshot:
             allowed=allowed,
             about=about,
             within=self._chunks_within(request, allowed),
+            boost=self._recall_boost(),
         )
         if not request.explain:
             return ranking.response
@@ -261,6 +268,19 @@ class Snapshot:
         return {
             firsts[id_]: chunk for id_, chunk in self.keyword.chunks_by_id(list(firsts)).items()
         }
+
+    def _recall_boost(self) -> RecallBoost | None:
+        weight = self.settings.recall_weight
+        if weight <= 0 or self.recall is None:
+            return None
+        return RecallBoost(weight, self.recall.recalls, time.time_ns())
+
+    def recalled(self, response: SearchResponse, *, record: bool) -> SearchResponse:
+        """`response` as it leaves for its asker: each result with its recall, counted once more
+        for this search when `record` (search/recall.py)."""
+        if self.recall is None:
+            return response
+        return recalled(response, self.recall, record=record, now_ns=time.time_ns())
 
     def notes_about(self, text: str, limit: int) -> tuple[str, ...] | None:
         """The notes closest in meaning to `text`, closest first, by their nearest section and

@@ -2,7 +2,8 @@
 
 The keyword index (`keyword/`, tantivy), the vector store (`vectors.py`, Chroma) and the side
 that fills it (`semantic.py`, with `vector_cache.py`, vectors by content), the manifest of what is
-indexed file by file (`manifest.py`), the journal of paths the saved manifest does not describe
+indexed file by file (`manifest.py`), how often each note was recalled by a search (`recall.py`,
+SQLite, shared by every process that answers), the journal of paths the saved manifest does not describe
 yet (`journal.py`), the writer lock, one writer per cache folder across processes
 (`writer_lock.py`), and all of them opened together as a writer or read-only (`store.py`).
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from memlsp.index.keyword.reader import KeywordReader
     from memlsp.index.keyword.writer import KeywordIndex
     from memlsp.index.manifest import FileRecord, Manifest
+    from memlsp.index.recall import RecallStore, RecallTotals
     from memlsp.index.semantic import VectorSide, VectorStatus
     from memlsp.index.store import IndexStore, open_store
     from memlsp.index.vector_cache import VectorCache
@@ -35,6 +37,8 @@ __all__ = [
     "KeywordIndex",
     "KeywordReader",
     "Manifest",
+    "RecallStore",
+    "RecallTotals",
     "VectorCache",
     "VectorHit",
     "VectorSide",
@@ -52,6 +56,8 @@ __getattr__ = exports(
         "KeywordIndex": "keyword.writer",
         "FileRecord": "manifest",
         "Manifest": "manifest",
+        "RecallStore": "recall",
+        "RecallTotals": "recall",
         "VectorSide": "semantic",
         "VectorStatus": "semantic",
         "IndexStore": "store",

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memlsp.index.recall import RecallTotals
 from memlsp.index.semantic import VectorStatus
 from memlsp.settings.table import Settings
 
@@ -160,3 +161,6 @@ class StatusReport:
     process: ProcessInfo
     settings: Settings
     messages: tuple[str, ...] = field(default_factory=tuple)
+    recall: RecallTotals = field(
+        default_factory=RecallTotals
+    )  # how often searches recalled the vault's notes

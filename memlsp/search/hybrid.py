@@ -24,6 +24,7 @@ from memlsp.search.expand import expand_hits
 from memlsp.search.fusion import Fused, fused_order
 from memlsp.search.listing import in_dates
 from memlsp.search.notes import best_notes, named_notes
+from memlsp.search.recall import RecallBoost
 from memlsp.settings.table import Settings
 from memlsp.vault.link_graph import LinkGraph
 
@@ -123,13 +124,15 @@ def rank(
     allowed: frozenset[str] | None,
     within: ChunkSet | None = None,
     about: frozenset[str] = frozenset(),
+    boost: RecallBoost | None = None,
 ) -> Ranking:
     """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode).
     `meaningless`: the embedding model reads none of the query's words as words of its own.
     `scales`: what the embedder's similarities mean, per block (search/evidence.py).
     `allowed`: the notes in the request's scope (`scope.allowed_notes`), None for every note;
     `within`: the chunks of a `wide` one in the keyword index, which then asks by them.
-    `about`: the notes a request's `about` favours (`about_boost` added to their scores)."""
+    `about`: the notes a request's `about` favours (`about_boost` added to their scores).
+    `boost`: the `recall_weight` setting at work (search/recall.py), None when it is off."""
     count = candidate_count(request, settings)
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
@@ -210,7 +213,9 @@ def rank(
         named = named_notes(fused, chunks, graph, weights, names) if by_evidence else {}
         keyword_weight = sides["keyword"][1] if "keyword" in sides else 0.0
         fused, others = best_notes(fused, chunks, named, keyword_weight)
-    if about:
+    if boost is not None:
+        fused = boost.boosted(fused, chunks)
+    if about:  # after the recall boost: what the asker names outweighs what was shown before
         fused = favoured(fused, chunks, about, settings.about_boost)
     shown = _shown(fused, found)
     # scores fall with rank: min_score drops the tail, whatever the mode

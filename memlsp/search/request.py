@@ -35,6 +35,7 @@ FIELDS = (
     "explain",
     "about",
     "where",
+    "record",
 )
 # Notes one search explains: each costs a look at its file and a search of its own sections.
 MAX_EXPLAINED = 50
@@ -62,6 +63,9 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
     sections = values.get("sections", False)
     if not isinstance(sections, bool):
         raise ValueError("'sections' must be true or false")
+    record = values.get("record", True)
+    if not isinstance(record, bool):
+        raise ValueError("'record' must be true or false")
     min_strength = values.get("min_strength")
     if min_strength is not None:
         min_strength = _number(values, "min_strength", float, 0.0)
@@ -93,6 +97,7 @@ def build_request(values: Mapping[str, Any]) -> SearchRequest:
         explain=explain,
         about=_about(values),
         where=tuple(condition.text for condition in scope.where),
+        record=record,
     )
 
 

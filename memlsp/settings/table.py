@@ -206,6 +206,16 @@ class Settings:
         "a query whose best evidence (search/evidence.py) is below this returns nothing",
         bound=Between(0.0, 1.0),
     )
+    # Off by default: on the dev sets a user who had searched the questions before gains, one
+    # asking new questions loses (docs/search.md, "Recall"; benchmarks/bench_recall.py).
+    recall_weight: float = setting(
+        0.0,
+        Effect.RERANKS,
+        "how much notes recalled often and lately (shown by earlier searches) rise in a search; "
+        "0 leaves the ranking alone, 1 lifts a note recalled often today by the whole spread of "
+        "the results' scores",
+        bound=Between(0.0, 10.0),
+    )
     vector_retry_seconds: float = setting(
         30.0,
         Effect.REOPENS_SAME_ANSWERS,

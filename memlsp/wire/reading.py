@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping
 from typing import Literal, TypedDict
 
-from memlsp.model import Heading, Note, ResolvedLink
+from memlsp.model import Heading, Note, Recall, ResolvedLink
 from memlsp.queries.reading import Passage
 from memlsp.queries.recent import RecentChanges
 
@@ -56,15 +56,19 @@ class RecentNoteJson(TypedDict):
     modified: str  # ISO-8601 UTC, to the second, with "Z"
     unsaved: bool  # an editor's buffer holds text its file does not: changed now
     description: str  # may be ""
+    recall_count: int  # how many searches showed it (index/recall.py)
+    last_recalled_at: str | None  # ISO-8601 UTC, to the second, with "Z"; None: never
 
 
 class RecentJson(TypedDict):
-    """`memlsp recent --json`: the notes changed lately, newest first."""
+    """`memlsp recent --json`: the notes changed lately, newest first; with `--recalled` (`by`
+    "recalled") the notes recalled in the window, most often first."""
 
     days: float
     since: str  # the window's start, ISO-8601 UTC, to the second, with "Z"
     notes: list[RecentNoteJson]
-    more: int  # changed in the window, beyond the limit
+    more: int  # in the window, beyond the limit
+    by: str  # "changed" or "recalled"
 
 
 # YAML nests as deep as a document likes; JSON written by Python recursion does not.
@@ -135,6 +139,11 @@ def utc_text(ns: int) -> str:
     return moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
+def recalled_at(recall: Recall) -> str | None:
+    """When a note was last recalled, as `utc_text`; None when never."""
+    return None if recall.last_recalled_at is None else utc_text(recall.last_recalled_at)
+
+
 def recent_json(recent: RecentChanges, notes: Mapping[str, Note]) -> RecentJson:
     return {
         "days": float(recent.days),
@@ -146,8 +155,11 @@ def recent_json(recent: RecentChanges, notes: Mapping[str, Note]) -> RecentJson:
                 "modified": utc_text(change.modified_ns),
                 "unsaved": change.unsaved,
                 "description": notes[change.path].description,
+                "recall_count": change.recall.recall_count,
+                "last_recalled_at": recalled_at(change.recall),
             }
             for change in recent.changes
         ],
         "more": recent.more,
+        "by": recent.by,
     }

@@ -24,6 +24,7 @@ from memlsp.model import (
 )
 from memlsp.search.budget import cut_warnings, within_budget
 from memlsp.search.explain import merged_verdicts, placed
+from memlsp.wire.reading import recalled_at
 
 
 class NeighbourJson(TypedDict):
@@ -68,6 +69,10 @@ class SearchResultJson(TypedDict):
     outlinks: list[NeighbourJson]
     inlinks: list[NeighbourJson]
     other_sections: list[OtherSectionJson]
+    # How many searches shown to someone held this note, this one included when it was counted,
+    # and when the last was (ISO-8601 UTC, "Z"; None: never): index/recall.py.
+    recall_count: int
+    last_recalled_at: str | None
 
 
 class DroppedJson(TypedDict):
@@ -245,6 +250,8 @@ def search_result_json(hit: Hit) -> SearchResultJson:
         "outlinks": [neighbour_json(n) for n in hit.outlinks],
         "inlinks": [neighbour_json(n) for n in hit.inlinks],
         "other_sections": [other_section_json(other) for other in hit.other_sections],
+        "recall_count": hit.recall.recall_count,
+        "last_recalled_at": recalled_at(hit.recall),
     }
 
 

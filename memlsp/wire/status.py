@@ -131,6 +131,14 @@ class CacheJson(TypedDict):
     bytes: int
 
 
+class RecallTotalsJson(TypedDict):
+    """How often searches shown to someone recalled the vault's notes (index/recall.py)."""
+
+    notes: int  # notes recalled at least once (renamed or deleted ones included)
+    recalls: int  # all their counts added up
+    last: str | None  # the latest recall, ISO 8601 UTC; None: never
+
+
 class ProcessJson(TypedDict):
     """The process that answered."""
 
@@ -165,6 +173,7 @@ class StatusReportJson(TypedDict):
     process: ProcessJson
     settings: dict[str, SettingJson]
     messages: list[str]  # what a user should know about this index
+    recall: RecallTotalsJson
 
 
 class StatusAnswerJson(TypedDict):
@@ -336,6 +345,13 @@ def status_report_json(report: StatusReport) -> StatusReportJson:
         },
         "settings": settings,
         "messages": list(report.messages),
+        "recall": {
+            "notes": report.recall.notes,
+            "recalls": report.recall.recalls,
+            "last": None
+            if report.recall.last_ns is None
+            else iso_time(report.recall.last_ns / 1e9),
+        },
     }
 
 

@@ -126,7 +126,7 @@ async def test_the_tools_and_instructions_fit_in_2500_tokens(vault: Path, tmp_pa
         assert "title" not in json.dumps(schema) and "null" not in json.dumps(schema)
         assert tool["description"] and all(
             "description" in prop
-            or name in ("mode", "direction", "content", "limit", "depth")
+            or name in ("mode", "direction", "content", "limit", "depth", "by")
             or name.endswith(("_line", "budget_tokens", "days"))
             for name, prop in schema["properties"].items()
         ), tool["name"]
@@ -157,7 +157,7 @@ async def test_an_unknown_parameter_names_the_valid_ones(vault: Path, tmp_path: 
         why = await refused(client, "search", query="tantivy", top_k=3)
         assert why == (
             "search has no parameter 'top_k'; its parameters are query, limit, mode, paths, "
-            "tags, after, before, budget_tokens, explain, about, where"
+            "tags, after, before, budget_tokens, explain, about, where, record"
         )
         why = await refused(client, "related", path="search/bm25.md", limit="many")
         assert why.startswith("related: limit: Input should be a valid integer")
@@ -176,10 +176,13 @@ async def test_search_answers_as_the_command_line_does(
 ) -> None:
     settings = settings_for(tmp_path / "cache", endpoint)
     async with agent(vault, settings) as client:
-        answer = await call(client, "search", query="how does BM25 rank documents", limit=5)
+        # Neither counted as recalled: each would show one recall more than the other.
+        answer = await call(
+            client, "search", query="how does BM25 rank documents", limit=5, record=False
+        )
         cli = cli_json(
             vault, settings, "search", "how does BM25 rank documents", "--limit", "5",
-            "--budget-tokens", str(DEFAULT_BUDGET),
+            "--budget-tokens", str(DEFAULT_BUDGET), "--no-recall",
         )  # fmt: skip
         assert answer == cli
         assert answer["counts"]["vector"] > 0 and answer["results"][0]["path"] == "search/bm25.md"
@@ -232,8 +235,8 @@ async def test_a_search_cut_by_the_commands_budget_alone_is_its_answer(
     for n in range(4):
         (vault / "inbox" / f"stone-{n}.md").write_text(f"# Stone {n}\n\nquartzite {'石' * 480}\n")
     async with agent(vault, settings_for(tmp_path / "cache")) as client:
-        whole = await call(client, "search", query="quartzite", budget_tokens=100_000)
-        cut = await call(client, "search", query="quartzite", budget_tokens=700)
+        whole = await call(client, "search", query="quartzite", budget_tokens=100_000, record=False)
+        cut = await call(client, "search", query="quartzite", budget_tokens=700, record=False)
     assert len(whole["results"]) == 4 and len(cut["results"]) == 1
     assert "cut" not in cut and answer_tokens(cut) <= 700
     assert cut["warnings"] == [
@@ -254,8 +257,8 @@ async def test_search_is_cut_by_the_measure_of_its_json_as_every_tool(
     for n in range(8):
         (vault / "inbox" / f"blob-{n}.md").write_text(f"# Blob {n}\n\nquartzite {'x' * 4000}\n")
     async with agent(vault, settings_for(tmp_path / "cache")) as client:
-        answer = await call(client, "search", query="quartzite", budget_tokens=3000)
-        whole = await call(client, "search", query="quartzite", budget_tokens=100_000)
+        answer = await call(client, "search", query="quartzite", budget_tokens=3000, record=False)
+        whole = await call(client, "search", query="quartzite", budget_tokens=100_000, record=False)
     shown = len(answer["results"])
     assert 1 <= shown < 8
     assert answer_tokens(answer) <= 3000
@@ -280,8 +283,8 @@ async def test_a_search_cut_by_words_and_then_by_its_json_names_all_it_left_out(
             f"# Prose {n}\n\nquartzite {'words ' * 300}\n"
         )
     async with agent(vault, settings_for(tmp_path / "cache")) as client:
-        answer = await call(client, "search", query="quartzite", budget_tokens=1000)
-        whole = await call(client, "search", query="quartzite", budget_tokens=100_000)
+        answer = await call(client, "search", query="quartzite", budget_tokens=1000, record=False)
+        whole = await call(client, "search", query="quartzite", budget_tokens=100_000, record=False)
     shown = len(answer["results"])
     assert 1 <= shown < 3 and answer_tokens(answer) <= 1000
     assert answer["cut"].startswith(f"the last {8 - shown} of 8 results left out")

@@ -155,7 +155,8 @@ def test_modes_and_the_embedder_flag(
     cache = tmp_path / "c"
     code, out, _ = run(capsys, "index", vault, "--cache-dir", cache)
     assert code == 0 and "vectors: off (embedder = none)" in out  # from the vault's .memlsp.toml
-    args = ("search", vault, "apples", "--json", "--cache-dir", cache, "--no-expand")
+    # --no-recall: each answer would show one recall more than the one before.
+    args = ("search", vault, "apples", "--json", "--cache-dir", cache, "--no-expand", "--no-recall")
     off = json.loads(run(capsys, *args, "--mode", "vector")[1])
     assert off["results"] == [] and off["mode"] == "vector"
     assert off["warnings"] == ["semantic search is off (embedder = none)"]

@@ -166,10 +166,11 @@ def paths(result: subprocess.CompletedProcess[str]) -> list[str]:
 
 def test_the_cli_prints_what_the_server_answers_as_it_would_itself(vault: Vault) -> None:
     vault.serving(*KEYWORD)
+    # Searches --no-recall: counted, the second answer would show one recall more.
     for command, args in [
         (vault.search, ("trees", *KEYWORD)),
-        (vault.search, ("trees", "--json", "--limit", "1", *KEYWORD)),
-        (vault.search, ("trees", "--json", "--fusion", "rrf", *KEYWORD)),
+        (vault.search, ("trees", "--json", "--limit", "1", "--no-recall", *KEYWORD)),
+        (vault.search, ("trees", "--json", "--fusion", "rrf", "--no-recall", *KEYWORD)),
         (vault.search, ("nothingmatches", *KEYWORD)),
         (vault.links, ("a", *KEYWORD)),
         (vault.links, ("a.md", "--json", *KEYWORD)),
@@ -380,7 +381,7 @@ def test_a_search_by_meaning_starts_a_server_that_the_next_ones_ask(
 ) -> None:
     user_config_for(endpoint, tmp_path / "config", 32)
     env = environment(XDG_CONFIG_HOME=str(tmp_path / "config"))
-    args = ("yellow bunches", "--json")
+    args = ("yellow bunches", "--json", "--no-recall")  # counted, each would show one more
     first = vault.search(*args, env=env)
     assert first.returncode == 0 and first.stderr == "", first.stderr
     assert vault.answered() == 1 and "(pid " in vault.log  # the server it started answered

@@ -431,6 +431,8 @@ def test_recent_lists_the_notes_changed_lately(
         "modified": _utc(mtime),
         "unsaved": False,
         "description": "Red and round.",
+        "recall_count": 0,
+        "last_recalled_at": None,
     }
     since = dt.datetime.strptime(data["since"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
     assert abs(time.time() - 7 * 86_400 - since.timestamp()) < 60

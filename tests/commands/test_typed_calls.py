@@ -171,7 +171,9 @@ def test_a_typed_call_over_the_socket_is_answered_as_in_process(
     own.answer(LinksCall("odd"))  # the index is open, and so the socket
     replies = spy_on_asking(monkeypatch)
     calls: list[Call] = [
-        SearchCall(checked_request({"query": "quartzite", "paths": ["odd.md"]})),
+        # Not counted as recalled: each answer would show one recall more than the one before
+        # (and the older server's command line carries it as --no-recall).
+        SearchCall(checked_request({"query": "quartzite", "paths": ["odd.md"], "record": False})),
         LinksCall("odd"),
         GraphCall("odd", depth=2, meaning=0),
         ReadCall("odd", start_line=4, budget_tokens=50),
@@ -210,11 +212,13 @@ def test_a_budgeted_search_on_the_socket_names_what_it_left_out(
     flags = ("--embedder", "none", "--cache-dir", cache)
     try:
         other.start()  # another process answers: this one opens nothing
-        whole = other.answer(SearchCall(checked_request({"query": "quartzite"})))
-        typed = other.answer(
-            SearchCall(checked_request({"query": "quartzite", "budget_tokens": 1}))
+        # Not counted as recalled, so that each answer is the same as the one before.
+        uncounted = {"query": "quartzite", "record": False}
+        whole = other.answer(SearchCall(checked_request(uncounted)))
+        typed = other.answer(SearchCall(checked_request({**uncounted, "budget_tokens": 1})))
+        printed = run(
+            "search", vault, "quartzite", "--budget-tokens", "1", "--json", "--no-recall", *flags
         )
-        printed = run("search", vault, "quartzite", "--budget-tokens", "1", "--json", *flags)
         text = run("search", vault, "quartzite", "--budget-tokens", "1", *flags)
     finally:
         other.close()

@@ -48,6 +48,11 @@ OLDER_SERVERS = {
     ("VaultSearchAnswerJson", "budget_used"),
     ("VaultSearchAnswerJson", "explain"),
     ("ReadJson", "hash"),
+    ("SearchResultJson", "recall_count"),
+    ("SearchResultJson", "last_recalled_at"),
+    ("VaultSearchResultJson", "recall_count"),
+    ("VaultSearchResultJson", "last_recalled_at"),
+    ("StatusReportJson", "recall"),
 }
 
 # -- the TypeScript side ---------------------------------------------------------------------------

@@ -48,6 +48,8 @@ RESULT_FIELDS = {
     "outlinks",
     "inlinks",
     "other_sections",
+    "recall_count",
+    "last_recalled_at",
 }
 
 
@@ -80,9 +82,10 @@ async def test_search_answers_with_evidence(shared: Session) -> None:
 
 async def test_search_explains_the_notes_it_is_asked_about(shared: Session) -> None:
     """`explain`: a verdict and a sentence per note, the note's URI, results unchanged."""
-    plain = await shared.search(query="bm25 saturation", limit=2)
+    # Not counted as recalled: the second answer would show one recall more.
+    plain = await shared.search(query="bm25 saturation", limit=2, record=False)
     asked = ["search/bm25.md", "travel/成都美食.md", "no such note", "assets/search diagram.png"]
-    answer = await shared.search(query="bm25 saturation", limit=2, explain=asked)
+    answer = await shared.search(query="bm25 saturation", limit=2, explain=asked, record=False)
     assert answer["results"] == plain["results"] and plain["explain"] == []
     verdicts = {item["note"]: item for item in answer["explain"]}
     assert list(verdicts) == asked
@@ -247,9 +250,10 @@ async def test_search_with_bad_params_is_an_error_and_the_server_goes_on(
 
 
 async def test_search_names_its_fusion_rule_and_takes_another(shared: Session) -> None:
-    default = await shared.search(query="bm25 saturation", expand=False)
+    # None counted as recalled, so that asking again gives the same answer.
+    default = await shared.search(query="bm25 saturation", expand=False, record=False)
     assert default["fusion"] == "evidence"
-    rrf = await shared.search(query="bm25 saturation", expand=False, fusion="rrf")
+    rrf = await shared.search(query="bm25 saturation", expand=False, fusion="rrf", record=False)
     assert rrf["fusion"] == "rrf"
     # The same candidates and the same strength; each rule's first result shows the strength and
     # the scores fall from there.
@@ -259,7 +263,10 @@ async def test_search_names_its_fusion_rule_and_takes_another(shared: Session) -
         scores = [r["score"] for r in answer["results"]]
         assert scores[0] == pytest.approx(answer["strength"])
         assert scores == sorted(scores, reverse=True)
-    assert await shared.search(query="bm25 saturation", expand=False, fusion="evidence") == default
+    again = await shared.search(
+        query="bm25 saturation", expand=False, fusion="evidence", record=False
+    )
+    assert again == default
 
 
 async def test_an_unknown_fusion_rule_is_named_with_the_valid_ones(shared: Session) -> None:

@@ -44,7 +44,8 @@ def test_the_command_line_explains_in_json_and_in_words(
 ) -> None:
     vault = write_notes(tmp_path / "vault", NOTES)
     write(vault, ".memlsp.toml", 'embedder = "none"\nwatch = false\n')
-    common = ("--cache-dir", tmp_path / "cache", "--no-daemon", "--limit", "2")
+    # --no-recall: each answer would show one recall more than the one before.
+    common = ("--cache-dir", tmp_path / "cache", "--no-daemon", "--limit", "2", "--no-recall")
     asked = ("--explain", "lamps", "--explain", "garden.md", "--explain", "far", "--explain", "x")
     plain = json.loads(run(capsys, "search", vault, "lantern", "--json", *common))
     answer = json.loads(run(capsys, "search", vault, "lantern", "--json", *common, *asked))

@@ -374,7 +374,9 @@ def _another(declared: Setting) -> Any:
     if isinstance(default, bool):
         return not default
     if isinstance(default, int | float):
-        return default + 1 if isinstance(default, int) else default / 2
+        if isinstance(default, int):
+            return default + 1
+        return default / 2 or 0.5  # a default of 0 (a weight that is off) halves to itself
     if isinstance(default, str):
         return "elsewhere"
     if isinstance(default, tuple):

@@ -65,6 +65,10 @@ export interface SearchResultJson {
   outlinks: NeighbourJson[];
   inlinks: NeighbourJson[];
   other_sections: OtherSectionJson[];
+  /** How many searches shown to someone held this note, this one included; absent from older servers. */
+  recall_count?: number;
+  /** When it was last recalled, ISO-8601 UTC with "Z" (null: never); absent from older servers. */
+  last_recalled_at?: string | null;
 }
 
 /** A result with where its note is: the note's URI and its vault's. */
@@ -331,14 +335,17 @@ export interface RecentNoteJson {
   modified: string; // ISO-8601 UTC with "Z"
   unsaved: boolean; // an editor's buffer holds text its file does not
   description: string;
+  recall_count: number; // how many searches showed it
+  last_recalled_at: string | null; // ISO-8601 UTC with "Z"; null: never
 }
 
-/** The notes changed lately, newest first. */
+/** The notes changed lately, newest first (by "recalled": recalled lately, most often first). */
 export interface RecentJson {
   days: number;
   since: string; // ISO-8601 UTC with "Z"
   notes: RecentNoteJson[];
-  more: number; // changed in the window, beyond the limit
+  more: number; // in the window, beyond the limit
+  by: string; // "changed" or "recalled"
 }
 
 // -- memlsp/status, memlsp/reindex and the notifications -----------------------------------------
@@ -398,6 +405,8 @@ export interface StatusReportJson {
   process: ProcessJson;
   settings: Record<string, SettingJson>;
   messages: string[];
+  /** How often searches recalled the vault's notes; absent from older servers. */
+  recall?: RecallTotalsJson;
 }
 
 export interface LinkCountsJson {
@@ -446,6 +455,12 @@ export interface ProblemGroupJson {
 export interface UnseenChangesJson {
   count: number;
   paths: string[];
+}
+
+export interface RecallTotalsJson {
+  notes: number; // recalled at least once (renamed or deleted ones included)
+  recalls: number;
+  last: string | null; // ISO 8601 UTC; null: never
 }
 
 export interface CacheJson {

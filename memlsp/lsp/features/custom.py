@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -15,7 +17,7 @@ from memlsp.live.vault import LiveVault
 from memlsp.lsp import convert
 from memlsp.lsp.convert import fields
 from memlsp.lsp.server import MemlspServer
-from memlsp.model import SearchRequest, SearchResponse
+from memlsp.model import NEVER, SearchRequest, SearchResponse
 from memlsp.navigation.diagnostics import ProblemCounts, vault_problems
 from memlsp.search.request import build_request
 
@@ -29,8 +31,12 @@ def register(server: MemlspServer) -> None:
         except ValueError as error:
             raise JsonRpcInvalidParams(f"memlsp/search: {error}") from error
         each = wire.each_vault(request)
-        answers = [await _search_vault(server, vault, each) for vault in server.vaults.all()]
-        return wire.vault_search_answer_json(request, answers)
+        vaults = server.vaults.all()
+        answers = [await _search_vault(server, vault, each) for vault in vaults]
+        merged = wire.vault_search_answer_json(request, answers)
+        if request.record:
+            await server.run(partial(_recall, vaults, merged["results"]))
+        return merged
 
     @server.feature("memlsp/links")
     async def links(params: Any) -> wire.LinksAnswerJson | None:
@@ -82,7 +88,10 @@ async def _search_vault(
 
     def search() -> SearchResponse | None:
         snapshot = vault.read()
-        return None if snapshot is None else snapshot.search(request)
+        if snapshot is None:
+            return None
+        # Counted once the merged answer says which results are shown (`_recall`).
+        return snapshot.recalled(snapshot.search(request), record=False)
 
     response = await server.run(search)
     return wire.VaultAnswer(
@@ -92,6 +101,23 @@ async def _search_vault(
         response=response,
         incomplete=incomplete,
     )
+
+
+def _recall(vaults: Sequence[LiveVault], results: list[wire.VaultSearchResultJson]) -> None:
+    """The results `memlsp/search` shows counted as recalled, each in its vault, and each given
+    its count with this search (the budget's dropped results and linked notes are not shown)."""
+    now = time.time_ns()
+    for vault in vaults:
+        root = convert.uri_of(vault.root)
+        mine = [result for result in results if result["root"] == root]
+        snapshot = vault.read() if mine else None
+        if snapshot is None or snapshot.recall is None:
+            continue
+        found = snapshot.recall.record([result["path"] for result in mine], now)
+        for result in mine:
+            recall = found.get(result["path"], NEVER)
+            result["recall_count"] = recall.recall_count
+            result["last_recalled_at"] = wire.recalled_at(recall)
 
 
 def _report(vault: LiveVault) -> wire.StatusReportJson | None:
