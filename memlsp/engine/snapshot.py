@@ -181,7 +181,7 @@ class Snapshot:
         if request.mode != "keyword" and side is not None and side.enabled:
             if self.vectors.connect:
                 side.connect()
-            ask = hybrid.vector_ask(request, self.settings, allowed)
+            ask = hybrid.vector_ask(request, self.settings, allowed, len(self.graph.notes))
             vector_hits = side.query(request.query, ask.limit, ask.paths)
             status = side.status()
             if vector_hits is None and status.state == "connecting":
