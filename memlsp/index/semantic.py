@@ -127,10 +127,15 @@ class VectorSide:
                     return False
             parts = vector_parts(self.embedder)
             store = VectorStore(self._where, self._vault, self.embedder.id, parts)
+        except (EmbedderError, VectorStoreError, OSError) as error:
+            self._fail(error)
+            return False
+        try:
             stored = store.ids()
             if self.cache is None:
                 self.cache = VectorCache(self._cache_path)
-        except (EmbedderError, VectorStoreError, OSError) as error:
+        except (VectorStoreError, OSError) as error:
+            store.close()
             self._fail(error)
             return False
         for name in store.dropped:
@@ -151,10 +156,12 @@ class VectorSide:
             log.warning("semantic search unavailable, keyword search only: %s", problem)
         with self._lock:
             self.state, self.problem = "unavailable", problem
-            self.store = None
+            dropped, self.store = self.store, None
             if self._given is None and isinstance(error, EmbedderError):
                 self.embedder = None
         self._retry_at = time.monotonic() + self.retry_seconds
+        if dropped is not None:  # its files and connections, which the next connect opens anew
+            dropped.close()
 
     # -- keeping up with the keyword index ----------------------------------------------------
 
@@ -418,3 +425,7 @@ class VectorSide:
         if self.cache is not None:
             self.cache.close()
             self.cache = None
+        with self._lock:
+            store, self.store = self.store, None
+        if store is not None:
+            store.close()

@@ -154,6 +154,17 @@ class VectorStore:
     def remote(self) -> bool:
         return not isinstance(self.where, Path)
 
+    def close(self) -> None:
+        """Let go of the store: an embedded one's files and connections are released once no
+        other client of the same folder in this process holds them (Chroma counts them)."""
+        close = getattr(self._client, "close", None)
+        if close is None:
+            return
+        try:
+            close()
+        except Exception as error:  # a store that cannot close cleanly still lets the rest go
+            log.warning("closing the vector store at %s: %s", self.where, error)
+
     def ids(self) -> set[str]:
         """Every stored chunk id (what is already embedded)."""
         found: set[str] = set()

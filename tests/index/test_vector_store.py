@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -27,11 +29,42 @@ DOCS = unit(
     ]
 )
 IDS = ["a", "b", "c", "d", "e"]
+_OPEN: list[VectorStore] = []
+
+
+def opened(store: VectorStore) -> VectorStore:
+    """A store closed when its test ends (`close_stores`)."""
+    _OPEN.append(store)
+    return store
+
+
+@pytest.fixture(autouse=True)
+def close_stores() -> Iterator[None]:
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
+
+
+def open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files in /proc")
+def test_closing_a_store_lets_its_files_go(tmp_path: Path) -> None:
+    """An embedded store holds a dozen files; a process that opens vaults again and again (a
+    language server whose settings change) must not keep them all."""
+    VectorStore(tmp_path / "warm", "vault", "test", (3, 2)).close()  # Chroma's own first loads
+    before = open_files()
+    for round_ in range(8):
+        store = VectorStore(tmp_path / f"v{round_}", "vault", "test", (3, 2))
+        store.upsert(IDS, DOCS, IDS)
+        store.close()
+    assert open_files() - before < 8
 
 
 @pytest.mark.parametrize("parts", [(), (3, 2)])
 def test_query_ranks_by_whole_vector_cosine(tmp_path: Path, parts: tuple[int, ...]) -> None:
-    store = VectorStore(tmp_path / "v", "vault", "test", parts)
+    store = opened(VectorStore(tmp_path / "v", "vault", "test", parts))
     store.upsert(IDS, DOCS, [f"{i}.md" for i in IDS])
     assert store.count() == 5 and store.ids() == set(IDS)
     for query in unit([[0.9, 0.1, 0, 0.4, 0.1], [0.1, 0.5, 0.2, 0.5, 0.7]]):
@@ -48,14 +81,14 @@ def test_query_ranks_by_whole_vector_cosine(tmp_path: Path, parts: tuple[int, ..
 
 
 def test_blocks_have_collections_of_their_own_and_replace_the_whole_one(tmp_path: Path) -> None:
-    whole = VectorStore(tmp_path / "v", "vault", "test")
+    whole = opened(VectorStore(tmp_path / "v", "vault", "test"))
     whole.upsert(IDS, DOCS, IDS)
-    split = VectorStore(tmp_path / "v", "vault", "test", (3, 2))
+    split = opened(VectorStore(tmp_path / "v", "vault", "test", (3, 2)))
     assert split.dropped == [whole.name]  # the old layout is gone; vectors come back from cache
     assert split.count() == 0
     split.upsert(IDS, DOCS, IDS)
     assert split.count() == 5
-    again = VectorStore(tmp_path / "v", "vault", "test", (3, 2))
+    again = opened(VectorStore(tmp_path / "v", "vault", "test", (3, 2)))
     assert again.dropped == [] and again.ids() == set(IDS)
 
 
@@ -63,7 +96,7 @@ def test_blocks_have_collections_of_their_own_and_replace_the_whole_one(tmp_path
 def test_query_among_some_notes_searches_their_chunks_alone(
     tmp_path: Path, parts: tuple[int, ...]
 ) -> None:
-    store = VectorStore(tmp_path / "v", "vault", "test", parts)
+    store = opened(VectorStore(tmp_path / "v", "vault", "test", parts))
     store.upsert(IDS, DOCS, [f"{i}.md" for i in IDS])
     query = unit([[0.9, 0.1, 0, 0.4, 0.1]])[0]  # "a" and "c" are nearest, "e" is the farthest
     assert [hit.chunk_id for hit in store.query(query, 2)] == ["a", "c"]
@@ -77,12 +110,12 @@ def test_query_among_some_notes_searches_their_chunks_alone(
 
 def test_stored_counts_are_read_from_the_store_file_without_chroma(tmp_path: Path) -> None:
     assert stored_counts(tmp_path / "v", "vault") is None  # no store yet
-    store = VectorStore(tmp_path / "v", "vault", "test", (3, 2))
+    store = opened(VectorStore(tmp_path / "v", "vault", "test", (3, 2)))
     latin = np.array([[1.0, 0.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0, 0.0]], dtype=np.float32)
     chinese = np.array([[0.0, 0.0, 0.0, 1.0, 1.0]], dtype=np.float32)
     store.upsert(["a#0", "b#0"], latin, ["a.md", "b.md"])
     store.upsert(["c#0"], chinese, ["c.md"])
-    VectorStore(tmp_path / "v", "other vault", "test").upsert(["x#0"], latin[:1], ["x.md"])
+    opened(VectorStore(tmp_path / "v", "other vault", "test")).upsert(["x#0"], latin[:1], ["x.md"])
     counts = stored_counts(tmp_path / "v", "vault")
     assert counts is not None and counts.chunks == 3  # each chunk once, whatever its blocks
     assert [

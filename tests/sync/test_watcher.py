@@ -176,9 +176,10 @@ def _as_unprivileged(scenario: Callable[[str], dict[str, object]]) -> dict[str, 
         try:
             output = b""
             deadline = time.monotonic() + 120  # hang guard
+            waiting = select.poll()  # not select(): a long test run may hold fds past 1024
+            waiting.register(read_end, select.POLLIN)
             while time.monotonic() < deadline:
-                ready, _, _ = select.select([read_end], [], [], 1.0)
-                if ready:
+                if waiting.poll(1000):
                     chunk = os.read(read_end, 65536)
                     if not chunk:
                         break
