@@ -14,24 +14,16 @@ time of a search with `about` beside one without.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
-from common import REPO_ROOT
+from dev_set import dev_set_parser, open_dev_set
 
-from memlsp.engine.backfill import Backfill
-from memlsp.engine.engine import Engine
 from memlsp.engine.snapshot import Snapshot
 from memlsp.model import SearchRequest, SearchResponse
-from memlsp.settings.table import Settings
 
-DEFAULT_VAULT = REPO_ROOT.parent / "shared" / "data" / "vaults" / "knowledge-garden"
-DEFAULT_QUERIES = REPO_ROOT / "benchmarks" / "data" / "knowledge_garden_queries.jsonl"
 ENTITIES = 3  # notes linked from each relevant note taken as the entity asked about
 
 
@@ -47,28 +39,16 @@ def timed(snapshot: Snapshot, request: SearchRequest) -> tuple[SearchResponse, f
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--vault", type=Path, default=DEFAULT_VAULT)
-    parser.add_argument("--queries", type=Path, default=DEFAULT_QUERIES)
-    parser.add_argument("--embedder", default="bilingual")
-    parser.add_argument("--cache-dir", type=Path, help="default: the per-user cache")
+    parser = dev_set_parser(__doc__)
     parser.add_argument("--boost", type=float, default=1.0, help="the about_boost setting")
     args = parser.parse_args()
-    if not args.vault.is_dir():
-        print(f"vault not found: {args.vault}; pass --vault DIR", file=sys.stderr)
-        return 2
-    questions = [json.loads(line) for line in args.queries.read_text().splitlines() if line]
-    settings = Settings(cache_dir=args.cache_dir, embedder=args.embedder, about_boost=args.boost)
-    engine = Engine.open(args.vault, settings)
+    engine, questions = open_dev_set(args, about_boost=args.boost)
     plain_ranks: list[int | None] = []
     about_ranks: list[int | None] = []
     plain_times: list[float] = []
     about_times: list[float] = []
     held = lifted = 0
     try:
-        engine.refresh()
-        if engine.semantic:
-            Backfill(engine, batch=256).run()
         snapshot = engine.read()
         for question in questions:
             relevant = question["relevant"][0]

@@ -14,49 +14,22 @@ identical, and prints p50, p95 and the mean of each, and their ratio (the bar: a
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import statistics
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
-from common import REPO_ROOT
+from dev_set import dev_set_parser, open_dev_set, percentile
 
-from memlsp.engine.backfill import Backfill
-from memlsp.engine.engine import Engine
 from memlsp.model import SearchRequest
-from memlsp.settings.table import Settings
-
-DEFAULT_VAULT = REPO_ROOT.parent / "shared" / "data" / "vaults" / "knowledge-garden"
-DEFAULT_QUERIES = REPO_ROOT / "benchmarks" / "data" / "knowledge_garden_queries.jsonl"
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--vault", type=Path, default=DEFAULT_VAULT)
-    parser.add_argument("--queries", type=Path, default=DEFAULT_QUERIES)
-    parser.add_argument("--embedder", default="bilingual")
-    parser.add_argument("--cache-dir", type=Path, help="default: the per-user cache")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser = dev_set_parser(__doc__)
     args = parser.parse_args()
-    if not args.vault.is_dir():
-        print(f"vault not found: {args.vault}; pass --vault DIR", file=sys.stderr)
-        return 2
-    questions = [json.loads(line) for line in args.queries.read_text().splitlines() if line]
-    settings = Settings(cache_dir=args.cache_dir, embedder=args.embedder)
-    engine = Engine.open(args.vault, settings)
+    engine, questions = open_dev_set(args)
     try:
-        engine.refresh()
-        if engine.semantic:
-            Backfill(engine, batch=256).run()
         snapshot = engine.read()
         notes = sorted(path for path, record in snapshot.records.items() if record.note)
         pick = random.Random(7)
