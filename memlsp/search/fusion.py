@@ -17,9 +17,10 @@ result both sides rank well wins over one that a single side ranks first.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
+from memlsp.model import Chunk
 from memlsp.settings.table import Settings
 
 Ranked = Sequence[tuple[Hashable, float]]  # (key, raw score), best first
@@ -111,3 +112,19 @@ def fused_order(
         weights = [own[name] if len(sides) > 1 else 1.0 for name in sides]
         return reciprocal_rank(ranked, weights, settings.rrf_k, ties)
     return weigh_evidence(ranked, [weight for _, weight in sides.values()], ties)
+
+
+def score_spread(fused: Sequence[Fused]) -> float:
+    """How far the first result's score lies from the last's, or from 0 when all are above it:
+    the scale the results show (`hybrid._shown`) and boosts are measured on."""
+    scores = [item.score for item in fused]
+    return max(scores, default=0.0) - min(0.0, min(scores, default=0.0))
+
+
+def lifted(
+    fused: Sequence[Fused], chunks: Mapping[str, Chunk], lift: Callable[[str], float]
+) -> list[Fused]:
+    """Each result's score plus `lift` of its note's path, in order again: results lifted alike
+    keep their order among themselves (the sort is stable)."""
+    raised = [replace(item, score=item.score + lift(chunks[str(item.key)].path)) for item in fused]
+    return sorted(raised, key=lambda item: -item.score)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
 from memlsp.index.keyword.reader import ChunkSet, KeywordReader
@@ -22,7 +22,7 @@ from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, 
 from memlsp.search.budget import within_budget
 from memlsp.search.evidence import STRENGTH_DEPTH, coverage, keyword_evidence, strength
 from memlsp.search.expand import expand_hits
-from memlsp.search.fusion import Fused, fused_order
+from memlsp.search.fusion import Fused, fused_order, lifted, score_spread
 from memlsp.search.listing import in_dates
 from memlsp.search.notes import best_notes, named_notes
 from memlsp.search.recall import RecallBoost
@@ -294,15 +294,8 @@ def favoured(
     results show (`_shown`: 1 is the distance from the last to the first), and the list in order
     again: the ones boosted, and the others, each keep their order among themselves, and scores
     still fall with rank (vaults' answers merge by them)."""
-    if not fused:
-        return fused
-    floor = min(0.0, min(item.score for item in fused))
-    lift = boost * (max(item.score for item in fused) - floor)
-    lifted = [
-        replace(item, score=item.score + lift) if chunks[str(item.key)].path in about else item
-        for item in fused
-    ]
-    return sorted(lifted, key=lambda item: -item.score)  # stable: ties keep their order
+    lift = boost * score_spread(fused)
+    return lifted(fused, chunks, lambda path: lift if path in about else 0.0)
 
 
 def _side_ranks(side: tuple[list[tuple[Hashable, float]], float] | None) -> dict[str, int]:
@@ -357,9 +350,8 @@ def _shown(fused: list[Fused], strength: float) -> Callable[[float], float]:
     """What a result's score shows: its fused score relative to the first result's, times the
     query's strength. The first result shows the strength, the rest fall with rank, and
     `--min-score` cuts the same amount of doubt from every query."""
-    top = max((item.score for item in fused), default=0.0)
     floor = min(0.0, min((item.score for item in fused), default=0.0))
-    spread = top - floor
+    spread = score_spread(fused)
 
     def shown(score: float) -> float:
         if spread <= 0:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from memlsp.index.recall import RecallStore
 from memlsp.model import NEVER, Chunk, Recall, SearchResponse
-from memlsp.search.fusion import Fused
+from memlsp.search.fusion import Fused, lifted, score_spread
 
 NS_PER_DAY = 86_400 * 1_000_000_000
 # A recall's pull halves every this many days: what was looked up this month, not last year.
@@ -49,18 +49,11 @@ class RecallBoost:
     def boosted(self, fused: list[Fused], chunks: Mapping[str, Chunk]) -> list[Fused]:
         if self.weight <= 0 or not fused:
             return fused
-        scores = [item.score for item in fused]
-        spread = max(scores) - min(0.0, min(scores))
+        spread = score_spread(fused)
         found = self.recalls([chunks[str(item.key)].path for item in fused])
         if not found or spread <= 0:
             return fused
-        lifted = [
-            replace(
-                item, score=item.score + self.lift(found.get(chunks[str(item.key)].path), spread)
-            )
-            for item in fused
-        ]
-        return sorted(lifted, key=lambda item: -item.score)  # stable: ties keep fusion's order
+        return lifted(fused, chunks, lambda path: self.lift(found.get(path), spread))
 
     def lift(self, recall: Recall | None, spread: float) -> float:
         return (
