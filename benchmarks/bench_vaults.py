@@ -42,6 +42,7 @@ DEFAULT_CACHE = BENCH_DIR / "build" / "cache"
 MODES = ("keyword", "vector", "hybrid", "rrf")  # "rrf": the hybrid with --fusion rrf
 KINDS = (
     "all", "paraphrase", "keyword", "cross-lingual", "no-shared-word", "zh-en", "title", "natural",
+    "no-shared-name", "en-zh",
 )  # fmt: skip
 LIMIT = 200
 K = 10
@@ -66,6 +67,21 @@ SETS = (
         BENCH_DIR / "data" / "vaultofknowledge_hard.jsonl",
         folder="vaultofknowledge",
     ),
+    QuerySet(
+        "knowledge-garden-hard",
+        BENCH_DIR / "data" / "knowledge_garden_hard.jsonl",
+        folder="knowledge-garden",
+    ),
+    QuerySet(
+        "knowledge-garden-en",
+        BENCH_DIR / "data" / "knowledge_garden_en.jsonl",
+        folder="knowledge-garden",
+    ),
+    QuerySet(
+        "vaultofknowledge-zh",
+        BENCH_DIR / "data" / "vaultofknowledge_zh.jsonl",
+        folder="vaultofknowledge",
+    ),
 )
 
 
@@ -75,6 +91,10 @@ class Question:
     query: str
     relevant: tuple[str, ...]
     kind: str
+    grades: tuple[int, ...] = ()  # each relevant note's gain, 2 or 1; all 1 when not given
+
+    def judgements(self) -> dict[str, int]:
+        return dict(zip(self.relevant, self.grades or (1,) * len(self.relevant), strict=True))
 
 
 def read_questions(path: Path) -> list[Question]:
@@ -86,8 +106,17 @@ def read_questions(path: Path) -> list[Question]:
         relevant = entry.get("relevant") or []
         if not relevant:
             sys.exit(f"{path.name} line {number}: no relevant note")
+        grades = entry.get("grades") or {}
+        if grades and set(grades) != set(relevant):
+            sys.exit(f"{path.name} line {number}: grades and relevant name different notes")
         questions.append(
-            Question(str(entry["id"]), entry["query"], tuple(relevant), entry.get("kind", "?"))
+            Question(
+                str(entry["id"]),
+                entry["query"],
+                tuple(relevant),
+                entry.get("kind", "?"),
+                tuple(int(grades[p]) for p in relevant) if grades else (),
+            )
         )
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
@@ -130,7 +159,7 @@ def run_set(
     seconds, summary = memlsp("index", vault, *chosen, "--cache-dir", cache)
     vectors = [line for line in summary.splitlines() if line.startswith("vectors:")]
     print(f"{qset.name}: memlsp index {seconds:.1f} s — {vectors[0] if vectors else summary[:80]}")
-    qrels = {q.id: {path: 1 for path in q.relevant} for q in questions}
+    qrels = {q.id: q.judgements() for q in questions}
     groups = kind_groups(questions)
     runs: dict[str, dict[str, list[dict[str, object]]]] = {}
     scores: Scores = {}

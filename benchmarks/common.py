@@ -22,10 +22,15 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.append(str(REPO_ROOT))
 
 
+# The checkout whose memlsp the benchmarks run: this one, unless a comparison of two checkouts
+# (bench_quality.py) points it at the other for a while.
+code_root = REPO_ROOT
+
+
 def child_env() -> dict[str, str]:
     """The environment for `python -m memlsp`, with the repo importable even if not installed."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code_root), env.get("PYTHONPATH")]))
     # Each measurement is of the process it starts: no `memlsp serve` answering for it, nor one
     # left running after it (the daemon's own figures are in docs/cli.md).
     env["MEMLSP_NO_DAEMON"] = "1"
