@@ -31,12 +31,24 @@ FUSION_POWER = 2
 BM25_SHARE = 0.25
 
 
-def coverage(matched: Iterable[str], weights: Mapping[str, float]) -> float:
-    """The idf-weighted share of the query's words (`weights`) found among `matched`."""
+def coverage(
+    matched: Iterable[str],
+    weights: Mapping[str, float],
+    translated: Mapping[str, str] | None = None,
+    share: float = 0.0,
+) -> float:
+    """The idf-weighted share of the query's words (`weights`) found among `matched`; a word
+    found only through a translation of it (`translated`: translated term -> query term) counts
+    `share` of itself (the `translated_share` setting)."""
     total = sum(weights.values())
     if total <= 0:
         return 0.0
-    return sum(weights.get(term, 0.0) for term in set(matched)) / total
+    found = set(matched)
+    own = sum(weights.get(term, 0.0) for term in found)
+    if not translated:
+        return own / total
+    through = {translated[term] for term in found if term in translated} - found
+    return (own + share * sum(weights.get(term, 0.0) for term in through)) / total
 
 
 def keyword_evidence(coverages: Sequence[float], scores: Sequence[float]) -> list[float]:

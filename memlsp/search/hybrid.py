@@ -26,6 +26,8 @@ from memlsp.search.fusion import Fused, fused_order, lifted, score_spread
 from memlsp.search.listing import in_dates
 from memlsp.search.notes import best_notes, named_notes
 from memlsp.search.recall import RecallBoost
+from memlsp.search.translation import translated_terms
+from memlsp.settings.files import models_dir
 from memlsp.settings.table import Settings
 from memlsp.vault.link_graph import LinkGraph
 
@@ -152,6 +154,10 @@ def rank(
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
     terms = keyword.query_terms(request.query)  # common words do not decide the candidates
+    share = settings.translated_share
+    translated = (
+        translated_terms(terms, keyword, models_dir(settings)) if share > 0 and use_keyword else {}
+    )
     if allowed is not None and not allowed:
         warnings = [*warnings, "no note matches the paths and tags asked for: nothing found"]
         if vector_hits is not None:  # none of them is in scope: no other warning about them
@@ -159,12 +165,13 @@ def rank(
     keyword_hits = []
     if use_keyword:
         keyword_hits = keyword.search(
-            terms,
+            [*terms, *translated],
             count,
             start_date=request.start_date,
             end_date=request.end_date,
             paths=allowed if within is None else None,
             within=within,
+            boosts=dict.fromkeys(translated, share),
         )
     stats = keyword.term_stats(terms)
     unknown_words = bool(
@@ -179,7 +186,20 @@ def rank(
     chunks: dict[str, Chunk] = {hit.chunk.id: hit.chunk for hit in keyword_hits}
     keyword_scores = {hit.chunk.id: hit.score for hit in keyword_hits}
     weights = stats.weights()
-    coverages = {hit.chunk.id: coverage(hit.matched, weights) for hit in keyword_hits}
+    reachable = weights
+    if translated:
+        # A word of the query the vault has in neither language cannot be matched by any note:
+        # it tells that the question is not answered (the query's strength, below), not which
+        # note answers it best.
+        sources = set(translated.values())
+        reachable = {
+            term: weight
+            for term, weight in weights.items()
+            if stats.frequencies.get(term) or term in sources
+        }
+    coverages = {
+        hit.chunk.id: coverage(hit.matched, reachable, translated, share) for hit in keyword_hits
+    }
     # name -> (candidates with their evidence, best first; weight in the default rule)
     sides: dict[str, tuple[list[tuple[Hashable, float]], float]] = {}
     if use_keyword:
@@ -203,9 +223,15 @@ def rank(
     fused = fused_order(rule, sides, ties, settings)
     # The query's strength: the best evidence among each side's first candidates.
     firsts = {name: ranked[:STRENGTH_DEPTH] for name, (ranked, _) in sides.items()}
+    # A translation is a guess: whether the query is answered at all rests on its own words.
+    own = (
+        {hit.chunk.id: coverage(hit.matched, weights) for hit in keyword_hits}
+        if translated
+        else coverages
+    )
     found = round(
         strength(
-            [coverages[str(key)] for key, _ in firsts.get("keyword", [])],
+            [own[str(key)] for key, _ in firsts.get("keyword", [])],
             [min(1.0, max(0.0, value)) for _, value in firsts.get("vector", [])],
         ),
         6,
@@ -248,7 +274,7 @@ def rank(
                 ranks.get("keyword"),
                 similarities.get(key),
                 ranks.get("vector"),
-                [term for term in terms if term in matched.get(key, ())],
+                [term for term in (*terms, *translated) if term in matched.get(key, ())],
                 graph,
                 tuple(
                     _other(chunks[str(o.key)], shown(o.score))

@@ -198,6 +198,17 @@ class Settings:
         "names it; scores run from 0 to 1, so 1 puts every such result first",
         bound=Between(0.0, 10.0),
     )
+    # A question in the other language than its note's: the keyword side also looks for the
+    # query's words translated by a dictionary (search/translation.py), each counting this share
+    # of the word itself. Chosen on development sets (docs/search.md, "Questions in the other
+    # language").
+    translated_share: float = setting(
+        1.0,
+        Effect.RERANKS,
+        "how much a query word counts when a note has only its translation into the other "
+        "language (Chinese and English, from CC-CEDICT); 0 looks for no translations",
+        bound=Between(0.0, 1.0),
+    )
     # No note has the query's rare words and none is close enough in meaning. Chosen on development
     # sets and questions no note answers (benchmarks/calibrate.py).
     min_strength: float = setting(

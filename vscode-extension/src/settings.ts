@@ -27,6 +27,7 @@ export const SERVER_SETTINGS = [
   "rrf_keyword_weight",
   "rrf_vector_weight",
   "about_boost",
+  "translated_share",
   "recall_weight",
   "min_strength",
   "vector_retry_seconds",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,8 +107,10 @@ class KeywordReader:
         end_date: str | None = None,
         paths: Collection[str] | None = None,
         within: ChunkSet | None = None,
+        boosts: Mapping[str, float] | None = None,
     ) -> list[KeywordHit]:
-        """Chunks matching any of `terms` (a query's are `query_terms`), dated within the dates
+        """Chunks matching any of `terms` (a query's are `query_terms`, each term's BM25 score
+        times its `boosts` entry, 1 when it has none), dated within the dates
         given, of the notes in `paths` when given, and among the chunks of `within` when given
         (`chunks_of_paths`): the best `limit` among those, not the best overall filtered
         afterwards. Each path costs the index a lookup (about 4 us); a `within` of a wide scope
@@ -119,7 +121,8 @@ class KeywordReader:
             (
                 tantivy.Occur.Should,
                 tantivy.Query.boost_query(
-                    tantivy.Query.term_query(self.schema, field, term), boost
+                    tantivy.Query.term_query(self.schema, field, term),
+                    boost * (boosts.get(term, 1.0) if boosts else 1.0),
                 ),
             )
             for term in terms
