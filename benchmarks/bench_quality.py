@@ -151,15 +151,24 @@ def measure(checkout: Path, args: argparse.Namespace, sets: list[Any], tmp: Path
 
 
 def print_table(before: Scores, after: Scores, labels: tuple[str, str]) -> None:
-    """One line per measure: nDCG@10 of a set's kind and mode, or the count or share named."""
-    print(f"\n| set | kind (questions) | mode | {labels[0]} | {labels[1]} | change |")
-    print("|---|---|---|---|---|---|")
+    """One line per measure: nDCG@10 and recall@10 (SciFact: @100) of a set's kind and mode, or
+    the count or share named."""
+    print(f"\n| set | kind (questions) | mode | nDCG@10 {labels[0]} | {labels[1]} | change "
+          f"| recall {labels[0]} | {labels[1]} |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     for key, cell in after.items():
         metric = next(name for name in ("ndcg", "count", "share") if name in cell)
         value, previous = cell[metric], before.get(key, {}).get(metric)
         shown = f"{previous:.3f}" if previous is not None else "–"
         change = f"{value - previous:+.3f}" if previous is not None else ""
-        print(f"| {key} | {shown} | {value:.3f} | {change} |")
+        recalls = ""
+        if "recall" in cell:
+            old_recall = before.get(key, {}).get("recall")
+            recalls = f" {old_recall:.3f} |" if old_recall is not None else " – |"
+            recalls += f" {cell['recall']:.3f} |"
+        else:
+            recalls = " | |"
+        print(f"| {key} | {shown} | {value:.3f} | {change} |{recalls}")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -175,6 +184,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="write both checkouts' figures here")
     args = parser.parse_args(argv)
     args.modes = [mode for mode in args.modes.split(",") if mode]
+    # memlsp runs from each checkout's own folder: every path it is given must be absolute.
+    for name in ("vs", "vaults", "scifact", "cache_dir"):
+        setattr(args, name, getattr(args, name).resolve())
     return args
 
 

