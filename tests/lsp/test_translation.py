@@ -13,7 +13,10 @@ from tests.lsp.conftest import start_session
 pytestmark = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
 
 # A vault written mostly in Chinese: more of its sections have 的 than "the".
-CHINESE = {f"日记/第{n}天.md": f"# 第{n}天\n\n今天的天气很好，我们去了公园的湖边散步。\n" for n in range(40)}
+CHINESE = {
+    f"日记/第{n}天.md": f"# 第{n}天\n\n今天的天气很好，我们去了公园的湖边散步。\n"
+    for n in range(40)
+}
 INSURANCE = "# 保险的本质\n\n保险是用一笔确定的小钱，换取对不确定的大损失的保障。\n"
 
 
