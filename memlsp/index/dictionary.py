@@ -51,10 +51,12 @@ _ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 class BilingualDictionary:
-    """Lookups in the file; safe from any thread (each lookup opens it read-only)."""
+    """Lookups in the file, read-only; safe from any thread (each keeps a connection of its
+    own: opening one costs more than a lookup)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._connections = threading.local()
 
     def chinese(self, terms: Sequence[str]) -> dict[str, str]:
         """English index terms -> Chinese words, space-separated, for those the dictionary has."""
@@ -67,11 +69,13 @@ class BilingualDictionary:
     def _look_up(self, table: str, keys: Sequence[str]) -> dict[str, str]:
         if not keys:
             return {}
+        db: sqlite3.Connection | None = getattr(self._connections, "db", None)
+        if db is None:
+            uri = f"{self.path.as_uri()}?mode=ro"
+            db = self._connections.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
         marks = ",".join("?" * len(keys))
-        uri = f"{self.path.as_uri()}?mode=ro"
-        with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
-            rows = db.execute(f"SELECT key, words FROM {table} WHERE key IN ({marks})", keys)
-            return dict(rows.fetchall())
+        rows = db.execute(f"SELECT key, words FROM {table} WHERE key IN ({marks})", keys)
+        return dict(rows.fetchall())
 
 
 _opened: dict[Path, BilingualDictionary | None] = {}

@@ -20,7 +20,7 @@ from pathlib import Path
 from memlsp.index.dictionary import bilingual_dictionary
 from memlsp.index.keyword import KeywordReader
 from memlsp.parse.stopwords import COMMON_WORDS
-from memlsp.parse.tokens import has_cjk
+from memlsp.parse.tokens import dictionary, has_cjk
 
 # Each language's most common word: the chunks that have it tell how much of the vault is in it.
 MARKERS = {"chinese": "的", "english": "the"}
@@ -40,11 +40,22 @@ def translated_terms(terms: Sequence[str], reader: KeywordReader, folder: Path) 
     own = set(terms)
     translated: dict[str, str] = {}
     for source, other in found.items():
-        for term in reader.terms(other):
+        for term in word_terms(other, reader):
             if term not in own and term not in COMMON_WORDS and term not in reader.common_terms:
                 translated.setdefault(term, source)
     known = reader.term_stats(list(translated)).frequencies
     return {term: source for term, source in translated.items() if known.get(term)}
+
+
+def word_terms(words: str, reader: KeywordReader) -> list[str]:
+    """The index terms of space-separated words: a Chinese word jieba knows is one term, as the
+    index has it wherever it occurs (its pieces would only add other words' partial matches and
+    cost the search a term each); any other word is cut as the index cuts text."""
+    frequency, _ = dictionary()
+    terms: list[str] = []
+    for word in words.split():
+        terms.extend([word] if has_cjk(word) and frequency.get(word) else reader.terms(word))
+    return terms
 
 
 def outermost(found: dict[str, str]) -> dict[str, str]:

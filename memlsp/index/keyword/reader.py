@@ -52,9 +52,9 @@ class KeywordHit:
     named: frozenset[str] = frozenset()  # ... in its note's title or aliases
 
 
-# A term's two bits in `_matched` (any field; the note's name fields): tantivy scores are 32-bit
-# floats, exact for sums of up to 24 distinct powers of two.
-_TERMS_PER_SEARCH = 12
+# Questions `_matched` asks in one search, a power of two each: tantivy scores are 32-bit floats,
+# exact for sums of up to 24 distinct powers of two.
+_BITS_PER_SEARCH = 24
 # Chunks of this reader's index, as (segment, document): a scope looked up once.
 ChunkSet = frozenset[tuple[int, int]]
 
@@ -156,7 +156,11 @@ class KeywordReader:
             else _top_within(searcher, query, limit, within)
         )
         chunks = [_chunk(searcher.doc(address)) for _, address in found]
-        matched = self._matched(terms, chunks, [address for _, address in found])
+        # A boosted term is not the query's own (a translation): whether a note is named by it
+        # is never asked.
+        matched = self._matched(
+            terms, chunks, [address for _, address in found], unnamed=boosts or ()
+        )
         hits = [
             KeywordHit(chunk, float(score), *terms_here)
             for chunk, (score, _), terms_here in zip(chunks, found, matched, strict=True)
@@ -167,12 +171,17 @@ class KeywordReader:
         return hits
 
     def _matched(
-        self, terms: list[str], chunks: list[Chunk], addresses: list[tantivy.DocAddress]
+        self,
+        terms: list[str],
+        chunks: list[Chunk],
+        addresses: list[tantivy.DocAddress],
+        unnamed: Collection[str] = (),
     ) -> list[tuple[frozenset[str], frozenset[str]]]:
         """Which of `terms` each of these documents has in any field, and which in its note's
-        name fields (title, aliases). Analysing each hit's text again costs a quarter of a
-        millisecond a hit; instead, among just these documents, each term scores two powers of
-        two of its own, one per kind of field, and a document's score spells out its terms."""
+        name fields (title, aliases; not asked for the terms of `unnamed`). Analysing each hit's
+        text again costs a quarter of a millisecond a hit; instead, among just these documents,
+        each question (a term in any field, a term in a name field) scores a power of two of its
+        own, and a document's score spells out its answers."""
         if not chunks:
             return []
         at = {(a.segment_ord, a.doc): i for i, a in enumerate(addresses)}
@@ -181,19 +190,22 @@ class KeywordReader:
             tantivy.Query.term_set_query(self.schema, "chunk_id", [chunk.id for chunk in chunks]),
             0.0,
         )
+        questions = [(term, False) for term in terms]
+        questions += [(term, True) for term in terms if term not in unnamed]
         anywhere: list[set[str]] = [set() for _ in chunks]
         named: list[set[str]] = [set() for _ in chunks]
-        for start in range(0, len(terms), _TERMS_PER_SEARCH):
-            group = terms[start : start + _TERMS_PER_SEARCH]
-            bits = [(self._has(term, FIELD_BOOSTS), 1 << bit) for bit, term in enumerate(group)]
-            bits += [
-                (self._has(term, NAME_FIELDS), 1 << (_TERMS_PER_SEARCH + bit))
-                for bit, term in enumerate(group)
-            ]
+        for start in range(0, len(questions), _BITS_PER_SEARCH):
+            group = questions[start : start + _BITS_PER_SEARCH]
             spelled = tantivy.Query.boolean_query(
                 [
-                    (tantivy.Occur.Should, tantivy.Query.const_score_query(has, float(value)))
-                    for has, value in bits
+                    (
+                        tantivy.Occur.Should,
+                        tantivy.Query.const_score_query(
+                            self._has(term, NAME_FIELDS if in_name else FIELD_BOOSTS),
+                            float(1 << bit),
+                        ),
+                    )
+                    for bit, (term, in_name) in enumerate(group)
                 ]
             )
             query = tantivy.Query.boolean_query(
@@ -204,11 +216,9 @@ class KeywordReader:
                 if index is None:
                     continue
                 value = round(score)
-                for bit, term in enumerate(group):
+                for bit, (term, in_name) in enumerate(group):
                     if value >> bit & 1:
-                        anywhere[index].add(term)
-                    if value >> (_TERMS_PER_SEARCH + bit) & 1:
-                        named[index].add(term)
+                        (named if in_name else anywhere)[index].add(term)
         return [(frozenset(a), frozenset(n)) for a, n in zip(anywhere, named, strict=True)]
 
     def _has(self, term: str, fields: Iterable[str]) -> tantivy.Query:
