@@ -6,7 +6,9 @@ A change to ranking must not make searching slower: this measures, through the e
 process per checkout (a child process with that checkout first on `PYTHONPATH`), every question
 of the development sets about knowledge-garden and vaultofknowledge, each asked `--rounds` times:
 keyword-only search, hybrid search (the query's embedding included) and `[[` completion by
-meaning (`Snapshot.notes_about`), p50 and p95 in milliseconds, and the child's peak RSS. The
+meaning (`Snapshot.notes_about`), p50 and p95 in milliseconds, also apart for the questions in the
+vault's own language (Chinese in knowledge-garden, English in vaultofknowledge) and in the other,
+and the child's peak RSS. The
 vaults are indexed and embedded in `--cache-dir` first (kept; the first run embeds each vault,
 minutes; the same folders as bench_quality.py's). The children run in turn, this checkout then the other, `--pairs` times; the table
 shows the median of each figure over the pairs and the ratio new / old.
@@ -37,8 +39,12 @@ def child(vaults: Path, cache: Path, rounds: int) -> dict[str, float]:
     from memlsp.engine.engine import Engine
     from memlsp.model import SearchRequest
     from memlsp.settings.table import Settings
+    from memlsp.text import has_cjk
 
     timings: dict[str, list[float]] = {"keyword": [], "hybrid": [], "completion": []}
+    for language in ("same", "other"):
+        timings[f"keyword, {language} language"] = []
+        timings[f"hybrid, {language} language"] = []
     for name in VAULTS:
         queries = [q.query for s in SETS if s.vault == name and s.queries.is_file()
                    for q in read_questions(s.queries)]  # fmt: skip
@@ -51,10 +57,13 @@ def child(vaults: Path, cache: Path, rounds: int) -> dict[str, float]:
             snapshot.search(SearchRequest(query, mode="hybrid"))
         for _ in range(rounds):
             for query in queries:
+                language = "same" if has_cjk(query) == (name == "knowledge-garden") else "other"
                 for mode in ("keyword", "hybrid"):
                     started = time.perf_counter()
                     snapshot.search(SearchRequest(query, mode=mode, limit=10))
-                    timings[mode].append((time.perf_counter() - started) * 1000)
+                    took = (time.perf_counter() - started) * 1000
+                    timings[mode].append(took)
+                    timings[f"{mode}, {language} language"].append(took)
                 started = time.perf_counter()
                 snapshot.notes_about(query, 10)
                 timings["completion"].append((time.perf_counter() - started) * 1000)
