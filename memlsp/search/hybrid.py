@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memlsp.embed.base import PLAIN_COSINE, SimilarityScale
+from memlsp.index.dictionary import BilingualDictionary
 from memlsp.index.keyword.reader import ChunkSet, KeywordReader
 from memlsp.index.vectors import VectorHit
 from memlsp.model import Chunk, Hit, OtherSection, SearchCounts, SearchRequest, SearchResponse
@@ -27,7 +28,6 @@ from memlsp.search.listing import in_dates
 from memlsp.search.notes import best_notes, named_notes
 from memlsp.search.recall import RecallBoost
 from memlsp.search.translation import translated_terms
-from memlsp.settings.files import models_dir
 from memlsp.settings.table import Settings
 from memlsp.vault.link_graph import LinkGraph
 
@@ -142,6 +142,7 @@ def rank(
     within: ChunkSet | None = None,
     about: frozenset[str] = frozenset(),
     boost: RecallBoost | None = None,
+    dictionary: Callable[[], BilingualDictionary | None] = lambda: None,
 ) -> Ranking:
     """`vector_hits` None means the vector side did not run (off, unavailable, or keyword mode).
     `meaningless`: the embedding model reads none of the query's words as words of its own.
@@ -149,15 +150,15 @@ def rank(
     `allowed`: the notes in the request's scope (`scope.allowed_notes`), None for every note;
     `within`: the chunks of a `wide` one in the keyword index, which then asks by them.
     `about`: the notes a request's `about` favours (`about_boost` added to their scores).
-    `boost`: the `recall_weight` setting at work (search/recall.py), None when it is off."""
+    `boost`: the `recall_weight` setting at work (search/recall.py), None when it is off.
+    `dictionary`: the bilingual dictionary, asked for only when the query has words in the
+    vault's other language (search/translation.py); None while there is none."""
     count = candidate_count(request, settings)
     use_keyword = request.mode != "vector"
     use_vector = vector_hits is not None and request.mode != "keyword"
     terms = keyword.query_terms(request.query)  # common words do not decide the candidates
     share = settings.translated_share
-    translated = (
-        translated_terms(terms, keyword, models_dir(settings)) if share > 0 and use_keyword else {}
-    )
+    translated = translated_terms(terms, keyword, dictionary) if share > 0 and use_keyword else {}
     if allowed is not None and not allowed:
         warnings = [*warnings, "no note matches the paths and tags asked for: nothing found"]
         if vector_hits is not None:  # none of them is in scope: no other warning about them

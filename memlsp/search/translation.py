@@ -14,26 +14,30 @@ Chinese query, a word inside a longer one the dictionary has is not read (番茄
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 
-from memlsp.index.dictionary import bilingual_dictionary
+from memlsp.index.dictionary import BilingualDictionary
 from memlsp.index.keyword import KeywordReader
 from memlsp.parse.stopwords import COMMON_WORDS
-from memlsp.parse.tokens import dictionary, has_cjk
+from memlsp.parse.tokens import dictionary as jieba_words
+from memlsp.parse.tokens import has_cjk
 
 # Each language's most common word: the chunks that have it tell how much of the vault is in it.
 MARKERS = {"chinese": "的", "english": "the"}
 
 
-def translated_terms(terms: Sequence[str], reader: KeywordReader, folder: Path) -> dict[str, str]:
+def translated_terms(
+    terms: Sequence[str],
+    reader: KeywordReader,
+    dictionary: Callable[[], BilingualDictionary | None],
+) -> dict[str, str]:
     """The index terms of the other language's words for a query's `terms`, each -> the query
-    term it translates; `folder` keeps the dictionary. Common words, the query's own terms and
-    terms no chunk has are left out."""
+    term it translates; `dictionary` gives the dictionary, asked only when there is something
+    to translate. Common words, the query's own terms and terms no chunk has are left out."""
     chunks = reader.term_stats(list(MARKERS.values())).frequencies
     chinese_vault = chunks[MARKERS["chinese"]] > chunks[MARKERS["english"]]
     foreign = [term for term in terms if has_cjk(term) != chinese_vault]
-    words = bilingual_dictionary(folder) if foreign else None
+    words = dictionary() if foreign else None
     if words is None:
         return {}
     found = words.chinese(foreign) if chinese_vault else outermost(words.english(foreign))
@@ -51,7 +55,7 @@ def word_terms(words: str, reader: KeywordReader) -> list[str]:
     """The index terms of space-separated words: a Chinese word jieba knows is one term, as the
     index has it wherever it occurs (its pieces would only add other words' partial matches and
     cost the search a term each); any other word is cut as the index cuts text."""
-    frequency, _ = dictionary()
+    frequency, _ = jieba_words()
     terms: list[str] = []
     for word in words.split():
         terms.extend([word] if has_cjk(word) and frequency.get(word) else reader.terms(word))

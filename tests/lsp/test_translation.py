@@ -3,6 +3,7 @@ through workspace/symbol and memlsp/search, with the Chinese word it matched."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,12 @@ async def test_an_english_question_finds_a_chinese_note(
 ) -> None:
     files = {**CHINESE, "卡片/保险.md": INSURANCE}
     session = await start_session(raw_client, tmp_path, "neovim", files=files)
+    # The server builds the dictionary on a thread of its own: no request waits for it, and
+    # the first English question may come before it is there.
+    for _ in range(300):
+        if await session.finds("insurance", "卡片/保险.md"):
+            break
+        await asyncio.sleep(0.1)
     assert (await session.search_paths("insurance"))[:1] == ["卡片/保险.md"]
     answer = await session.search(query="insurance", mode="keyword")
     assert answer["results"][0]["path"] == "卡片/保险.md"

@@ -3,12 +3,14 @@ vault writes them (CC-CEDICT), and only then."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from memlsp.engine.engine import Engine
-from memlsp.index.dictionary import bilingual_dictionary
+from memlsp.index.dictionary import BilingualDictionary, bilingual_dictionary
 from memlsp.model import SearchRequest
 from memlsp.search.translation import outermost, translated_terms
 from tests.helpers.engine import open_engine
@@ -36,6 +38,10 @@ def engine_for(root: Path, notes: dict[str, str], **settings: object) -> Engine:
     return engine
 
 
+def near(folder: Path) -> Callable[[], BilingualDictionary | None]:
+    return lambda: bilingual_dictionary(folder)
+
+
 def first(engine: Engine, query: str) -> list[str]:
     request = SearchRequest(query=query, mode="keyword", expand=False)
     return [hit.chunk.path for hit in engine.read().search(request).hits]
@@ -54,6 +60,20 @@ def test_the_dictionary_reads_both_ways(tmp_path: Path) -> None:
     assert [path.name for path in tmp_path.iterdir()] == [words.path.name]
 
 
+def test_a_server_never_waits_for_the_dictionary(tmp_path: Path) -> None:
+    """Not built yet: the answer is None at once, and the dictionary is there once built on a
+    thread of its own (a copy of the one this process has, or the source read)."""
+    folder = tmp_path / "server"
+    started = time.monotonic()
+    assert bilingual_dictionary(folder, wait=False) is None
+    assert time.monotonic() - started < 0.5
+    deadline = time.monotonic() + 60
+    while (words := bilingual_dictionary(folder, wait=False)) is None:
+        assert time.monotonic() < deadline, "the dictionary was never built"
+        time.sleep(0.05)
+    assert "保险" in words.chinese(["insur"])["insur"].split()
+
+
 def test_an_english_question_finds_its_chinese_note(tmp_path: Path) -> None:
     engine = engine_for(tmp_path, CHINESE_NOTES)
     assert first(engine, "insurance")[:1] == ["保险.md"]
@@ -69,11 +89,11 @@ def test_a_chinese_question_finds_its_english_note(tmp_path: Path) -> None:
 def test_a_question_in_the_vaults_own_language_is_not_translated(tmp_path: Path) -> None:
     chinese = engine_for(tmp_path / "zh", {**CHINESE_NOTES, **ENGLISH_NOTES, "more.md": "的的的"})
     reader = chinese.read().keyword
-    assert translated_terms(reader.query_terms("保险"), reader, tmp_path) == {}
-    assert translated_terms(reader.query_terms("insurance"), reader, tmp_path)
+    assert translated_terms(reader.query_terms("保险"), reader, near(tmp_path)) == {}
+    assert translated_terms(reader.query_terms("insurance"), reader, near(tmp_path))
     english = engine_for(tmp_path / "en", ENGLISH_NOTES)
     reader = english.read().keyword
-    assert translated_terms(reader.query_terms("insurance"), reader, tmp_path) == {}
+    assert translated_terms(reader.query_terms("insurance"), reader, near(tmp_path)) == {}
 
 
 def test_translations_count_as_the_setting_says(tmp_path: Path) -> None:
@@ -88,4 +108,4 @@ def test_translations_count_as_the_setting_says(tmp_path: Path) -> None:
 def test_nothing_to_translate_changes_nothing(tmp_path: Path, query: str) -> None:
     engine = engine_for(tmp_path, CHINESE_NOTES)
     reader = engine.read().keyword
-    assert translated_terms(reader.query_terms(query), reader, tmp_path) == {}
+    assert translated_terms(reader.query_terms(query), reader, near(tmp_path)) == {}
