@@ -774,12 +774,15 @@ def test_fuzz_every_request_is_answered_once(
         assert client.process.poll() is None
 
     batch()
-    # The fuzz reached the handlers: most methods answered with a result at least once.
-    answered = {method for method, outcome in seen if outcome is None}
+    # The fuzz reached the handlers: most methods answered with a result at least once. The
+    # server registers no command, so workspace/executeCommand refuses every one (the `served`
+    # tests check that): it cannot count, or it takes one of the two misses allowed by chance.
+    answerable = set(FEATURES) - {types.WORKSPACE_EXECUTE_COMMAND}
+    answered = {method for method, outcome in seen if outcome is None} & answerable
     missed = {
         method: sorted(str(outcome) for name, outcome in seen if name == method)
-        for method in sorted(set(FEATURES) - answered)
+        for method in sorted(answerable - answered)
     }
-    assert len(answered) >= len(FEATURES) - 2, missed  # each with the error codes it got
+    assert len(answered) >= len(answerable) - 2, missed  # each with the error codes it got
     hover_works(client, vault)
     no_tracebacks(client)
