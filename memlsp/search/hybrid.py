@@ -224,15 +224,11 @@ def rank(
     fused = fused_order(rule, sides, ties, settings)
     # The query's strength: the best evidence among each side's first candidates.
     firsts = {name: ranked[:STRENGTH_DEPTH] for name, (ranked, _) in sides.items()}
+    matched = {hit.chunk.id: hit.matched for hit in keyword_hits}
     # A translation is a guess: whether the query is answered at all rests on its own words.
-    own = (
-        {hit.chunk.id: coverage(hit.matched, weights) for hit in keyword_hits}
-        if translated
-        else coverages
-    )
     found = round(
         strength(
-            [own[str(key)] for key, _ in firsts.get("keyword", [])],
+            [coverage(matched[str(key)], weights) for key, _ in firsts.get("keyword", [])],
             [min(1.0, max(0.0, value)) for _, value in firsts.get("vector", [])],
         ),
         6,
@@ -262,7 +258,6 @@ def rank(
     shown = _shown(fused, found)
     # scores fall with rank: min_score drops the tail, whatever the mode
     chosen = [item for item in fused if shown(item.score) >= request.min_score]
-    matched = {hit.chunk.id: hit.matched for hit in keyword_hits}
     hits = []
     for item in chosen[: request.limit]:
         key = str(item.key)

@@ -13,8 +13,8 @@ from memlsp.engine.engine import Engine
 from memlsp.index.dictionary import BilingualDictionary, bilingual_dictionary
 from memlsp.model import SearchRequest
 from memlsp.search.translation import outermost, translated_terms
-from tests.helpers.engine import open_engine
-from tests.helpers.vault import write
+from tests.helpers.engine import open_indexed
+from tests.helpers.vault import write_notes
 
 CHINESE_NOTES = {
     "保险.md": "# 保险的本质\n\n保险是用一笔确定的小钱，换取对不确定的大损失的保障。买保险前先想清楚要转移什么风险。\n",
@@ -30,12 +30,7 @@ ENGLISH_NOTES = {
 
 
 def engine_for(root: Path, notes: dict[str, str], **settings: object) -> Engine:
-    vault = root / "vault"
-    for name, text in notes.items():
-        write(vault, name, text)
-    engine = open_engine(vault, root / "cache", **settings)
-    engine.refresh()
-    return engine
+    return open_indexed(write_notes(root / "vault", notes), root / "cache", **settings)
 
 
 def near(folder: Path) -> Callable[[], BilingualDictionary | None]:
