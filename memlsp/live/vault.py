@@ -30,6 +30,7 @@ from memlsp.sync.queue import (
     RESCAN,
     BufferClosed,
     BufferText,
+    Caught,
     Change,
     ChangeQueue,
     DiskChanged,
@@ -44,6 +45,8 @@ BUFFER_QUIET = 0.05  # seconds of no typing before a buffer is indexed
 DISK_QUIET = 0.05  # the watcher already waits for quiet; this only merges client and watcher events
 TAKEOVER_POLL = 2.0  # seconds between looks, by a read-only vault, for a writer that has gone
 SETTLE = "\0settle"  # the key of a rescan asked for by `settle`: told to nobody as indexing
+CAUGHT = "\0caught"  # the key of the mark `settle` waits for when the watcher vouches for the disk
+WATCH_WAIT = 0.5  # seconds `settle` waits for the watcher to vouch, before it rescans instead
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +106,9 @@ class LiveVault:
         # What `settle` and `vectors_settled` wait for, changed by the writer and embedding threads.
         self._settles_taken = 0
         self._settles_done = 0
+        self._marks_put = 0  # `Caught` marks: numbered as put, the last one applied
+        self._marks_done = 0
+        self._marks_lock = threading.Lock()
         self._vectors_at: VectorsAt | None = None
         self.pace = EmbeddingPace()  # how fast embedding goes now, for a status report
         self._changes = Changes()
@@ -190,9 +196,20 @@ class LiveVault:
         self.queue.put(RESCAN, Rescan(), DISK_QUIET)
 
     def settle(self, timeout: float) -> bool:
-        """Wait until the index holds what is on disk now: until a rescan that the writer took
-        after this call has been applied. False if that took longer than `timeout` or the vault
-        stopped. Any rescan taken after the call will do, since it reads the disk after it."""
+        """Wait until the index holds what is on disk now. False if that took longer than
+        `timeout` or the vault stopped.
+
+        Its cost must not grow with the vault: when the watcher vouches that every change made
+        before this call has been reported, it only waits for those to be applied. Otherwise
+        (no watcher, polling, a rescan owed) it waits for a rescan that the writer took after
+        this call: any will do, since it reads the disk after it."""
+        watcher = self._watcher
+        if watcher is not None and watcher.caught_up(time.monotonic(), min(timeout, WATCH_WAIT)):
+            with self._marks_lock:  # numbered in the order put: one taken means all before it
+                self._marks_put += 1
+                mark = self._marks_put
+                self.queue.put_last(CAUGHT, Caught(mark))
+            return self._wait(lambda: self._marks_done >= mark, timeout)
         wanted = self._settles_taken + 1
         self.queue.put(SETTLE, Rescan())
         return self._wait(lambda: self._settles_done >= wanted, timeout)
@@ -389,11 +406,15 @@ class LiveVault:
         settling = SETTLE in changes
         if settling:
             self._settles_taken += 1  # before the disk is read: see `settle`
+        caught = changes.pop(CAUGHT, None)
         try:
-            with self.activity.busy():
-                self._apply_changes(engine, changes)
+            if changes:
+                with self.activity.busy():
+                    self._apply_changes(engine, changes)
         finally:
-            if settling:
+            if isinstance(caught, Caught):
+                self._marks_done = max(self._marks_done, caught.number)
+            if settling or caught is not None:
                 self._settles_done = self._settles_taken
                 self._changes.tell()
 

@@ -36,7 +36,15 @@ class Rescan:
     """Compare the whole vault with the index (a folder moved, or the client asked)."""
 
 
-Change = BufferText | BufferClosed | DiskChanged | Rescan
+@dataclass(frozen=True, slots=True)
+class Caught:
+    """No change: a mark that everything queued before it has been applied once it is taken
+    (`ChangeQueue.put_last`), numbered in the order the marks were put."""
+
+    number: int
+
+
+Change = BufferText | BufferClosed | DiskChanged | Rescan | Caught
 RESCAN = "\0rescan"  # the key a Rescan is queued under
 
 
@@ -60,6 +68,14 @@ class ChangeQueue:
             ):
                 change = BufferText(change.text, True)
             self._pending[path] = (change, time.monotonic() + quiet)
+            self._condition.notify()
+
+    def put_last(self, path: str, change: Change) -> None:
+        """Put `change` to be taken no sooner than every change waiting now: with them, or
+        after them."""
+        with self._condition:
+            due = max((at for _, at in self._pending.values()), default=0.0)
+            self._pending[path] = (change, max(due, time.monotonic()))
             self._condition.notify()
 
     def take(self, timeout: float | None = None) -> dict[str, Change]:

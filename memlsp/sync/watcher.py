@@ -7,6 +7,11 @@ A watch that fails never stops watching for good, nor retries in a tight loop: a
 folder is left out (said once) while everything else is watched; inotify out of watches falls back
 to polling (said once, with the fix); any other failure is said once and retried with a growing
 pause. Changes missed meanwhile are found by asking for a rescan once watching again.
+
+`caught_up` tells whoever must answer from what is on disk now (a question on the vault's
+socket) that every change made before a moment has been reported, without walking the vault: the
+watch hands over a batch, or an empty one, every `TICK_MS`, and whatever the kernel reported
+before a batch is in it or in an earlier one.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ RETRY_MAX = 30.0
 HEALTHY = 60.0  # a watch that ran this long before failing starts the pauses over
 RECHECK = 1.0  # seconds between looks at whether an unreadable folder became readable
 POLL_DELAY_MS = 1000  # when inotify cannot be used: a poll walks every watched folder
+TICK_MS = 100  # the longest a quiet watch goes without handing over a (then empty) batch
+# From a write to its event in the watch's batch being made: a few ms, even on a busy machine.
+EVENT_LAG = 0.02
 _NAMED = 5  # unreadable folders named in the warning
 
 
@@ -63,6 +71,11 @@ class VaultWatcher:
         # otherwise never be seen.
         self._missed = True
         self._told: set[str] = set()  # each warning is given once
+        # When the last batch was handed over, once it has been reported; and whether everything
+        # on disk was being watched then (inotify, and no rescan owed).
+        self._handed = threading.Condition()
+        self._handed_at = float("-inf")
+        self._trusted = False
         self._thread = threading.Thread(target=self._run, name=f"watch {root.name}", daemon=True)
 
     def start(self) -> None:
@@ -74,6 +87,25 @@ class VaultWatcher:
         self._stop.set()
         if self._thread.ident is not None:
             self._thread.join(timeout=2)
+
+    def caught_up(self, moment: float, timeout: float) -> bool:
+        """Wait until every change made on disk before `moment` (time.monotonic) has been
+        reported to `on_change`; False when the watch cannot say so (polling, a rescan owed, not
+        watching, or not within `timeout`): only a rescan then finds what changed."""
+        deadline = time.monotonic() + timeout
+        with self._handed:
+            while self._handed_at < moment and not self._stop.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._handed.wait(left)
+            return self._handed_at >= moment and self._trusted
+
+    def _hand_over(self, vouched: float) -> None:
+        with self._handed:
+            self._handed_at = max(self._handed_at, vouched)
+            self._trusted = not (self._missed or self._polling)
+            self._handed.notify_all()
 
     def relative(self, path: str) -> str | None:
         """The vault-relative path of a reported file, or None when the vault ignores it."""
@@ -152,15 +184,15 @@ class VaultWatcher:
         folders = [str(self.root)]
         if self._by_folder:
             folders = self._readable_folders()
-        checked = time.monotonic()
+        checked = asked = time.monotonic()
         for changes in watchfiles.watch(
             *folders,
             watch_filter=self._accepts,
             stop_event=self._stop,
             debounce=50,  # ms of quiet before a batch is reported
             step=10,
-            rust_timeout=1000,
-            yield_on_timeout=True,  # an empty batch every second: time to check the folder
+            rust_timeout=TICK_MS,
+            yield_on_timeout=True,  # empty batches: time to check the folder, and `caught_up`
             raise_interrupt=False,
             recursive=not self._by_folder,
             # Only with one watch per folder: a recursive watch stops adding folders at the first
@@ -169,12 +201,17 @@ class VaultWatcher:
             force_polling=True if self._polling else None,
             poll_delay_ms=POLL_DELAY_MS,
         ):
+            # What this batch vouches for: every event that reached the watch before it was asked
+            # for this batch, and, when it is empty, until now.
+            vouched = (asked if changes else time.monotonic()) - EVENT_LAG
             if self._missed:  # watching again: what happened meanwhile is found by a rescan
                 self._missed = False
                 self.on_rescan()
             paths = {p for _, path in changes if (p := self.relative(path)) is not None}
             if paths:
                 self.on_change(paths)
+            self._hand_over(vouched)
+            asked = time.monotonic()
             if self._root_touched or not self.root.is_dir():
                 return True
             if _new_folder(changes):
