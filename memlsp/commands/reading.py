@@ -67,7 +67,7 @@ def recent(snapshot: Snapshot, call: RecentCall) -> Recent:
     lately that are notes now (a deleted or renamed note's count stays in the store)."""
     notes = snapshot.graph.notes
     scope = NoteScope.from_entries((), (), call.where)
-    allowed = notes_in(snapshot.graph, scope, snapshot.properties())
+    allowed = notes_in(snapshot.graph, scope, snapshot.properties)
 
     def wanted(path: str) -> bool:
         return path in notes and (allowed is None or path in allowed)

@@ -38,7 +38,8 @@ class Batch:
         publish: Callable[[LinkGraph, set[str]], None],
     ) -> None:
         self._store = store
-        self._graph = graph  # writable
+        self._base = graph  # frozen: the graph last published
+        self._graph: LinkGraph | None = None  # writable, once changed (`_edited`)
         self._buffers = buffers  # the writer's open buffers: they win over the disk
         self._publish = publish
         self._uncommitted: set[str] = set()  # changed in the keyword index since its last commit
@@ -52,14 +53,26 @@ class Batch:
         return (c.added, c.modified, c.deleted, c.files)
 
     def publish(self) -> None:
+        """Make everything done so far visible."""
         if self._key() == self._published and not self.buffers_changed:
             return
         self._published = self._key()
         self.buffers_changed = False
-        graph = self._graph.freeze()
+        graph = self._base if self._graph is None else self._graph.freeze()
         self._publish(graph, self._uncommitted)
         self._uncommitted = set()
-        self._graph = graph.edited()
+        self._base, self._graph = graph, None
+
+    def _current(self) -> LinkGraph:
+        return self._base if self._graph is None else self._graph
+
+    def _edited(self) -> LinkGraph:
+        """The graph to change, copied from the published one on the batch's first change to it
+        since it last published: a copy costs O(notes), which a batch that changes no link (a
+        file touched, a rescan that finds nothing) must not pay."""
+        if self._graph is None:
+            self._graph = self._base.edited()
+        return self._graph
 
     def upsert(self, prepared: PreparedFile, *, link: bool = True) -> None:
         """A note's (or a skipped file's) new state. An open buffer wins over the disk: a file
@@ -89,7 +102,7 @@ class Batch:
                 self._uncommitted.add(stat.path)
                 keyword.replace_note(stat.path, list(prepared.documents))
             if link:
-                self._graph.upsert(note)
+                self._edited().upsert(note)
         chunk_ids = tuple(doc.chunk.id for doc in prepared.documents)
         records[stat.path] = FileRecord(
             stat.path,
@@ -113,29 +126,27 @@ class Batch:
         if not self._store.keyword.read_only:
             self._uncommitted.add(path)
             self._store.keyword.delete_note(path)
-        self._graph.remove(path)
+        self._edited().remove(path)
 
     def attachment(self, path: str, exists: bool) -> None:
         """A file that is not a note came, went or changed."""
-        graph = self._graph
-        known = path in graph.table.files
+        known = path in self._current().table.files
         if exists and not known:
-            graph.add_file(path)
+            self._edited().add_file(path)
         elif known and not exists:
-            graph.remove(path)
+            self._edited().remove(path)
         else:
             return
         self.counts.files = True
 
     def attachments(self, files: list[str]) -> None:
         """The vault's attachments are exactly `files`."""
-        graph = self._graph
         current = set(files)
-        known = graph.table.files - self._store.manifest.records.keys()
+        known = self._current().table.files - self._store.manifest.records.keys()
         for path in sorted(known - current):
-            graph.remove(path)
+            self._edited().remove(path)
         for path in sorted(current - known):
-            graph.add_file(path)
+            self._edited().add_file(path)
         self._store.manifest.files = tuple(files)
         self.counts.files |= known != current
 

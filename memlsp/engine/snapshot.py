@@ -251,7 +251,7 @@ class Snapshot:
         """The notes a request's scope admits (search/scope.py), once per revision and scope: a
         picker asks again with the same filters at every key typed."""
         key = ("scope", request.paths, request.tags, request.where)
-        return self.memo(key, lambda: allowed_notes(self.graph, request, self.properties()))
+        return self.memo(key, lambda: allowed_notes(self.graph, request, self.properties))
 
     def _chunks_within(
         self, request: SearchRequest, allowed: frozenset[str] | None

@@ -77,7 +77,7 @@ class VaultWriter:
     @contextmanager
     def _batch(self, *, buffers_changed: bool = False) -> Iterator[Batch]:
         """One unit of change, published once at the end (or at each `publish` before it)."""
-        batch = Batch(self.store, self.snapshot.graph.edited(), self._buffers, self._publish)
+        batch = Batch(self.store, self.snapshot.graph, self._buffers, self._publish)
         batch.buffers_changed = buffers_changed
         try:
             yield batch

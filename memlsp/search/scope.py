@@ -10,7 +10,7 @@ linked to a result are context and stay whatever their place.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from memlsp.model import Link, LinkKind, Note, SearchRequest, Span, quoted
@@ -133,22 +133,24 @@ class NoteScope:
 
 
 def allowed_notes(
-    graph: LinkGraph, request: SearchRequest, properties: PropertyIndex | None = None
+    graph: LinkGraph, request: SearchRequest, properties: Callable[[], PropertyIndex] | None = None
 ) -> frozenset[str] | None:
     """The notes a search may answer with; None when its scope is the whole vault."""
     return notes_in(graph, NoteScope.of(request), properties)
 
 
 def notes_in(
-    graph: LinkGraph, scope: NoteScope, properties: PropertyIndex | None = None
+    graph: LinkGraph, scope: NoteScope, properties: Callable[[], PropertyIndex] | None = None
 ) -> frozenset[str] | None:
-    """The notes in `scope`; None when it is the whole vault. `properties`: the graph's
-    (`PropertyIndex.of(graph)`, which a snapshot keeps)."""
+    """The notes in `scope`; None when it is the whole vault. `properties`: gives the graph's
+    (`PropertyIndex.of(graph)`, which a snapshot keeps), asked for only by a property filter:
+    building it reads every note, which a search without one must not wait for after each edit."""
     if scope.everything:
         return None
     notes: Iterable[str] = graph.notes
     if scope.where:
-        notes = (properties or PropertyIndex.of(graph)).holding(scope.where, link_resolver(graph))
+        index = properties() if properties is not None else PropertyIndex.of(graph)
+        notes = index.holding(scope.where, link_resolver(graph))
     if not scope.paths and not scope.tags:
         return frozenset(notes)
     return frozenset(
