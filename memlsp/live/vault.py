@@ -9,6 +9,7 @@ so a client's `initialize` is answered at once.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from memlsp.engine.engine import Engine, EngineClosed
 from memlsp.engine.snapshot import Snapshot
+from memlsp.heap import release_memory
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.changes import Changes
 from memlsp.live.status import EmbeddingPace, VaultStatus, notes_done
@@ -46,6 +48,7 @@ DISK_QUIET = 0.05  # the watcher already waits for quiet; this only merges clien
 TAKEOVER_POLL = 2.0  # seconds between looks, by a read-only vault, for a writer that has gone
 SETTLE = "\0settle"  # the key of a rescan asked for by `settle`: told to nobody as indexing
 CAUGHT = "\0caught"  # the key of the mark `settle` waits for when the watcher vouches for the disk
+RELEASE_AFTER = 1000  # files indexed by a refresh, after which freed memory is given back
 WATCH_WAIT = 0.5  # seconds `settle` waits for the watcher to vouch, before it rescans instead
 
 
@@ -391,6 +394,10 @@ class LiveVault:
         for item in summary.skipped + summary.problems:
             log.info("%s: %s", printable(item.path), printable(item.reason))
         self.listener.indexing_done(self, summary)
+        if summary.added + summary.modified + summary.deleted > RELEASE_AFTER:
+            # What indexing many files freed stays with the process unless given back.
+            gc.collect()
+            release_memory()
         self._warm_up_segmenter(engine)
 
     def _warm_up_segmenter(self, engine: Engine) -> None:

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from memlsp.model import LinkKind, LinkStatus, Note, Resolution, ResolvedLink
 from memlsp.vault.names import NameTable
 from memlsp.vault.resolve import lookup_keys, resolve
-from memlsp.vault.shared import SharedMap
+from memlsp.vault.shared import SharedMap, add_to, discard_from
 
 
 class LinkGraph:
@@ -29,10 +29,17 @@ class LinkGraph:
         self._outlinks: dict[str, tuple[ResolvedLink, ...]] = {}
         # target -> source -> the source's links that reach the target, in the source's order
         self._inlinks: SharedMap[str, dict[str, tuple[ResolvedLink, ...]]] = SharedMap()
-        self._dependents: SharedMap[str, set[str]] = SharedMap()  # name key -> sources
+        self._dependents: dict[str, tuple[str, ...]] = {}  # name key -> sources
         # links per status, kept as links come and go: a summary after each edit needs no walk
         self._statuses: Counter[LinkStatus] = Counter()
         self.frozen = False
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A graph saved by an earlier version kept a set of sources per name key."""
+        dependents = state["_dependents"]
+        if isinstance(dependents, SharedMap):
+            state["_dependents"] = {key: tuple(sorted(v)) for key, v in dependents.items()}
+        self.__dict__.update(state)
 
     # -- revisions -----------------------------------------------------------------------
 
@@ -50,7 +57,7 @@ class LinkGraph:
         twin.notes = dict(self.notes)
         twin._outlinks = dict(self._outlinks)
         twin._inlinks = self._inlinks.copy()
-        twin._dependents = self._dependents.copy()
+        twin._dependents = dict(self._dependents)
         twin._statuses = Counter(self._statuses)
         twin.frozen = False
         return twin
@@ -72,8 +79,12 @@ class LinkGraph:
         # Many links share a target: resolve each (kind, target, folder) once. Resolution depends
         # on the source only through its folder (relative paths, the same-folder tie-break).
         memo: dict[tuple[LinkKind, str, str], Resolution] = {}
+        # A hub's name has thousands of sources: gathered in lists, made tuples once.
+        gathered: dict[str, list[str]] = {}
         for path in self.notes:
-            self._relink(path, memo)
+            self._relink(path, memo, gathered)
+        for key, sources in gathered.items():
+            self._dependents[key] = tuple(dict.fromkeys((*self._dependents.get(key, ()), *sources)))
 
     def upsert(self, note: Note) -> None:
         self._writing()
@@ -123,12 +134,13 @@ class LinkGraph:
                     self._inlinks.writable(target, dict).pop(source, None)  # all links at once
                     self._inlinks.drop_if_empty(target)
             for key in lookup_keys(resolved.link):
-                if key in self._dependents:
-                    self._dependents.writable(key, set).discard(source)
-                    self._dependents.drop_if_empty(key)
+                discard_from(self._dependents, key, source)
 
     def _relink(
-        self, source: str, memo: dict[tuple[LinkKind, str, str], Resolution] | None = None
+        self,
+        source: str,
+        memo: dict[tuple[LinkKind, str, str], Resolution] | None = None,
+        gathered: dict[str, list[str]] | None = None,
     ) -> None:
         self._unlink(source)
         note = self.notes[source]
@@ -143,9 +155,11 @@ class LinkGraph:
                     memo_key, resolve(link, source, self.table)
                 )
             resolved.append(ResolvedLink(source, link, resolution))
-        self._attach(source, resolved)
+        self._attach(source, resolved, gathered)
 
-    def _attach(self, source: str, resolved: list[ResolvedLink]) -> None:
+    def _attach(
+        self, source: str, resolved: list[ResolvedLink], gathered: dict[str, list[str]] | None
+    ) -> None:
         self._outlinks[source] = tuple(resolved)
         reaching: dict[str, list[ResolvedLink]] = {}
         for item in resolved:
@@ -153,7 +167,12 @@ class LinkGraph:
             for target in item.resolution.targets:
                 reaching.setdefault(target, []).append(item)
             for key in lookup_keys(item.link):
-                self._dependents.writable(key, set).add(source)
+                if gathered is None:
+                    add_to(self._dependents, key, source)
+                    continue
+                sources = gathered.setdefault(key, [])
+                if not sources or sources[-1] != source:
+                    sources.append(source)
         for target, items in reaching.items():
             self._inlinks.writable(target, dict)[source] = tuple(items)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from memlsp.text import basename as basename
 from memlsp.text import folded
 from memlsp.vault.rules import DEFAULT_RULES
-from memlsp.vault.shared import SharedMap
+from memlsp.vault.shared import SharedMap, add_to, discard_from
 
 # Link resolution knows notes by the default suffixes: `note_suffixes` is not a setting a user or
 # a vault can change (config.USER_SETTINGS), so the table needs no settings.
@@ -43,16 +43,26 @@ class NameTable:
     """Every file of the vault by exact path, by case-insensitive path, by name and by alias.
 
     Notes are looked up without their `.md` suffix; other files (attachments) by their full name.
+    A key's paths are a tuple: nearly every name is one file's, and a set per name would cost a
+    vault of 50,000 notes some 25 MB.
     """
 
     def __init__(self) -> None:
         self.notes: set[str] = set()
         self.files: set[str] = set()
-        self._by_folded_path: SharedMap[str, set[str]] = SharedMap()
-        self._by_name: SharedMap[str, set[str]] = SharedMap()
-        self._by_alias: SharedMap[str, set[str]] = SharedMap()
+        self._by_folded_path: dict[str, tuple[str, ...]] = {}
+        self._by_name: dict[str, tuple[str, ...]] = {}
+        self._by_alias: dict[str, tuple[str, ...]] = {}
         self._aliases: dict[str, tuple[str, ...]] = {}
         self._shared = False  # the containers are another table's too: copy them before a change
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A table saved by an earlier version kept a set per key (in a `SharedMap`)."""
+        for name in ("_by_folded_path", "_by_name", "_by_alias"):
+            table = state[name]
+            if isinstance(table, SharedMap):
+                state[name] = {key: tuple(paths) for key, paths in table.items()}
+        self.__dict__.update(state)
 
     def copy(self) -> NameTable:
         """A copy for the link graph's next revision (vault/link_graph.py `edited`): it reads this
@@ -69,9 +79,9 @@ class NameTable:
         if not self._shared:
             return
         self.notes, self.files = set(self.notes), set(self.files)
-        self._by_folded_path = self._by_folded_path.copy()
-        self._by_name = self._by_name.copy()
-        self._by_alias = self._by_alias.copy()
+        self._by_folded_path = dict(self._by_folded_path)
+        self._by_name = dict(self._by_name)
+        self._by_alias = dict(self._by_alias)
         self._aliases = dict(self._aliases)
         self._shared = False
 
@@ -97,35 +107,29 @@ class NameTable:
     def add(self, path: str, aliases: tuple[str, ...] = ()) -> None:
         self._own()
         (self.notes if is_note_path(path) else self.files).add(path)
-        self._by_folded_path.writable(self.lookup_path(path), set).add(path)
-        self._by_name.writable(name_key(file_name(path)), set).add(path)
+        add_to(self._by_folded_path, self.lookup_path(path), path)
+        add_to(self._by_name, name_key(file_name(path)), path)
         self._aliases[path] = aliases
         for alias in aliases:
-            self._by_alias.writable(name_key(alias), set).add(path)
+            add_to(self._by_alias, name_key(alias), path)
 
     def remove(self, path: str) -> None:
         self._own()
         self.notes.discard(path)
         self.files.discard(path)
-        _discard(self._by_folded_path, self.lookup_path(path), path)
-        _discard(self._by_name, name_key(file_name(path)), path)
+        discard_from(self._by_folded_path, self.lookup_path(path), path)
+        discard_from(self._by_name, name_key(file_name(path)), path)
         for alias in self._aliases.pop(path, ()):
-            _discard(self._by_alias, name_key(alias), path)
+            discard_from(self._by_alias, name_key(alias), path)
 
     def exists(self, path: str) -> bool:
         return path in self.notes or path in self.files
 
-    def by_folded_path(self, path: str) -> set[str]:
-        return self._by_folded_path.get(self.lookup_path(path)) or set()
+    def by_folded_path(self, path: str) -> frozenset[str]:
+        return frozenset(self._by_folded_path.get(self.lookup_path(path), ()))
 
-    def by_name(self, name: str) -> set[str]:
-        return self._by_name.get(name_key(name)) or set()
+    def by_name(self, name: str) -> frozenset[str]:
+        return frozenset(self._by_name.get(name_key(name), ()))
 
-    def by_alias(self, alias: str) -> set[str]:
-        return self._by_alias.get(name_key(alias)) or set()
-
-
-def _discard(table: SharedMap[str, set[str]], key: str, path: str) -> None:
-    if key in table:
-        table.writable(key, set).discard(path)
-        table.drop_if_empty(key)
+    def by_alias(self, alias: str) -> frozenset[str]:
+        return frozenset(self._by_alias.get(name_key(alias), ()))

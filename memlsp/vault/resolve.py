@@ -14,6 +14,7 @@ Anything that climbs out of the vault, or is a `file:` address, is `OUTSIDE` and
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from memlsp.model import Link, LinkKind, LinkStatus, Resolution
@@ -45,6 +46,22 @@ def _target_keys(written: str) -> frozenset[str]:
 
 
 def resolve(link: Link, source: str, table: NameTable) -> Resolution:
+    """Where `link`, written in `source`, goes. Equal answers are one object: a vault holds a
+    few resolutions per note but several links per note, most to the same few targets."""
+    if len(_SHARED) > SHARED_MAX:
+        _SHARED.clear()
+    resolution = _resolve(link, source, table)
+    return _SHARED.setdefault(resolution, resolution)
+
+
+# Read and written by whoever resolves (the writer, a request looking at a link being typed):
+# `setdefault` is atomic, and a value it hands out is immutable. Emptied when it grows past any
+# vault's worth, so what the vault no longer links to goes with it.
+_SHARED: dict[Resolution, Resolution] = {}
+SHARED_MAX = 1 << 18
+
+
+def _resolve(link: Link, source: str, table: NameTable) -> Resolution:
     if not link.target:
         return Resolution(LinkStatus.RESOLVED, (source,))
     target = link.target.replace("\\", "/").strip()
@@ -105,7 +122,9 @@ def _by_path(target: str, table: NameTable) -> str | None:
 def _by_name(
     name: str, folders: tuple[str, ...], source: str, table: NameTable
 ) -> Resolution | None:
-    matches = table.by_name(strip_note_suffix(name)) if is_note_path(name) else set()
+    matches: AbstractSet[str] = frozenset()
+    if is_note_path(name):
+        matches = table.by_name(strip_note_suffix(name))
     if not matches:
         matches = table.by_name(name)
     if not matches:
@@ -124,7 +143,7 @@ def _by_name(
     return Resolution(LinkStatus.AMBIGUOUS, (ranked[0],), tuple(sorted(matches)))
 
 
-def _longest_suffix(paths: set[str], folders: tuple[str, ...]) -> set[str]:
+def _longest_suffix(paths: AbstractSet[str], folders: tuple[str, ...]) -> set[str]:
     """Keep the paths whose folders end with all of the link's folders."""
     wanted = [name_key(folder) for folder in reversed(folders)]
     best: set[str] = set()

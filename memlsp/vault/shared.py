@@ -9,7 +9,7 @@ container alone. Both sides of a copy become copy-on-write, so neither can reach
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, ItemsView
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -55,9 +55,33 @@ class SharedMap(Generic[K, C]):
         self._owned = set()
         return twin
 
+    def items(self) -> ItemsView[K, C]:
+        """Every key and its container, to read only."""
+        return self._items.items()
+
     def __getstate__(self) -> dict[K, C]:
         return self._items
 
     def __setstate__(self, items: dict[K, C]) -> None:
         self._items = items
         self._owned = None
+
+
+# Tuples for the many keys with one or a few values: a set costs 216 bytes even for one. A change
+# makes a new tuple, so a tuple is never changed under a reader and a copy shares them all.
+
+
+def add_to(table: dict[K, tuple[str, ...]], key: K, value: str) -> None:
+    values = table.get(key, ())
+    if value not in values:
+        table[key] = (*values, value)
+
+
+def discard_from(table: dict[K, tuple[str, ...]], key: K, value: str) -> None:
+    values = table.get(key, ())
+    if value in values:
+        rest = tuple(v for v in values if v != value)
+        if rest:
+            table[key] = rest
+        else:
+            del table[key]
