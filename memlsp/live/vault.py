@@ -20,12 +20,14 @@ from pathlib import Path
 from memlsp.engine.engine import Engine, EngineClosed
 from memlsp.engine.snapshot import Snapshot
 from memlsp.heap import release_memory
+from memlsp.index.dictionary import bilingual_dictionary
 from memlsp.index.semantic import VectorStatus
 from memlsp.live.changes import Changes
 from memlsp.live.status import EmbeddingPace, VaultStatus, notes_done
 from memlsp.live.vectors import EmbeddingLoop, VectorsAt
 from memlsp.model import IndexSummary, printable
 from memlsp.parse.tokens import has_cjk, warm_up
+from memlsp.settings.files import models_dir
 from memlsp.settings.table import Settings
 from memlsp.sync.activity import Activity
 from memlsp.sync.queue import (
@@ -292,6 +294,10 @@ class LiveVault:
             self._ready.set()
             return
         self._engine = engine
+        # Built on a thread of its own while the vault indexes (2-3 s, once per cache folder),
+        # rather than by the first question in the other language, which every question after
+        # it for those seconds would wait behind.
+        bilingual_dictionary(models_dir(self.settings), wait=False)
         if self._watch and not self._stopping.is_set():
             self._watcher = VaultWatcher(
                 self.root,
