@@ -111,9 +111,7 @@ class LiveVault:
         # What `settle` and `vectors_settled` wait for, changed by the writer and embedding threads.
         self._settles_taken = 0
         self._settles_done = 0
-        self._marks_put = 0  # `Caught` marks: numbered as put, the last one applied
-        self._marks_done = 0
-        self._marks_lock = threading.Lock()
+        self._marks_done = 0  # the number of the last `Caught` mark applied
         self._vectors_at: VectorsAt | None = None
         self.pace = EmbeddingPace()  # how fast embedding goes now, for a status report
         self._changes = Changes()
@@ -210,10 +208,7 @@ class LiveVault:
         this call: any will do, since it reads the disk after it."""
         watcher = self._watcher
         if watcher is not None and watcher.caught_up(time.monotonic(), min(timeout, WATCH_WAIT)):
-            with self._marks_lock:  # numbered in the order put: one taken means all before it
-                self._marks_put += 1
-                mark = self._marks_put
-                self.queue.put_last(CAUGHT, Caught(mark))
+            mark = self.queue.put_mark(CAUGHT)  # one taken means every one put before it
             return self._wait(lambda: self._marks_done >= mark, timeout)
         wanted = self._settles_taken + 1
         self.queue.put(SETTLE, Rescan())

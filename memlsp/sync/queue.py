@@ -53,6 +53,7 @@ class ChangeQueue:
         self._pending: dict[str, tuple[Change, float]] = {}  # path -> (change, due time)
         self._condition = threading.Condition()
         self._closed = False
+        self._marks = 0  # `Caught` marks put
 
     def put(self, path: str, change: Change, quiet: float = 0.0) -> None:
         with self._condition:
@@ -70,13 +71,15 @@ class ChangeQueue:
             self._pending[path] = (change, time.monotonic() + quiet)
             self._condition.notify()
 
-    def put_last(self, path: str, change: Change) -> None:
-        """Put `change` to be taken no sooner than every change waiting now: with them, or
-        after them."""
+    def put_mark(self, path: str) -> int:
+        """Put a `Caught` mark under `path`, to be taken no sooner than every change waiting
+        now (with them, or after them); its number, one more than the mark put before."""
         with self._condition:
+            self._marks += 1
             due = max((at for _, at in self._pending.values()), default=0.0)
-            self._pending[path] = (change, max(due, time.monotonic()))
+            self._pending[path] = (Caught(self._marks), max(due, time.monotonic()))
             self._condition.notify()
+            return self._marks
 
     def take(self, timeout: float | None = None) -> dict[str, Change]:
         """Wait for changes whose quiet time has passed; {} on timeout or once closed."""
