@@ -4,6 +4,7 @@ status`, each a thin adapter over the engine; `serve` and `mcp` keep a vault ope
 from __future__ import annotations
 
 import argparse
+import io
 import logging
 import os
 import sys
@@ -92,6 +93,8 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
     from memlsp.engine.engine import Engine
 
     call = None if args.command == "index" else answers.command_call(args)  # checked first
+    if args.command != "index" and _answered_unchanged(args, call, settings):
+        return 0
     try:
         engine = Engine.open(vault, settings)
     except OSError as error:  # no cache folder can be made (a read-only disk, a vault at `/`)
@@ -111,6 +114,29 @@ def _run(args: argparse.Namespace, arguments: list[str]) -> int:
     finally:
         engine.close()
     return 0
+
+
+def _answered_unchanged(args: argparse.Namespace, call: Any, settings: Settings) -> bool:
+    """Answered from the index as saved, read row by row, when the vault has not changed since
+    and nothing is to be embedded first (engine/lean.py); False to open the whole index."""
+    from memlsp.commands import answers
+    from memlsp.engine.lean import Unreadable, open_unchanged
+
+    if settings.embedder != "none" and answers.reads_vectors(args, call):
+        return False
+    lean = open_unchanged(args.vault, settings)
+    if lean is None:
+        return False
+    out = io.StringIO()
+    try:
+        answers.print_answer(lean.snapshot, args, call, out)
+    except Unreadable as error:
+        log.info("%s; opening the whole index", error)
+        return False
+    finally:
+        lean.close()
+    sys.stdout.write(out.getvalue())
+    return True
 
 
 def _status(args: argparse.Namespace, settings: Settings) -> int:

@@ -102,6 +102,9 @@ class Snapshot:
     # How often each note was recalled (index/recall.py), shared by every process; None for a
     # snapshot no engine handed out.
     recall: RecallStore | None = None
+    # Each file's time, when the records are read row by row (engine/lean.py), where a list of
+    # every note by time must not read every note's row; None: the records' own.
+    saved_times: Mapping[str, int] | None = None
     # What was computed once from this revision (`memo`). `Engine.read` hands each request a copy
     # of the revision's snapshot with the settings of the moment (`replace`), and the copy keeps
     # this same dict: every request of a revision shares it. A new revision starts empty.
@@ -124,6 +127,11 @@ class Snapshot:
         """When a file last changed (ns); an open buffer is being changed now."""
         if path in self.buffers:
             return sys.maxsize
+        return self._saved_time(path)
+
+    def _saved_time(self, path: str) -> int:
+        if self.saved_times is not None:
+            return self.saved_times.get(path, 0)
         record = self.records.get(path)
         return record.mtime_ns if record is not None else 0
 
@@ -134,8 +142,7 @@ class Snapshot:
         (a few notes are open at once)."""
         buffered = self.buffers.get(path)
         if buffered is None:
-            record = self.records.get(path)
-            return record.mtime_ns if record is not None else 0
+            return self._saved_time(path)
         stat = stat_path(self.root, path, self.settings)
         if stat is None or read_text(self.root, stat, self.settings).text != buffered:
             return None
@@ -330,15 +337,7 @@ class Snapshot:
         for candidate in (reference, reference + ".md"):
             if candidate in notes:
                 return candidate
-        wanted = name_key(reference.removesuffix(".md"))
-        return min(
-            (
-                path
-                for path, note in notes.items()
-                if name_key(note.stem) == wanted or name_key(note.title) == wanted
-            ),
-            default=None,
-        )
+        return min(self.graph.paths_named(name_key(reference.removesuffix(".md"))), default=None)
 
     def candidates_for_names(self, names: Sequence[str]) -> list[str]:
         """The notes whose indexed text may hold one of `names` (queries/mentions.py)."""

@@ -20,7 +20,10 @@ from pathlib import Path
 from types import MappingProxyType
 
 from memlsp.engine.batch import Batch, Counts, loaded_graph
+from memlsp.engine.note_rows import SavedRows
 from memlsp.engine.snapshot import EMPTY, Snapshot
+from memlsp.index.note_table import FILE_NAME as NOTE_TABLE
+from memlsp.index.note_table import NoteTable
 from memlsp.index.store import IndexStore
 from memlsp.model import IndexSummary, Skipped, printable
 from memlsp.queries.mentions import FoundBefore
@@ -71,6 +74,10 @@ class VaultWriter:
         self._symlinks_to: dict[str, set[str]] = {}  # a file -> the notes that are links to it
         self._found_before = FoundBefore()  # unlinked mentions found, for the next revisions
         self.snapshot = self._snapshot(graph.freeze())
+        # The manifest row by row, for a process that answers without loading it (lean.py).
+        self._rows = SavedRows(NoteTable(store.cache_dir / NOTE_TABLE), manifest.fingerprint)
+        if not store.read_only:
+            self._rows.loaded(store.manifest_path, self.snapshot.graph, manifest.records)
 
     # -- batches ----------------------------------------------------------------------------
 
@@ -279,19 +286,29 @@ class VaultWriter:
             self._save_manifest()
 
     def _save_manifest(self) -> None:
-        if not self._manifest_dirty or self.store.read_only:
+        """Save the manifest if it changed, then the note table's rows of what changed; the
+        table alone when it is older than the manifest (an index made before it had one)."""
+        if self.store.read_only:
             return
-        manifest = self.store.manifest
-        manifest.graph = self.snapshot.graph
-        manifest.save(self.store.manifest_path)
-        self._manifest_dirty = False
-        self.store.journal.clear()
+        path, manifest, graph = self.store.manifest_path, self.store.manifest, self.snapshot.graph
+        if self._manifest_dirty:
+            manifest.graph = graph
+            saved = manifest.save(path)
+            if not saved:
+                self._rows.table.forget()
+            self._manifest_dirty = False
+            self.store.journal.clear()
+        else:
+            saved = self._rows.behind and path.exists()
+        if saved:
+            self._rows.save(path, graph, manifest.records, graph.table.files)
 
     def close(self) -> None:
         """Waits for a batch operation under way, then saves and lets go of the index."""
         with self._lock:
             self._save_manifest()
             self.store.close()
+            self._rows.close()
 
     def summary(self, started: float, counts: Counts, skipped: list[Skipped]) -> IndexSummary:
         notes = chunks = 0

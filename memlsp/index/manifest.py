@@ -60,12 +60,13 @@ class Manifest:
     # Opaque here: the index layer does not know the vault layer's types.
     graph: Any = None
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path) -> bool:
+        """Whether it was saved (it is not, with a warning, when there is no key to sign it)."""
         try:
             key = manifest_key()
         except OSError as error:
             log.warning("manifest not saved: %s", error)
-            return
+            return False
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
         with gc_paused():
@@ -84,6 +85,7 @@ class Manifest:
             handle.write(_mac(key, payload))
             handle.write(payload)
         os.replace(temporary, path)
+        return True
 
     @classmethod
     def load(cls, path: Path, fingerprint: str) -> tuple[Manifest, str | None]:
@@ -118,6 +120,20 @@ class Manifest:
 
 class Refused(Exception):
     """A manifest file memlsp will not load: not signed with this user's key, or not its data."""
+
+
+def signed(payload: bytes, key: bytes) -> bytes:
+    """`payload` behind its HMAC, for `load_signed`."""
+    return _mac(key, payload) + payload
+
+
+def load_signed(data: bytes, key: bytes) -> Any:
+    """What `signed` signed, loaded as a manifest is (only a manifest's classes); `Refused` when
+    the signature does not match."""
+    mac, payload = data[: hashlib.sha256().digest_size], data[hashlib.sha256().digest_size :]
+    if not hmac.compare_digest(mac, _mac(key, payload)):
+        raise Refused("its signature does not match this user's key")
+    return _Unpickler(io.BytesIO(payload)).load()
 
 
 def seal(payload: bytes, key: bytes) -> bytes:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from memlsp.model import LinkKind, LinkStatus, Note, Resolution, ResolvedLink
-from memlsp.vault.names import NameTable
+from memlsp.vault.names import NameTable, name_key
 from memlsp.vault.resolve import lookup_keys, resolve
 from memlsp.vault.shared import SharedMap, add_to, discard_from
 
@@ -176,7 +176,24 @@ class LinkGraph:
         for target, items in reaching.items():
             self._inlinks.writable(target, dict)[source] = tuple(items)
 
+    def changed_since(self, older: LinkGraph) -> tuple[set[str], set[str]]:
+        """The notes whose links, and the files whose inlinks, are not `older`'s, a revision this
+        one was edited from: compared by identity, as an edit replaces what it changes."""
+        sources = {p for p, links in self._outlinks.items() if older._outlinks.get(p) is not links}
+        sources.update(older._outlinks.keys() - self._outlinks.keys())
+        targets = {t for t, inner in self._inlinks.items() if older._inlinks.get(t) is not inner}
+        targets.update(older._inlinks.keys() - self._inlinks.keys())
+        return sources, targets
+
     # -- queries -------------------------------------------------------------------------
+
+    def paths_named(self, key: str) -> list[str]:
+        """The notes whose file name or title has the name key `key` (`name_key`)."""
+        return [
+            path
+            for path, note in self.notes.items()
+            if name_key(note.stem) == key or name_key(note.title) == key
+        ]
 
     def outlinks(self, path: str) -> tuple[ResolvedLink, ...]:
         return self._outlinks.get(path, ())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from memlsp.text import basename as basename
 from memlsp.text import folded
 from memlsp.vault.rules import DEFAULT_RULES
@@ -121,6 +123,18 @@ class NameTable:
         discard_from(self._by_name, name_key(file_name(path)), path)
         for alias in self._aliases.pop(path, ()):
             discard_from(self._by_alias, name_key(alias), path)
+
+    def rows(self) -> Iterator[tuple[str, str, str]]:
+        """Every (kind, key, path) of the tables links resolve by, kind "folded", "name" or
+        "alias" (`by_folded_path`, `by_name`, `by_alias`)."""
+        for kind, table in (
+            ("folded", self._by_folded_path),
+            ("name", self._by_name),
+            ("alias", self._by_alias),
+        ):
+            for key, paths in table.items():
+                for path in paths:
+                    yield kind, key, path
 
     def exists(self, path: str) -> bool:
         return path in self.notes or path in self.files

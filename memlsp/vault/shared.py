@@ -9,7 +9,7 @@ container alone. Both sides of a copy become copy-on-write, so neither can reach
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, ItemsView
+from collections.abc import Callable, ItemsView, KeysView
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -54,6 +54,9 @@ class SharedMap(Generic[K, C]):
         twin._owned = set()
         self._owned = set()
         return twin
+
+    def keys(self) -> KeysView[K]:
+        return self._items.keys()
 
     def items(self) -> ItemsView[K, C]:
         """Every key and its container, to read only."""
