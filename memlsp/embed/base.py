@@ -108,15 +108,15 @@ def vector_parts(embedder: Embedder) -> tuple[int, ...]:
 
 
 def unload_idle(embedder: Embedder, seconds: float) -> tuple[str, ...]:
-    """Unload the embedder's models unused for `seconds` (lazy.py); the ids of those unloaded.
-    An embedder that holds no model of its own (an endpoint) has none to unload."""
+    """Unload the embedder's models once none was used for `seconds` (lazy.py); the ids of
+    those unloaded. An embedder that holds no model of its own (an endpoint) has none."""
     unload = getattr(embedder, "unload_idle", None)
     return tuple(unload(seconds)) if callable(unload) else ()
 
 
 def until_unload(embedder: Embedder, seconds: float) -> float | None:
-    """Seconds until one of the embedder's loaded models will have been unused for `seconds`;
-    None when it has none loaded (or none it can unload)."""
+    """Seconds until none of the embedder's models will have been used for `seconds`; None when
+    it has none loaded (or none it can unload)."""
     until = getattr(embedder, "until_unload", None)
     return until(seconds) if callable(until) else None
 

@@ -27,7 +27,7 @@ from memlsp.embed.base import (
     knows_word,
     unit_rows,
 )
-from memlsp.embed.lazy import LazyEmbedder, until_unload
+from memlsp.embed.lazy import LazyEmbedder, unload_together, until_unload
 from memlsp.text import cjk_letters
 
 # Query weights of the three blocks (MiniLM, USE of Chinese chunks, USE of Latin chunks). A Chinese
@@ -105,14 +105,12 @@ class BilingualEmbedder:
         return unit_rows(out)
 
     def unload_idle(self, seconds: float) -> tuple[str, ...]:
-        """Unload each model unused for `seconds`; the ids of those unloaded. The next text that
-        needs one loads it again."""
-        gone = (model.unload_if_idle(seconds) for model in (self._latin, self._cjk))
-        return tuple(name for name in gone if name is not None)
+        """Unload both models once neither was used for `seconds`; the ids of those unloaded.
+        The next text that needs one loads it again."""
+        return unload_together((self._latin, self._cjk), seconds)
 
     def until_unload(self, seconds: float) -> float | None:
-        """Seconds until a loaded model will have been unused for `seconds`; None: none is
-        loaded."""
+        """Seconds until neither model will have been used for `seconds`; None: none is loaded."""
         return until_unload((self._latin, self._cjk), seconds)
 
     def use_parts(self, stored: Sequence[bool]) -> None:

@@ -125,10 +125,20 @@ class LazyEmbedder:
 
 
 def until_unload(models: Sequence[LazyEmbedder], seconds: float) -> float | None:
-    """Seconds until the first of `models` still loaded will have been unused for `seconds`
-    (0.0 when one already has); None when none is loaded."""
-    waits = [max(0.0, seconds - unused) for m in models if (unused := m.unused_for()) is not None]
-    return min(waits, default=None)
+    """Seconds until none of `models` will have been used for `seconds` (0.0: none has been),
+    counted from the last use of any of them; None when none is loaded."""
+    unused = [idle for model in models if (idle := model.unused_for()) is not None]
+    return max(0.0, seconds - min(unused)) if unused else None
+
+
+def unload_together(models: Sequence[LazyEmbedder], seconds: float) -> tuple[str, ...]:
+    """Unload the loaded ones of `models` once none was used for `seconds`: the models of one
+    embedder serve the same texts, so they go (and are told of) together. The ids unloaded."""
+    if until_unload(models, seconds) != 0.0:
+        return ()
+    # Each looks again under its own lock: one used meanwhile stays.
+    gone = (model.unload_if_idle(seconds) for model in models)
+    return tuple(name for name in gone if name is not None)
 
 
 class OneModel:
@@ -157,8 +167,7 @@ class OneModel:
             return knows_word(model, word)
 
     def unload_idle(self, seconds: float) -> tuple[str, ...]:
-        gone = self._model.unload_if_idle(seconds)
-        return () if gone is None else (gone,)
+        return unload_together((self._model,), seconds)
 
     def until_unload(self, seconds: float) -> float | None:
         return until_unload((self._model,), seconds)

@@ -229,8 +229,8 @@ class Engine:
         return self._vectors.step(self._writer.snapshot.keyword.chunks_of, limit, pause)
 
     def unload_idle_models(self) -> float | None:
-        """Unload the embedding models unused for `model_idle_seconds` (the next text that needs
-        one loads it again); seconds until a model still loaded will be due, None when none is
+        """Unload the embedding models once none was used for `model_idle_seconds` (the next
+        text that needs one loads it again); seconds until they will be due, None when none is
         loaded or they are kept for good. A server's embedding thread calls this between steps."""
         return self._vectors.unload_idle(self._settings.model_idle_seconds)
 

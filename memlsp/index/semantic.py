@@ -317,9 +317,8 @@ class VectorSide:
                 self._fail(EmbedderError(f"embedder {self.embedder.id} failed: {error}"))
 
     def unload_idle(self, seconds: float) -> float | None:
-        """Unload the models unused for `seconds` and give their memory back (0 or less: never);
-        how many seconds until a model still loaded will have been unused that long, None when
-        none is loaded."""
+        """Unload the models once none was used for `seconds`, and give their memory back (0 or
+        less: never); how many seconds until that is so, None when no model is loaded."""
         embedder = self.embedder
         if embedder is None or seconds <= 0:
             return None

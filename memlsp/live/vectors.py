@@ -1,6 +1,6 @@
 """The embedding thread of a live vault: gives chunks vectors, newest notes first, at low
 priority, and says how it goes. It may take minutes; indexing never waits for it. Between steps it
-unloads the models nobody used for `model_idle_seconds`."""
+unloads the models once nobody used them for `model_idle_seconds`."""
 
 from __future__ import annotations
 
@@ -121,8 +121,8 @@ class EmbeddingLoop:
             self._rest(engine, VECTOR_IDLE)
 
     def _rest(self, engine: Engine, longest: float) -> None:
-        """Sleep up to `longest` seconds (a change wakes it sooner). First unload the models
-        unused for long enough, and wake when the next one will be: a vault with nothing to
+        """Sleep up to `longest` seconds (a change wakes it sooner). First unload the models if
+        none was used for long enough, else wake when that will be so: a vault with nothing to
         embed for hours still gives its models' memory back."""
         try:
             due = engine.unload_idle_models()

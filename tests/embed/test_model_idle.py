@@ -71,18 +71,18 @@ def test_models_unused_for_the_idle_time_are_unloaded_and_loaded_again_alike() -
     assert (embedder.latin.builds, embedder.cjk.builds) == (2, 2)
 
 
-def test_only_the_model_left_unused_is_unloaded() -> None:
+def test_the_models_go_together_once_neither_was_used_for_the_idle_time() -> None:
     clock = Clock()
     embedder = bilingual(clock)
     embedder.embed_documents(TEXTS)  # both models
     clock.now = 6.0
     embedder.embed_documents(TEXTS[1:])  # a Chinese text: USE alone
     clock.now = 10.0
-    assert embedder.unload_idle(10.0) == ("minilm-8",)
-    assert embedder.cjk.loaded
+    assert embedder.unload_idle(10.0) == ()  # MiniLM was not used for 10 s, but USE was
+    assert embedder.latin.loaded and embedder.cjk.loaded
     assert embedder.until_unload(10.0) == pytest.approx(6.0)
     clock.now = 16.0
-    assert embedder.unload_idle(10.0) == ("use-6",)
+    assert embedder.unload_idle(10.0) == ("minilm-8", "use-6")
 
 
 def test_a_model_embedding_a_text_is_not_unloaded_however_long_it_takes() -> None:
