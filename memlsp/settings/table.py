@@ -233,8 +233,9 @@ class Settings:
         "how soon an unavailable embedder or Chroma is tried again",
         bound=MoreThan(0.0),
     )
-    # A server's models are unloaded once unused this long and loaded again by the next search or
-    # note that needs one (1-2 s, docs/cli.md "Memory"); 0 keeps them for good.
+    # A server's models go once unused this long, and come back for the next search or note that
+    # needs one: ~140 MiB against about 1 s for that one answer (docs/cli.md, "Models unloaded
+    # when idle"). 0 keeps them for good.
     model_idle_seconds: float = setting(
         300.0,
         Effect.NEXT_REQUEST,
