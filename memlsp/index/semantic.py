@@ -322,6 +322,9 @@ class VectorSide:
         embedder = self.embedder
         if embedder is None or seconds <= 0:
             return None
+        due = until_unload(embedder, seconds)
+        if due != 0.0:
+            return due
         before = resident_mib()
         gone = unload_idle(embedder, seconds)
         if gone:
