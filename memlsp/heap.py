@@ -3,7 +3,8 @@
 glibc gives each thread that allocates concurrently an arena of its own, up to eight per core, and
 keeps what is freed in each. memlsp's threads (requests, the writer, onnxruntime's pool, Chroma's
 and tantivy's own) left ~100 MB of freed pages spread over arenas once a backfill was done
-(`benchmarks/bench_lsp.py --semantic`). Nothing here does anything on another C library.
+(`benchmarks/bench_lsp.py --semantic`). Nothing here does anything on another C library; the
+resident size is read from Linux's /proc.
 """
 
 from __future__ import annotations
@@ -43,3 +44,15 @@ def release_memory() -> None:
     trim = _function("malloc_trim")
     if trim is not None:
         trim(0)
+
+
+def resident_mib() -> int | None:
+    """The process's resident memory (VmRSS) in MiB; None where /proc does not say."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError):
+        pass
+    return None

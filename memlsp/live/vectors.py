@@ -1,5 +1,6 @@
 """The embedding thread of a live vault: gives chunks vectors, newest notes first, at low
-priority, and says how it goes. It may take minutes; indexing never waits for it."""
+priority, and says how it goes. It may take minutes; indexing never waits for it. Between steps it
+unloads the models once nobody used them for `model_idle_seconds`."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ log = logging.getLogger(__name__)
 
 VECTOR_REPORT = 1.0  # seconds between embedding progress reports
 VECTOR_IDLE = 10.0  # with nothing to embed, look again this often (and on every change)
+# Past the moment a model is due to be unloaded, so that it is due when looked at again.
+UNLOAD_SLACK = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,7 @@ class EmbeddingLoop:
                         self._report(status, True)
                         said = (status.state, status.problem)
                     busy = False
-                    self._sleep(snapshot.settings.vector_retry_seconds)
+                    self._rest(engine, snapshot.settings.vector_retry_seconds)
                     continue
                 if backfill is None or backfill.engine is not engine:
                     backfill = Backfill(engine, pause=self._activity.wait_for_quiet)
@@ -115,7 +118,18 @@ class EmbeddingLoop:
             if busy or not reported:
                 self._report(engine.read().vectors.status, True)
                 busy, reported, said = False, time.monotonic(), ("", "")
-            self._sleep(VECTOR_IDLE)
+            self._rest(engine, VECTOR_IDLE)
+
+    def _rest(self, engine: Engine, longest: float) -> None:
+        """Sleep up to `longest` seconds (a change wakes it sooner). First unload the models if
+        none was used for long enough, else wake when that will be so: a vault with nothing to
+        embed for hours still gives its models' memory back."""
+        try:
+            due = engine.unload_idle_models()
+        except Exception:  # keep embedding: a model kept loaded costs memory, nothing else
+            log.exception("unloading the models of %s failed", self._root)
+            due = None
+        self._sleep(longest if due is None else min(longest, due + UNLOAD_SLACK))
 
 
 def _lower_priority() -> None:

@@ -233,6 +233,17 @@ class Settings:
         "how soon an unavailable embedder or Chroma is tried again",
         bound=MoreThan(0.0),
     )
+    # A server's models go once unused this long, and come back for the next search or note that
+    # needs one: ~140 MiB against about 1 s for that one answer (docs/cli.md, "Models unloaded
+    # when idle"). 0 keeps them for good.
+    model_idle_seconds: float = setting(
+        300.0,
+        Effect.NEXT_REQUEST,
+        "seconds without embedding or a search by meaning after which a server unloads its "
+        "embedding models, giving their memory back; the next one that needs them loads them "
+        "again; 0 keeps them loaded",
+        bound=AtLeast(0),
+    )
     unresolved_links: str = setting(
         "information",
         Effect.NEXT_REQUEST,

@@ -13,7 +13,8 @@ import pytest
 
 from memlsp.cli import main
 from memlsp.embed.base import as_query
-from memlsp.embed.bilingual import LATIN_QUERY, BilingualEmbedder, LazyEmbedder
+from memlsp.embed.bilingual import LATIN_QUERY, BilingualEmbedder
+from memlsp.embed.lazy import LazyEmbedder
 from memlsp.engine.backfill import Backfill
 from memlsp.engine.engine import Engine
 from memlsp.index.vectors import VectorStore

@@ -496,6 +496,10 @@ def test_which_settings_the_editor_chose_is_not_compared() -> None:
             {"vector_retry_seconds": 0},
             "setting 'vector_retry_seconds' must be more than 0, not 0.0",
         ),
+        (
+            {"model_idle_seconds": -1},
+            "setting 'model_idle_seconds' must be at least 0, not -1.0",
+        ),
         ({"vector_weight": 2}, "setting 'vector_weight' must be between 0 and 1, not 2.0"),
         ({"min_strength": -0.5}, "setting 'min_strength' must be between 0 and 1, not -0.5"),
         ({"vector_weight": True}, "setting 'vector_weight' must be float, not True"),

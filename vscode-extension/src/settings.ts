@@ -31,6 +31,7 @@ export const SERVER_SETTINGS = [
   "recall_weight",
   "min_strength",
   "vector_retry_seconds",
+  "model_idle_seconds",
   "unresolved_links",
   "missing_anchors",
   "ambiguous_links",
