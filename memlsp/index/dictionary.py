@@ -55,7 +55,7 @@ class BilingualDictionary:
     own: opening one costs more than a lookup)."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        self.path = path.absolute()  # a file URI is absolute; a cache folder may be given relative
         self._connections = threading.local()
 
     def chinese(self, terms: Sequence[str]) -> dict[str, str]:

@@ -104,3 +104,12 @@ def test_nothing_to_translate_changes_nothing(tmp_path: Path, query: str) -> Non
     engine = engine_for(tmp_path, CHINESE_NOTES)
     reader = engine.read().keyword
     assert translated_terms(reader.query_terms(query), reader, near(tmp_path)) == {}
+
+
+def test_a_dictionary_in_a_folder_given_relative_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # `--cache-dir cache`, as typed
+    words = bilingual_dictionary(Path("cache") / "models")
+    assert words is not None
+    assert "insurance" in words.english(["保险"])["保险"].split()
