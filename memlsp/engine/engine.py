@@ -11,7 +11,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -173,6 +173,10 @@ class Engine:
     def apply_text(self, path: str, text: str) -> None:
         """Index an editor buffer's text for `path`; it wins over the disk until `release_text`."""
         self._writer.apply_text(path, text)
+
+    def apply_texts(self, texts: Mapping[str, str]) -> None:
+        """`apply_text` for several buffers at once, as one revision."""
+        self._writer.apply_texts(texts)
 
     def release_text(self, path: str) -> None:
         """The buffer closed: the file on disk (or its absence) is the truth again."""

@@ -14,7 +14,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
@@ -188,18 +188,28 @@ class VaultWriter:
 
     def apply_text(self, path: str, text: str) -> None:
         """Index an editor buffer's text for `path`; it wins over the disk until `release_text`."""
-        if not is_indexable(path, self.settings):
+        self.apply_texts({path: text})
+
+    def apply_texts(self, texts: Mapping[str, str]) -> None:
+        """`apply_text` for each buffer, in one batch: an editor applying an edit to a thousand
+        notes (a rename) sends them at once, and one revision each would cost a thousand."""
+        ready = []
+        for path, text in texts.items():
+            if not is_indexable(path, self.settings):
+                continue
+            # A client may send lone surrogates (JSON allows "\ud800"): no store can encode them.
+            text = _LONE_SURROGATE.sub("\ufffd", text)
+            prepared = self._prepared_buffer(path, text)  # pure, and seconds on a huge note
+            exists = path not in self._saved and self._stat(path) is not None  # before the lock
+            ready.append((path, text, prepared, exists))
+        if not ready:
             return
-        # A client may send lone surrogates (JSON allows "\ud800"): no store can encode them.
-        text = _LONE_SURROGATE.sub("\ufffd", text)
-        prepared = self._prepared_buffer(path, text)  # pure, and seconds on a huge note
-        exists = path not in self._saved and self._stat(path) is not None  # read before the lock
-        with self._lock:
-            record = self.store.manifest.records.get(path)
-            if exists or (record is not None and record.mtime_ns != -1):  # indexed from disk
-                self._saved.add(path)
-            self._buffers[path] = text
-            with self._batch(buffers_changed=True) as batch:
+        with self._lock, self._batch(buffers_changed=True) as batch:
+            for path, text, prepared, exists in ready:
+                record = self.store.manifest.records.get(path)
+                if exists or (record is not None and record.mtime_ns != -1):  # indexed from disk
+                    self._saved.add(path)
+                self._buffers[path] = text
                 if path not in self._orphans:  # its file is gone: held for when it is saved again
                     batch.upsert(prepared)
 

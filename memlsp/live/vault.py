@@ -427,19 +427,21 @@ class LiveVault:
                 self._changes.tell()
 
     def _apply_changes(self, engine: Engine, changes: dict[str, Change]) -> None:
-        disk: list[str] = []
+        texts = {p: c.text for p, c in changes.items() if isinstance(c, BufferText)}
+        disk = [
+            path
+            for path, change in changes.items()
+            if isinstance(change, DiskChanged)
+            or (isinstance(change, BufferText) and change.disk_changed)
+        ]
+        if texts:
+            self._apply_texts(engine, texts)
         for path, change in changes.items():
-            try:
-                if isinstance(change, BufferText):
-                    engine.apply_text(path, change.text)
-                    if change.disk_changed:
-                        disk.append(path)
-                elif isinstance(change, BufferClosed):
+            if isinstance(change, BufferClosed):
+                try:
                     engine.release_text(path)
-                elif isinstance(change, DiskChanged):
-                    disk.append(path)
-            except Exception:
-                log.exception("could not apply the change to %s", path)
+                except Exception:
+                    log.exception("could not apply the change to %s", path)
         try:
             if disk:
                 engine.refresh_paths(disk)
@@ -450,6 +452,21 @@ class LiveVault:
         except Exception:
             log.exception("could not apply the changes to %d files on disk", len(disk))
         self.listener.changed(self)
+
+    def _apply_texts(self, engine: Engine, texts: dict[str, str]) -> None:
+        """The buffers in one revision; one by one if that fails, so that the others apply."""
+        try:
+            engine.apply_texts(texts)
+            return
+        except Exception:
+            if len(texts) == 1:
+                log.exception("could not apply the change to %s", next(iter(texts)))
+                return
+        for path, text in texts.items():
+            try:
+                engine.apply_text(path, text)
+            except Exception:
+                log.exception("could not apply the change to %s", path)
 
 
 _read_only_message = "read-only: another memlsp process is indexing this vault"

@@ -53,3 +53,19 @@ def test_a_batch_copies_the_link_graph_only_when_it_changes_a_link(
         assert copies == 1
     finally:
         engine.close()
+
+
+def test_buffers_given_together_are_one_revision(tmp_path: Path) -> None:
+    notes = {f"n{i}.md": f"# N{i}\n\nplain {i}\n" for i in range(20)}
+    engine = indexed_engine(tmp_path, notes)
+    try:
+        before = engine.read().revision
+        engine.apply_texts({path: f"# N\n\nrenamed zq{i} [[x]]\n" for i, path in enumerate(notes)})
+        snapshot = engine.read()
+        assert snapshot.revision == before + 1
+        assert sorted(snapshot.buffers) == sorted(notes)
+        found = snapshot.search(SearchRequest("zq7", mode="keyword")).hits
+        assert [hit.chunk.path for hit in found] == ["n7.md"]
+        assert len(snapshot.graph.outlinks("n3.md")) == 1
+    finally:
+        engine.close()
