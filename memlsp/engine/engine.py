@@ -46,6 +46,7 @@ class Engine:
         wait: Wait | None = None,
         connect_on_search: bool = True,
         read_only: bool = False,
+        pause: Callable[[], object] | None = None,
     ) -> None:
         self.root = root
         # Swapped whole by `use_settings`; every `read` hands out the value of its moment.
@@ -59,7 +60,7 @@ class Engine:
             wait or _sleep,
             read_only=read_only,
         )
-        self._writer = VaultWriter(root, settings, self._store, self.messages)
+        self._writer = VaultWriter(root, settings, self._store, self.messages, pause)
         # Vectors: connected and filled by memlsp.engine.backfill, from a background thread or the CLI.
         self._vectors = VectorSide(settings, root, self.cache_dir, embedder)
         # Written by whichever process answers a search, read-only or not (index/recall.py).
@@ -83,6 +84,7 @@ class Engine:
         wait: Wait | None = None,
         connect_on_search: bool = True,
         read_only: bool = False,
+        pause: Callable[[], object] | None = None,
     ) -> Engine:
         """Open the vault's index: as its writer, or read-only while another process writes it.
 
@@ -95,7 +97,10 @@ class Engine:
         `IndexUnavailable` when it returns False (the default sleeps and goes on waiting).
 
         `read_only`: the index as it is, never written (not even taken over), and
-        `IndexUnavailable` at once when there is none (`memlsp status`)."""
+        `IndexUnavailable` at once when there is none (`memlsp status`).
+
+        `pause`: called now and then by the writer's work that can wait (a server's requests go
+        first: `Activity.wait_for_quiet`)."""
         if not root.is_dir():
             raise FileNotFoundError(f"vault folder not found: {root}")
         return cls(
@@ -105,6 +110,7 @@ class Engine:
             wait=wait,
             connect_on_search=connect_on_search,
             read_only=read_only,
+            pause=pause,
         )
 
     @property

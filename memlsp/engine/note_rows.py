@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,9 +32,12 @@ class SavedRows:
     """Writes the rows on a thread of its own, since writing every row takes seconds at 50,000
     notes and the writer must go on meanwhile; `close` waits for what is queued."""
 
-    def __init__(self, table: NoteTable, fingerprint: str) -> None:
+    def __init__(
+        self, table: NoteTable, fingerprint: str, pause: Callable[[], object] | None = None
+    ) -> None:
         self.table = table
         self.fingerprint = fingerprint
+        self._pause = pause  # between slices of rows: a server's requests go first
         # What the table holds rows of: the graph and records of the last save (None: nothing
         # it can be compared with, so the next save writes every row). The thread's own.
         self._graph: LinkGraph | None = None
@@ -100,7 +103,8 @@ class SavedRows:
 
     def _write(self, state: _State) -> None:
         try:
-            self.table.save(self._changes(state.stamp, state.graph, state.records, state.files))
+            changes = self._changes(state.stamp, state.graph, state.records, state.files)
+            self.table.save(changes, self._pause)
         except (OSError, sqlite3.Error) as error:
             log.warning("the note table in %s was not saved: %s", self.table.path, error)
             self.table.forget()

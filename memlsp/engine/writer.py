@@ -50,7 +50,16 @@ class VaultWriter:
     """Only the vault's writer thread calls it (and `close`, once that thread has stopped); each
     public method takes the lock once, for the whole operation, and readers never take it."""
 
-    def __init__(self, root: Path, settings: Settings, store: IndexStore, messages: list[str]):
+    def __init__(
+        self,
+        root: Path,
+        settings: Settings,
+        store: IndexStore,
+        messages: list[str],
+        pause: Callable[[], object] | None = None,
+    ):
+        """`pause`: called now and then by work that can wait (the note table's rows), to let
+        what someone waits for go first."""
         self.root = root
         self.settings = settings
         self.store = store
@@ -75,7 +84,8 @@ class VaultWriter:
         self._found_before = FoundBefore()  # unlinked mentions found, for the next revisions
         self.snapshot = self._snapshot(graph.freeze())
         # The manifest row by row, for a process that answers without loading it (lean.py).
-        self._rows = SavedRows(NoteTable(store.cache_dir / NOTE_TABLE), manifest.fingerprint)
+        table = NoteTable(store.cache_dir / NOTE_TABLE)
+        self._rows = SavedRows(table, manifest.fingerprint, pause)
         if not store.read_only:
             self._rows.loaded(store.manifest_path, self.snapshot.graph, manifest.records)
 

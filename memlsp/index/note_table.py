@@ -17,7 +17,7 @@ import contextlib
 import hashlib
 import pickle
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,7 +110,9 @@ class NoteTable:
 
     # -- writing (the index's writer, after it saved the manifest) ----------------------------
 
-    def save(self, changes: Changes) -> None:
+    def save(self, changes: Changes, pause: Callable[[], object] | None = None) -> None:
+        """Write `changes`; `pause` is called between slices of rows (writing every row of a
+        large vault takes seconds, which a server's requests must not wait behind)."""
         key = manifest_key()
         db = self._db()
         if changes.everything:
@@ -124,7 +126,7 @@ class NoteTable:
                 "problem = excluded.problem, is_note = excluded.is_note, "
                 "parsed = excluded.parsed, "
                 "title_key = excluded.title_key, stem_key = excluded.stem_key",
-                (_file_values(row, key) for row in changes.rows),
+                (_file_values(row, key) for row in _paced(changes.rows, pause)),
             )
             if not changes.everything:
                 db.executemany("DELETE FROM links WHERE target = ?", ((t,) for t in changes.links))
@@ -241,6 +243,16 @@ def _file_values(row: FileRow, key: bytes) -> tuple[object, ...]:
         title,
         stem,
     )
+
+
+def _paced(rows: Sequence[FileRow], pause: Callable[[], object] | None) -> Iterator[FileRow]:
+    for number, row in enumerate(rows):
+        if pause is not None and number % PACE == 0:
+            pause()
+        yield row
+
+
+PACE = 200  # rows between pauses: about 20 ms of work
 
 
 def _groups(items: list[str], size: int = 500) -> Iterator[list[str]]:

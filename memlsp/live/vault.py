@@ -330,7 +330,13 @@ class LiveVault:
 
         try:
             # Requests must not load models or connect: the embedding thread does that.
-            engine = Engine.open(self.root, self.settings, wait=wait, connect_on_search=False)
+            engine = Engine.open(
+                self.root,
+                self.settings,
+                wait=wait,
+                connect_on_search=False,
+                pause=self.activity.wait_for_quiet,
+            )
         except Exception as error:
             if not self._stopping.is_set():
                 log.exception("cannot open the index of %s", self.root)
@@ -396,8 +402,11 @@ class LiveVault:
             log.info("%s: %s", printable(item.path), printable(item.reason))
         self.listener.indexing_done(self, summary)
         if summary.added + summary.modified + summary.deleted > RELEASE_AFTER:
-            # What indexing many files freed stays with the process unless given back.
+            # What indexing many files freed stays with the process unless given back; what it
+            # keeps is never walked again by the collector (a full collection over every note of
+            # a large vault stalls every thread for a second).
             gc.collect()
+            gc.freeze()
             release_memory()
         self._warm_up_segmenter(engine)
 
