@@ -372,7 +372,8 @@ class LiveVault:
         the vault is ready, a later one (the watcher catching up, `memlsp/reindex`, a folder
         moved in) leaves it ready, since answers already come from the whole index; its
         progress still shows, as the files it finds to index are reported."""
-        if not self._ready.is_set():
+        first = not self._ready.is_set()
+        if first:
             self._set(state="indexing", done=0, total=0)
         self.listener.indexing_started(self)
 
@@ -401,8 +402,8 @@ class LiveVault:
         for item in summary.skipped + summary.problems:
             log.info("%s: %s", printable(item.path), printable(item.reason))
         self.listener.indexing_done(self, summary)
-        if summary.added + summary.modified + summary.deleted > RELEASE_AFTER:
-            # What indexing many files freed stays with the process unless given back; what it
+        if first or summary.added + summary.modified + summary.deleted > RELEASE_AFTER:
+            # What opening and indexing freed stays with the process unless given back; what it
             # keeps is never walked again by the collector (a full collection over every note of
             # a large vault stalls every thread for a second).
             gc.collect()

@@ -73,3 +73,12 @@ def test_a_saved_graph_answers_as_before() -> None:
     edited.upsert(parse_markdown("d.md", "# D\n\n[[Hub]]\n"))
     assert edited.inlink_sources("x/Hub.md") == ["a.md", "b.md", "d.md"]
     assert sorted(edited.sources_looking_up({"alias:bee"})) == []
+
+
+def test_a_name_linked_from_many_notes_is_held_once() -> None:
+    """Parsed in other processes (the index's workers) or loaded from the manifest alike."""
+    graph = graph_of(NOTES)
+    for copy in (graph, loaded(graph)):
+        targets = [item.link.target for s in ("a.md", "b.md") for item in copy.outlinks(s)]
+        hubs = [target for target in targets if target == "Hub"]
+        assert len(hubs) == 2 and hubs[0] is hubs[1]
