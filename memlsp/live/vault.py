@@ -27,6 +27,7 @@ from memlsp.live.status import EmbeddingPace, VaultStatus, notes_done
 from memlsp.live.vectors import EmbeddingLoop, VectorsAt
 from memlsp.model import IndexSummary, printable
 from memlsp.parse.tokens import has_cjk, warm_up
+from memlsp.queries.mentions import name_index
 from memlsp.settings.files import models_dir
 from memlsp.settings.table import Settings
 from memlsp.sync.activity import Activity
@@ -401,7 +402,9 @@ class LiveVault:
         )
         for item in summary.skipped + summary.problems:
             log.info("%s: %s", printable(item.path), printable(item.reason))
-        self.listener.indexing_done(self, summary)
+        # Before the vault is said to be ready: once it is, no question or keystroke waits for
+        # what these load.
+        self._warm_up(engine)
         if first or summary.added + summary.modified + summary.deleted > RELEASE_AFTER:
             # What opening and indexing freed stays with the process unless given back; what it
             # keeps is never walked again by the collector (a full collection over every note of
@@ -409,14 +412,19 @@ class LiveVault:
             gc.collect()
             gc.freeze()
             release_memory()
-        self._warm_up_segmenter(engine)
+        self.listener.indexing_done(self, summary)
 
-    def _warm_up_segmenter(self, engine: Engine) -> None:
-        """Load jieba's dictionary now (0.6-0.9 s, ~75 MB) if the vault has Chinese, rather than
-        on the first Chinese keystroke or query."""
-        notes = engine.read().graph.notes.values()
+    def _warm_up(self, engine: Engine) -> None:
+        """Load jieba's dictionary (0.6-0.9 s, ~75 MB) if the vault has Chinese, and the index
+        of the vault's names that unlinked mentions are found by (2 s at 50,000 notes, kept
+        while no name changes), rather than on the first Chinese keystroke or query, or the
+        first note opened."""
+        snapshot = engine.read()
+        notes = snapshot.graph.notes.values()
         if any(has_cjk(note.title) or has_cjk(note.description) for note in notes):
             warm_up()
+        if snapshot.settings.unlinked_mentions != "off":
+            name_index(snapshot.graph, snapshot.settings.mention_min_length)
 
     def _apply(self, engine: Engine, changes: dict[str, Change]) -> None:
         """Apply a batch; a change that fails is logged and the others still apply. Someone
