@@ -177,6 +177,9 @@ def test_memlsp_serve_answers_for_the_vault_it_has_open(
                 break
             tick.wait(0.02)
         assert server.poll() is None, "memlsp serve exited"
+        # Its first scan over (the socket answers from the start, the index once it is open):
+        # a note written from now on is one it has not seen.
+        assert status(root, cache, env)["notes"] == 5
         write(root, "new.md", "# New\n")  # not watched (watch = false): waiting to be seen
         report = status(root, cache, env)
         assert report["process"]["kind"] == "memlsp serve"
