@@ -172,6 +172,7 @@ _GRAPH_CLASSES = frozenset(
         ("memlsp.vault.link_graph", "LinkGraph"),
         ("memlsp.vault.names", "NameTable"),
         ("memlsp.vault.shared", "SharedMap"),
+        ("memlsp.vault.shared", "Members"),
     }
 )
 # Where a class lived when older manifests were written: they load without re-indexing the vault.

@@ -402,9 +402,11 @@ class LiveVault:
         )
         for item in summary.skipped + summary.problems:
             log.info("%s: %s", printable(item.path), printable(item.reason))
-        # Before the vault is said to be ready: once it is, no question or keystroke waits for
-        # what these load.
-        self._warm_up(engine)
+        if first:
+            # Before the vault is said to be ready: once it is, no question or keystroke waits
+            # for what these load. (A later rescan leaves a changed name's index to the first
+            # question that needs it, off the writer's thread.)
+            self._warm_up(engine)
         if first or summary.added + summary.modified + summary.deleted > RELEASE_AFTER:
             # What opening and indexing freed stays with the process unless given back; what it
             # keeps is never walked again by the collector (a full collection over every note of

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from memlsp.model import LinkKind, LinkStatus, Note, Resolution, ResolvedLink
 from memlsp.vault.names import NameTable, name_key
 from memlsp.vault.resolve import lookup_keys, resolve
-from memlsp.vault.shared import SharedMap, add_to, discard_from
+from memlsp.vault.shared import Members, SharedMap
 
 
 class LinkGraph:
@@ -29,7 +29,7 @@ class LinkGraph:
         self._outlinks: dict[str, tuple[ResolvedLink, ...]] = {}
         # target -> source -> the source's links that reach the target, in the source's order
         self._inlinks: SharedMap[str, dict[str, tuple[ResolvedLink, ...]]] = SharedMap()
-        self._dependents: dict[str, tuple[str, ...]] = {}  # name key -> sources
+        self._dependents = Members()  # name key -> sources
         # links per status, kept as links come and go: a summary after each edit needs no walk
         self._statuses: Counter[LinkStatus] = Counter()
         self.frozen = False
@@ -37,8 +37,11 @@ class LinkGraph:
     def __setstate__(self, state: dict[str, object]) -> None:
         """A graph saved by an earlier version kept a set of sources per name key."""
         dependents = state["_dependents"]
-        if isinstance(dependents, SharedMap):
-            state["_dependents"] = {key: tuple(sorted(v)) for key, v in dependents.items()}
+        if isinstance(dependents, SharedMap) and not isinstance(dependents, Members):
+            members = Members()
+            for key, sources in dependents.items():
+                members.put(key, sorted(sources))
+            state["_dependents"] = members
         self.__dict__.update(state)
 
     # -- revisions -----------------------------------------------------------------------
@@ -57,7 +60,7 @@ class LinkGraph:
         twin.notes = dict(self.notes)
         twin._outlinks = dict(self._outlinks)
         twin._inlinks = self._inlinks.copy()
-        twin._dependents = dict(self._dependents)
+        twin._dependents = self._dependents.copy()
         twin._statuses = Counter(self._statuses)
         twin.frozen = False
         return twin
@@ -79,12 +82,12 @@ class LinkGraph:
         # Many links share a target: resolve each (kind, target, folder) once. Resolution depends
         # on the source only through its folder (relative paths, the same-folder tie-break).
         memo: dict[tuple[LinkKind, str, str], Resolution] = {}
-        # A hub's name has thousands of sources: gathered in lists, made tuples once.
+        # A hub's name has thousands of sources: gathered in lists, stored once.
         gathered: dict[str, list[str]] = {}
         for path in self.notes:
             self._relink(path, memo, gathered)
         for key, sources in gathered.items():
-            self._dependents[key] = tuple(dict.fromkeys((*self._dependents.get(key, ()), *sources)))
+            self._dependents.put(key, dict.fromkeys((*(self._dependents.get(key) or ()), *sources)))
 
     def upsert(self, note: Note) -> None:
         self._writing()
@@ -134,7 +137,7 @@ class LinkGraph:
                     self._inlinks.writable(target, dict).pop(source, None)  # all links at once
                     self._inlinks.drop_if_empty(target)
             for key in lookup_keys(resolved.link):
-                discard_from(self._dependents, key, source)
+                self._dependents.discard(key, source)
 
     def _relink(
         self,
@@ -168,7 +171,7 @@ class LinkGraph:
                 reaching.setdefault(target, []).append(item)
             for key in lookup_keys(item.link):
                 if gathered is None:
-                    add_to(self._dependents, key, source)
+                    self._dependents.add(key, source)
                     continue
                 sources = gathered.setdefault(key, [])
                 if not sources or sources[-1] != source:

@@ -48,7 +48,7 @@ def as_earlier_versions_saved_it(graph: LinkGraph) -> LinkGraph:
         return old
 
     old = loaded(graph)
-    old._dependents = shared(old._dependents)  # type: ignore[assignment]
+    old._dependents = shared(dict(old._dependents.items()))  # type: ignore[arg-type,assignment]
     for name in ("_by_folded_path", "_by_name", "_by_alias"):
         setattr(old.table, name, shared(getattr(old.table, name)))
     return old
