@@ -85,11 +85,13 @@ CAPABILITIES: dict[str, Any] = {
 
 
 @contextlib.contextmanager
-def running_server(stderr: IO[bytes]) -> Iterator[StdioClient]:
-    """`python -m memlsp --stdio` with the repository importable, its stderr into `stderr`;
-    killed on the way out unless it has exited by then."""
+def running_server(
+    stderr: IO[bytes], cwd: Path | None = None, timeout: float = REQUEST_TIMEOUT
+) -> Iterator[StdioClient]:
+    """`python -m memlsp --stdio` with the repository importable (run from `cwd`, whose memlsp
+    it then is), its stderr into `stderr`; killed on the way out unless it has exited by then."""
     server = StdioClient(
-        memlsp("--stdio"), stderr=stderr, env=child_env(), request_timeout=REQUEST_TIMEOUT
+        memlsp("--stdio"), cwd=cwd, stderr=stderr, env=child_env(), request_timeout=timeout
     )
     try:
         yield server

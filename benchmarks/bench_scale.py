@@ -45,6 +45,7 @@ from bench_lsp import (
     open_some_note,
     poll_symbol,
     position_params,
+    running_server,
     unique_word,
     uri,
 )
@@ -186,21 +187,17 @@ def serving(vault: Path, cache: Path) -> Iterator[subprocess.Popen[bytes]]:
 
 
 @contextmanager
-def language_server(vault: Path, cache: Path) -> Iterator[StdioClient]:
-    with tempfile.TemporaryFile() as stderr:
-        server = StdioClient(
-            command("--stdio"), cwd=common.code_root, env=env(), stderr=stderr, request_timeout=120
-        )
-        try:
-            yield server
-        finally:
-            if server.process.poll() is None:
-                server.process.kill()
-                server.process.wait()
+def language_server() -> Iterator[StdioClient]:
+    """The checkout's language server (it indexes the vault `initialize` names)."""
+    with (
+        tempfile.TemporaryFile() as stderr,
+        running_server(stderr, common.code_root, 120) as server,
+    ):
+        yield server
 
 
 def editor_session(vault: Path, cache: Path, figures: Figures, rng: random.Random) -> None:
-    with language_server(vault, cache) as server, bench_speed.TreeSampler(server.pid) as peak:
+    with language_server() as server, bench_speed.TreeSampler(server.pid) as peak:
         server.request("initialize", initialize_params(vault, cache))
         server.notify("initialized", {})
         indexed = server.wait_notification("memlsp/indexed", timeout=1800).at - server.started

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import pickle
 import sqlite3
-from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import Callable, Collection, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -114,17 +114,26 @@ class LeanNames(NameTable):
         return self._lean.named("alias", name_key(alias))
 
 
-class LeanNotes(Mapping[str, Note]):
-    def __init__(self, rows: _Rows, paths: list[str]) -> None:
+V = TypeVar("V")
+
+
+class _ByPath(Mapping[str, V]):
+    """The value of each of `paths` (in their order), read from its row when asked for."""
+
+    def __init__(self, rows: _Rows, paths: Collection[str]) -> None:
         self._lean = rows
         self._order = paths
-        self._paths = frozenset(paths)
+        self._paths = paths if isinstance(paths, KeysView) else frozenset(paths)
 
-    def __getitem__(self, path: str) -> Note:
+    def _value(self, row: FileRow) -> V | None:
+        raise NotImplementedError
+
+    def __getitem__(self, path: str) -> V:
         row = self._lean.row(path) if path in self._paths else None
-        if row is None or row.record.note is None:
+        value = None if row is None else self._value(row)
+        if value is None:
             raise KeyError(path)
-        return row.record.note
+        return value
 
     def __contains__(self, path: object) -> bool:
         return path in self._paths
@@ -134,6 +143,11 @@ class LeanNotes(Mapping[str, Note]):
 
     def __len__(self) -> int:
         return len(self._order)
+
+
+class LeanNotes(_ByPath[Note]):
+    def _value(self, row: FileRow) -> Note | None:
+        return row.record.note
 
     def items(self) -> ItemsView[str, Note]:
         return self._lean.graph().notes.items()  # every note: read them all at once
@@ -180,25 +194,9 @@ class LeanGraph:
         return getattr(self._lean.graph(), name)
 
 
-class LeanRecords(Mapping[str, FileRecord]):
-    def __init__(self, rows: _Rows, paths: KeysView[str]) -> None:
-        self._lean = rows
-        self._stats = paths
-
-    def __getitem__(self, path: str) -> FileRecord:
-        row = self._lean.row(path) if path in self._stats else None
-        if row is None:
-            raise KeyError(path)
+class LeanRecords(_ByPath[FileRecord]):
+    def _value(self, row: FileRow) -> FileRecord:
         return row.record
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._stats
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._stats)
-
-    def __len__(self) -> int:
-        return len(self._stats)
 
 
 @dataclass
