@@ -23,9 +23,8 @@ class _State:
     """What one save of the manifest saved."""
 
     stamp: str
-    graph: LinkGraph
+    graph: LinkGraph  # frozen: its table's files are the attachments saved
     records: dict[str, FileRecord]
-    files: frozenset[str]
 
 
 class SavedRows:
@@ -63,15 +62,9 @@ class SavedRows:
         the manifest is not (an index made before there was a table)."""
         return not self._vouched
 
-    def save(
-        self,
-        manifest: Path,
-        graph: LinkGraph,
-        records: Mapping[str, FileRecord],
-        files: frozenset[str] | set[str],
-    ) -> None:
-        """After `manifest` was saved with this graph and these records (and attachments): their
-        rows are written soon, or those of a later save if one comes first."""
+    def save(self, manifest: Path, graph: LinkGraph, records: Mapping[str, FileRecord]) -> None:
+        """After `manifest` was saved with this frozen graph and these records: their rows are
+        written soon, or those of a later save if one comes first."""
         try:
             stamp = stamp_of(manifest)  # now: a later save changes the file, and the stamp
         except OSError as error:
@@ -79,7 +72,7 @@ class SavedRows:
             return
         self._vouched = True
         with self._lock:
-            self._next = _State(stamp, graph, dict(records), frozenset(files))
+            self._next = _State(stamp, graph, dict(records))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="note table", daemon=True)
                 self._thread.start()
@@ -103,8 +96,7 @@ class SavedRows:
 
     def _write(self, state: _State) -> None:
         try:
-            changes = self._changes(state.stamp, state.graph, state.records, state.files)
-            self.table.save(changes, self._pause)
+            self.table.save(self._changes(state), self._pause)
         except (OSError, sqlite3.Error) as error:
             log.warning("the note table in %s was not saved: %s", self.table.path, error)
             self.table.forget()
@@ -112,13 +104,8 @@ class SavedRows:
             return
         self._graph, self._records = state.graph, state.records
 
-    def _changes(
-        self,
-        stamp: str,
-        graph: LinkGraph,
-        records: Mapping[str, FileRecord],
-        files: frozenset[str],
-    ) -> Changes:
+    def _changes(self, state: _State) -> Changes:
+        graph, records, files = state.graph, state.records, state.graph.table.files
         older = self._graph
         if older is None:
             changed: set[str] | Mapping[str, FileRecord] = records
@@ -131,7 +118,7 @@ class SavedRows:
             names = graph.table.names_token is not older.table.names_token
         rows = [FileRow(records[path], graph.outlinks(path)) for path in changed]
         return Changes(
-            stamp=stamp,
+            stamp=state.stamp,
             fingerprint=self.fingerprint,
             files=files_digest(
                 ((r.path, r.mtime_ns, r.size) for r in records.values()), files - records.keys()

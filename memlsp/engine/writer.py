@@ -321,7 +321,7 @@ class VaultWriter:
         else:
             saved = self._rows.behind and path.exists()
         if saved:
-            self._rows.save(path, graph, manifest.records, graph.table.files)
+            self._rows.save(path, graph, manifest.records)
 
     def close(self) -> None:
         """Waits for a batch operation under way, then saves and lets go of the index."""

@@ -440,10 +440,11 @@ class LiveVault:
                 with self.activity.busy():
                     self._apply_changes(engine, changes)
         finally:
+            if settling:
+                self._settles_done = self._settles_taken
             if isinstance(caught, Caught):
                 self._marks_done = max(self._marks_done, caught.number)
             if settling or caught is not None:
-                self._settles_done = self._settles_taken
                 self._changes.tell()
 
     def _apply_changes(self, engine: Engine, changes: dict[str, Change]) -> None:
